@@ -1,0 +1,44 @@
+//! retrace-protocol: the JSON shapes every retrace crate speaks.
+//!
+//! One message history is the single source of truth of a run: model turns, replayed cache
+//! steps and tool results all land in it as [`Message`]s made of [`ContentBlock`]s. These
+//! types round-trip the Anthropic Messages format, so a history can be sent to a model, written
+//! to a trajectory cache file and read back without loss.
+//!
+//! - [`Message`], [`Role`], [`MessageContent`]: one turn of the conversation.
+//! - [`ContentBlock`]: text, image, tool_use, tool_result, thinking, redacted_thinking, and
+//!   [`ContentBlock::Other`] for block types this crate does not know (kept as they came).
+//! - [`ToolUseBlock`]: a tool call; carries the cache-only `visual_representation`, which the
+//!   [API view](api) never sends to a model.
+//! - [`Usage`], [`StopReason`]: accounting and why the model stopped.
+//! - [`tool_names`]: the names of the tools the model sees, defined once.
+//!
+//! This crate has no I/O and no async runtime.
+//!
+//! ```
+//! use retrace_protocol::{ContentBlock, Message, ToolUseBlock};
+//! let step = ToolUseBlock::new("toolu_1", "computer", serde_json::json!({"action": "left_click", "coordinate": [10, 20]}))
+//!     .with_visual_representation("ffffff0800ffffff");
+//! let message = Message::assistant(vec![ContentBlock::ToolUse(step)]);
+//! let sent = retrace_protocol::api::message_to_api_json(&message);
+//! assert!(sent["content"][0].get("visual_representation").is_none());
+//! ```
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod api;
+mod content;
+mod message;
+pub mod tool_names;
+mod usage;
+
+pub use content::ContentBlock;
+pub use content::ImageSource;
+pub use content::ToolResultBlock;
+pub use content::ToolResultContent;
+pub use content::ToolUseBlock;
+pub use message::Message;
+pub use message::MessageContent;
+pub use message::Role;
+pub use usage::StopReason;
+pub use usage::Usage;

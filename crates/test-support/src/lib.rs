@@ -1,0 +1,58 @@
+//! Shared helpers for retrace's tests, benchmarks and test-only binaries.
+//!
+//! One place for what several crates' tests need: where the shared reference vectors and
+//! askui example files live, and (as the crates grow) fake model servers and the demo app on a
+//! random port. Tests never copy these helpers; they depend on this crate.
+
+use std::path::PathBuf;
+
+/// The `shared/` directory that sits beside the repository checkout.
+///
+/// CI clones the repository with `shared/` beside it, so the default is
+/// `<workspace>/../shared`. `RETRACE_SHARED_DIR` overrides it for unusual layouts.
+pub fn shared_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("RETRACE_SHARED_DIR") {
+        return PathBuf::from(dir);
+    }
+    workspace_dir().join("..").join("shared")
+}
+
+/// The workspace root (the directory holding the top-level `Cargo.toml`).
+pub fn workspace_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("..")
+}
+
+/// `shared/vectors/`: reference images and the outputs of Python imagehash, npm pixelmatch,
+/// odiff and ajv on them.
+pub fn vectors_dir() -> PathBuf {
+    shared_dir().join("vectors")
+}
+
+/// `shared/examples/askui/`: real cache files written by askui, with `.expect.json` sidecars.
+pub fn askui_examples_dir() -> PathBuf {
+    shared_dir().join("examples").join("askui")
+}
+
+/// Reads a JSON Lines file into values, panicking with the path and line on bad input
+/// (test-only code: a broken vector file should stop the test loudly).
+pub fn read_jsonl(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
+        })
+        .collect()
+}
+
+/// Reads a JSON file, panicking with the path on bad input.
+pub fn read_json(path: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}

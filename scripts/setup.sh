@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what retrace's demo and tests need on a fresh Debian machine: Chromium (Debian's
+# package), Xvfb and a few real X programs for the desktop backend tests, and fonts. Safe to run
+# again: it installs only what is missing.
+set -euo pipefail
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+command -v xmessage >/dev/null 2>&1 || need+=(x11-apps x11-utils)
+command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# The cargo target directory lives outside the checkout so rebuilds stay incremental.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/retrace-target}"
+mkdir -p "$CARGO_TARGET_DIR"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine and runs every check CI runs: formatting, clippy with
+# warnings denied, and the whole test suite (unit, property, CLI and end-to-end tests in real
+# headless Chromium and under Xvfb).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo test"
+cargo test --workspace --locked --no-fail-fast
