@@ -7,7 +7,8 @@ set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
-command -v xmessage >/dev/null 2>&1 || need+=(x11-apps x11-utils)
+command -v xedit >/dev/null 2>&1 || need+=(x11-apps)
+command -v xev >/dev/null 2>&1 || need+=(x11-utils)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 

@@ -55,8 +55,9 @@ pub enum ImageSource {
     Base64 {
         /// `image/png`, `image/jpeg`...
         media_type: String,
-        /// The base64 text (standard alphabet, padded).
-        data: String,
+        /// The base64 text (standard alphabet, padded). Shared, so cloning a history with
+        /// many screenshots copies no image data.
+        data: std::sync::Arc<str>,
     },
     /// An image the API fetches itself.
     Url {
@@ -226,7 +227,7 @@ impl ContentBlock {
     }
 
     /// An inline PNG image from its base64 text.
-    pub fn png_base64(data: impl Into<String>) -> Self {
+    pub fn png_base64(data: impl Into<std::sync::Arc<str>>) -> Self {
         ContentBlock::Image {
             source: ImageSource::Base64 {
                 media_type: "image/png".into(),

@@ -6,6 +6,12 @@
 
 use std::path::PathBuf;
 
+pub mod demo;
+pub mod fake_model;
+pub mod html_server;
+pub mod processes;
+pub mod xvfb;
+
 /// The `shared/` directory that sits beside the repository checkout.
 ///
 /// CI clones the repository with `shared/` beside it, so the default is

@@ -1,0 +1,152 @@
+//! [`AgentSpeaker`]: the speaker that asks the model.
+//!
+//! Each turn it sends the model the context view of the history (recent screenshots only),
+//! the system prompt and the tools, and appends the answer. The stop reason decides what
+//! comes next: tool calls continue the run, a plain answer ends it, and `max_tokens` and
+//! refusals end it with a typed cause instead of being swallowed.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use retrace_llm::MessageRequest;
+use retrace_llm::ToolSpec;
+use retrace_llm::VlmProvider;
+use retrace_protocol::StopReason;
+
+use crate::context::ContextPolicy;
+use crate::error::AgentError;
+use crate::events::Event;
+use crate::speaker::Speaker;
+use crate::speaker::SpeakerResult;
+use crate::speaker::SpeakerTurn;
+use crate::speaker::StopCause;
+use crate::speaker::TurnContext;
+use crate::tool::ToolKind;
+use crate::tool::Toolbox;
+
+/// The name of the model speaker.
+pub const AGENT_SPEAKER: &str = "agent";
+
+/// The system prompt used when none is configured.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "\
+You operate a user interface through tools, one action at a time, to reach the user's goal.
+Look at the latest screenshot before every action; take a screenshot first if you have none.
+Click the centre of the element you mean. After typing into a field, check it took the text.
+When the goal is reached, answer with a short summary and no tool call.
+If the goal cannot be reached, say why in one sentence and make no tool call.";
+
+/// Settings of the model speaker.
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// Extra system prompt sections (for example how to use the cache tools).
+    pub system_sections: Vec<String>,
+    /// Output token limit per turn.
+    pub max_tokens: u32,
+    /// Sampling temperature, when set.
+    pub temperature: Option<f32>,
+    /// Thinking budget in tokens, when set.
+    pub thinking: Option<u32>,
+    /// What of the history the model sees.
+    pub context: ContextPolicy,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            system_prompt: DEFAULT_SYSTEM_PROMPT.into(),
+            system_sections: Vec::new(),
+            max_tokens: 4096,
+            temperature: None,
+            thinking: None,
+            context: ContextPolicy::default(),
+        }
+    }
+}
+
+/// The speaker that asks a vision-language model what to do next.
+pub struct AgentSpeaker {
+    provider: Arc<dyn VlmProvider>,
+    settings: AgentSettings,
+}
+
+impl std::fmt::Debug for AgentSpeaker {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("AgentSpeaker")
+            .field("model", &self.provider.model_id())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl AgentSpeaker {
+    /// A model speaker over `provider`.
+    pub fn new(provider: Arc<dyn VlmProvider>, settings: AgentSettings) -> Self {
+        Self { provider, settings }
+    }
+
+    fn system_prompt(&self) -> String {
+        let mut prompt = self.settings.system_prompt.clone();
+        for section in &self.settings.system_sections {
+            prompt.push_str("\n\n");
+            prompt.push_str(section);
+        }
+        prompt
+    }
+}
+
+/// The tool specs a model is offered for a toolbox.
+pub fn tool_specs(toolbox: &Toolbox) -> Vec<ToolSpec> {
+    toolbox
+        .iter()
+        .map(|tool| match tool.kind() {
+            ToolKind::Computer { width, height } => ToolSpec::computer(width, height),
+            ToolKind::Custom => ToolSpec::custom(tool.name(), tool.description(), tool.input_schema()),
+        })
+        .collect()
+}
+
+#[async_trait]
+impl Speaker for AgentSpeaker {
+    fn name(&self) -> &str {
+        AGENT_SPEAKER
+    }
+
+    fn description(&self) -> &str {
+        "the vision-language model: decides each action from the screenshots"
+    }
+
+    async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError> {
+        let mut request = MessageRequest::new(self.settings.context.view(turn.history), self.settings.max_tokens)
+            .with_system(self.system_prompt())
+            .with_tools(tool_specs(turn.toolbox));
+        request.temperature = self.settings.temperature;
+        request.thinking = self.settings.thinking;
+        let started = Instant::now();
+        let response = self
+            .provider
+            .create_message(&request)
+            .await
+            .map_err(|source| AgentError::Model { step: turn.step, source })?;
+        turn.events.emit(Event::ModelCall {
+            step: turn.step,
+            model: self.provider.model_id().to_owned(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            usage: response.usage,
+            stop_reason: response.stop_reason.clone(),
+        });
+        let message = response.to_message();
+        let has_tool_calls = message.tool_uses().next().is_some();
+        let result = match &response.stop_reason {
+            StopReason::MaxTokens => SpeakerResult::Failed(StopCause::MaxTokens),
+            StopReason::Refusal => SpeakerResult::Failed(StopCause::Refusal(response.text())),
+            _ if has_tool_calls => SpeakerResult::Continue,
+            StopReason::PauseTurn => SpeakerResult::Continue,
+            _ => SpeakerResult::Done,
+        };
+        Ok(SpeakerTurn { messages: vec![message], usage: Some(response.usage), result })
+    }
+}

@@ -1,0 +1,503 @@
+//! [`CacheExecutor`]: the speaker that replays a recorded trajectory, one step per turn, into
+//! the same history the model would have written.
+//!
+//! For each step: parameters are substituted; observe-only steps (screenshots) are skipped;
+//! a step of a non-cacheable tool pauses the replay and hands over to the model. A step that
+//! acts at a point is **validated visually** first: a fresh screenshot is taken and replay
+//! **waits** (polls) until the region around the point hashes within the threshold of the
+//! recorded hash, or a timeout passes. If it never matches, replay **searches nearby** for the
+//! recorded region and, when found within the threshold, acts at the shifted point (a repair).
+//! Otherwise the step fails: the failure goes to the file's metadata and the model gets a
+//! message naming the step, the distance and the threshold (or, with no model, the run ends).
+//! After acting, an error from the tool fails the step too: a blind replay would go on.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use retrace_cache::CacheFile;
+use retrace_cache::MetadataUpdate;
+use retrace_cache::ParameterValues;
+use retrace_cache::Validators;
+use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
+use retrace_protocol::Role;
+use retrace_protocol::ToolUseBlock;
+use retrace_vision::Image;
+use retrace_vision::ImageHash;
+use retrace_vision::Method;
+use serde_json::Value;
+
+use crate::error::AgentError;
+use crate::events::Event;
+use crate::screen::Screen;
+use crate::speaker::Speaker;
+use crate::speaker::SpeakerResult;
+use crate::speaker::SpeakerTurn;
+use crate::speaker::StopCause;
+use crate::speaker::TurnContext;
+use crate::step_input::is_observe_only;
+use crate::step_input::shift_point;
+
+/// The name of the replaying speaker.
+pub const CACHE_EXECUTOR: &str = "cache_executor";
+
+/// How replay waits before acting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WaitMode {
+    /// Poll until the region matches its recorded hash (the default).
+    Visual,
+    /// Poll until the screen stops changing, then check once.
+    Stable,
+    /// Sleep this long, then check once (askui's behaviour).
+    Fixed(Duration),
+}
+
+impl std::str::FromStr for WaitMode {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "visual" => Ok(WaitMode::Visual),
+            "stable" => Ok(WaitMode::Stable),
+            _ => {
+                let seconds = text
+                    .strip_prefix("fixed:")
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| format!("unknown wait mode `{text}`: use visual, stable or fixed:SECONDS (e.g. fixed:1.0)"))?;
+                Ok(WaitMode::Fixed(Duration::from_secs_f64(seconds)))
+            }
+        }
+    }
+}
+
+/// What replay does when a step fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnMismatch {
+    /// End the run (exit 1 from the CLI) with the failure message.
+    Fail,
+    /// Hand the run to this speaker (the model) with the failure message.
+    HandTo(String),
+}
+
+/// Replay settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplaySettings {
+    /// The largest Hamming distance that passes a visual check.
+    pub threshold: u32,
+    /// How long to wait for a step's screen before giving up on it.
+    pub step_timeout: Duration,
+    /// Time between polls while waiting.
+    pub poll_interval: Duration,
+    /// How to wait before acting.
+    pub wait: WaitMode,
+    /// Whether visual checks run at all.
+    pub visual: bool,
+    /// How far (in pixels, each way) to search for a moved region; 0 disables repairs.
+    pub search_radius: u32,
+    /// What to do when a step fails.
+    pub on_mismatch: OnMismatch,
+    /// Whether a completed replay hands back to the model (to verify the goal) instead of
+    /// ending the run.
+    pub hand_back_on_completion: Option<String>,
+}
+
+impl Default for ReplaySettings {
+    fn default() -> Self {
+        Self {
+            threshold: 10,
+            step_timeout: Duration::from_secs(10),
+            poll_interval: Duration::from_millis(50),
+            wait: WaitMode::Visual,
+            visual: true,
+            search_radius: 80,
+            on_mismatch: OnMismatch::Fail,
+            hand_back_on_completion: None,
+        }
+    }
+}
+
+/// A step that replay acted at a shifted point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repair {
+    /// The trajectory index.
+    pub step_index: usize,
+    /// The offset applied, in pixels.
+    pub offset: (i64, i64),
+    /// The distance at the shifted point.
+    pub distance: u32,
+}
+
+/// What a replay did, for the caller once the run ends.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReplayOutcome {
+    /// The cache file replayed.
+    pub file: Option<PathBuf>,
+    /// Steps acted (skipped observe-only steps not counted).
+    pub steps_replayed: usize,
+    /// Visual checks that passed.
+    pub checks_passed: usize,
+    /// Steps acted at a shifted point.
+    pub repairs: Vec<Repair>,
+    /// The failure message, when a step failed.
+    pub failure: Option<String>,
+    /// Whether every step ran.
+    pub completed: bool,
+}
+
+/// The trajectory being replayed.
+#[derive(Debug)]
+struct Replay {
+    path: PathBuf,
+    steps: Vec<ToolUseBlock>,
+    next: usize,
+    method: Method,
+    region_size: u32,
+    visual_enabled: bool,
+    /// The step emitted last turn: (trajectory index, emitted tool_use id).
+    pending: Option<(usize, String)>,
+    run_tag: String,
+}
+
+/// The speaker that replays a trajectory cache file.
+pub struct CacheExecutor {
+    settings: ReplaySettings,
+    screen: Arc<dyn Screen>,
+    validators: Validators,
+    max_file_size: u64,
+    replay: Option<Replay>,
+    outcome: Arc<std::sync::Mutex<ReplayOutcome>>,
+    activation_error: Option<String>,
+}
+
+impl std::fmt::Debug for CacheExecutor {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("CacheExecutor").field("settings", &self.settings).field("replay", &self.replay).finish()
+    }
+}
+
+impl CacheExecutor {
+    /// A cache executor taking screenshots from `screen`.
+    pub fn new(settings: ReplaySettings, screen: Arc<dyn Screen>) -> Self {
+        Self {
+            settings,
+            screen,
+            validators: Validators::default(),
+            max_file_size: retrace_cache::DEFAULT_MAX_FILE_SIZE,
+            replay: None,
+            outcome: Arc::default(),
+            activation_error: None,
+        }
+    }
+
+    /// A handle on the outcome, readable after the run.
+    pub fn outcome_handle(&self) -> Arc<std::sync::Mutex<ReplayOutcome>> {
+        self.outcome.clone()
+    }
+
+    fn with_outcome(&self, change: impl FnOnce(&mut ReplayOutcome)) {
+        if let Ok(mut outcome) = self.outcome.lock() {
+            change(&mut outcome);
+        }
+    }
+
+    /// Loads the file named in a switch context: `{"file", "parameters", "start"}`.
+    fn load(&self, context: &Value) -> Result<Replay, String> {
+        let path = context
+            .get("file")
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+            .ok_or("the cache executor needs `file` (a path) in its context")?;
+        let file: CacheFile =
+            retrace_cache::read_cache_file(&path, self.max_file_size).map_err(|error| error.to_string())?;
+        let mut values = ParameterValues::new();
+        if let Some(parameters) = context.get("parameters").and_then(Value::as_object) {
+            for (name, value) in parameters {
+                let text = match value {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                values.insert(name.clone(), text);
+            }
+        }
+        let steps = retrace_cache::params::substitute_trajectory(&file.trajectory, &values)
+            .map_err(|error| format!("{}: {error}", path.display()))?;
+        let start = context.get("start").and_then(Value::as_u64).unwrap_or(0);
+        let start = usize::try_from(start).unwrap_or(usize::MAX);
+        if start > steps.len() {
+            return Err(format!("{}: start step {start} is past the last step ({})", path.display(), steps.len()));
+        }
+        let (method, region_size, visual_enabled) = match &file.metadata.visual_validation {
+            Some(visual) => (visual.method.parse::<Method>().unwrap_or(Method::Phash), visual.region_size, visual.enabled),
+            None => (Method::Phash, 100, false),
+        };
+        let run_tag = jiff::Timestamp::now().as_microsecond().rem_euclid(1_000_000_000).to_string();
+        Ok(Replay { path, steps, next: start, method, region_size, visual_enabled, pending: None, run_tag })
+    }
+
+    /// Ends the replay at a failed step: metadata, event, and the hand-over or the end.
+    fn fail_step(&mut self, turn: &TurnContext<'_>, step_index: usize, message: String) -> SpeakerTurn {
+        let path = self.replay.as_ref().map(|replay| replay.path.clone());
+        if let Some(path) = &path {
+            let update = MetadataUpdate::RecordFailure { step_index: step_index as u64, error_message: message.clone() };
+            if let Err(error) = retrace_cache::update_file(path, self.max_file_size, &update, &self.validators) {
+                tracing::warn!("could not record the failure in {}: {error}", path.display());
+            }
+        }
+        let remaining = self.replay.as_ref().map(|replay| describe_remaining(&replay.steps, step_index)).unwrap_or_default();
+        self.replay = None;
+        self.with_outcome(|outcome| outcome.failure = Some(message.clone()));
+        let report = Message::assistant(vec![ContentBlock::text(format!("Cached replay stopped. {message}"))]);
+        match &self.settings.on_mismatch {
+            OnMismatch::Fail => SpeakerTurn { messages: vec![report], usage: None, result: SpeakerResult::Failed(StopCause::Failed(message)) },
+            OnMismatch::HandTo(speaker) => {
+                let _ = turn;
+                let instruction = Message::user_text(format!(
+                    "The recorded trajectory could not continue: {message}\nTake a screenshot, then complete the goal from the current state yourself. The steps that were not replayed:\n{remaining}"
+                ));
+                SpeakerTurn {
+                    messages: vec![report, instruction],
+                    usage: None,
+                    result: SpeakerResult::SwitchTo { speaker: speaker.clone(), context: Value::Null, reason: "replay step failed".into() },
+                }
+            }
+        }
+    }
+
+    /// Waits for the step's region to match its recorded hash; returns (distance, waited) of
+    /// the last check and the screenshot it used.
+    async fn wait_for_screen(&self, recorded: &ImageHash, method: Method, point: (i64, i64), region_size: u32) -> Result<(u32, Duration, Image), String> {
+        let started = Instant::now();
+        let distance_of = |image: &Image| -> Result<u32, String> {
+            let region = retrace_vision::action_region(point, region_size, image.width(), image.height());
+            let hash_size = (recorded.bits().len() as f64).sqrt() as u32;
+            let current = retrace_vision::region_hash(image, region, method, hash_size).map_err(|e| e.to_string())?;
+            current.distance(recorded).map_err(|e| e.to_string())
+        };
+        match self.settings.wait {
+            WaitMode::Fixed(delay) => {
+                tokio::time::sleep(delay).await;
+                let image = self.screen.capture().await?;
+                let distance = distance_of(&image)?;
+                Ok((distance, started.elapsed(), image))
+            }
+            WaitMode::Stable => {
+                let mut previous = self.screen.capture().await?;
+                loop {
+                    tokio::time::sleep(self.settings.poll_interval).await;
+                    let next = self.screen.capture().await?;
+                    let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
+                    if stable || started.elapsed() >= self.settings.step_timeout {
+                        let distance = distance_of(&next)?;
+                        return Ok((distance, started.elapsed(), next));
+                    }
+                    previous = next;
+                }
+            }
+            WaitMode::Visual => loop {
+                let image = self.screen.capture().await?;
+                let distance = distance_of(&image)?;
+                if distance <= self.settings.threshold || started.elapsed() >= self.settings.step_timeout {
+                    return Ok((distance, started.elapsed(), image));
+                }
+                tokio::time::sleep(self.settings.poll_interval).await;
+            },
+        }
+    }
+}
+
+/// One line per step not replayed, from `from` on, for the model.
+fn describe_remaining(steps: &[ToolUseBlock], from: usize) -> String {
+    steps
+        .iter()
+        .enumerate()
+        .skip(from)
+        .map(|(index, step)| format!("  {index}: {} {}", step.name, crate::step_input::redacted_input_summary(&step.input)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[async_trait]
+impl Speaker for CacheExecutor {
+    fn name(&self) -> &str {
+        CACHE_EXECUTOR
+    }
+
+    fn description(&self) -> &str {
+        "replays a recorded trajectory step by step, checking the screen before each action"
+    }
+
+    fn can_handle(&self, _turn: &TurnContext<'_>) -> bool {
+        self.replay.is_some() || self.activation_error.is_some()
+    }
+
+    async fn on_activate(&mut self, context: &Value, _turn: &TurnContext<'_>) -> Result<(), AgentError> {
+        match self.load(context) {
+            Ok(replay) => {
+                let path = replay.path.clone();
+                self.replay = Some(replay);
+                self.activation_error = None;
+                self.with_outcome(|outcome| {
+                    *outcome = ReplayOutcome { file: Some(path), ..ReplayOutcome::default() };
+                });
+            }
+            Err(message) => {
+                self.replay = None;
+                self.activation_error = Some(message);
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError> {
+        if let Some(message) = self.activation_error.take() {
+            self.with_outcome(|outcome| outcome.failure = Some(message.clone()));
+            return Ok(match &self.settings.on_mismatch {
+                OnMismatch::Fail => SpeakerTurn {
+                    messages: vec![Message::assistant(vec![ContentBlock::text(format!("Cannot replay: {message}"))])],
+                    usage: None,
+                    result: SpeakerResult::Failed(StopCause::Failed(message)),
+                },
+                OnMismatch::HandTo(speaker) => SpeakerTurn {
+                    messages: vec![
+                        Message::assistant(vec![ContentBlock::text(format!("Cannot replay: {message}"))]),
+                        Message::user_text(format!("The trajectory could not be replayed: {message}\nComplete the goal yourself.")),
+                    ],
+                    usage: None,
+                    result: SpeakerResult::SwitchTo { speaker: speaker.clone(), context: Value::Null, reason: "replay could not start".into() },
+                },
+            });
+        }
+        let Some(replay) = self.replay.as_mut() else {
+            return Err(AgentError::Speaker { speaker: CACHE_EXECUTOR.into(), step: turn.step, message: "no trajectory is loaded".into() });
+        };
+
+        // The previous step's tool result: an error fails that step.
+        if let Some((index, id)) = replay.pending.take() {
+            let last = turn.history.last().filter(|message| message.role == Role::User);
+            let failed = last.and_then(|message| message.tool_results().find(|result| result.tool_use_id == id).filter(|result| result.is_error()).map(|result| result.text()));
+            if let Some(error) = failed {
+                let name = replay.steps.get(index).map(|step| step.name.clone()).unwrap_or_default();
+                return Ok(self.fail_step(turn, index, format!("Step {index} ({name}) failed when replayed: {error}")));
+            }
+        }
+
+        // Skip observe-only steps.
+        while replay.next < replay.steps.len() && is_observe_only(&replay.steps[replay.next]) {
+            replay.next += 1;
+        }
+        if replay.next >= replay.steps.len() {
+            let path = replay.path.clone();
+            self.replay = None;
+            self.with_outcome(|outcome| outcome.completed = true);
+            if let Err(error) = retrace_cache::update_file(&path, self.max_file_size, &MetadataUpdate::RecordCompletion { success: true }, &self.validators) {
+                tracing::warn!("could not record the completed replay in {}: {error}", path.display());
+            }
+            let summary = Message::assistant(vec![ContentBlock::text(format!("Replayed every step of {}.", path.display()))]);
+            return Ok(match self.settings.hand_back_on_completion.clone() {
+                Some(speaker) => SpeakerTurn {
+                    messages: vec![summary, Message::user_text("The cached trajectory was replayed to its end. Take a screenshot and check that the goal is reached; finish it if not.")],
+                    usage: None,
+                    result: SpeakerResult::SwitchTo { speaker, context: Value::Null, reason: "replay completed".into() },
+                },
+                None => SpeakerTurn { messages: vec![summary], usage: None, result: SpeakerResult::Done },
+            });
+        }
+
+        let index = replay.next;
+        let mut step = replay.steps[index].clone();
+        let cacheable = turn.toolbox.get(&step.name).map(|tool| tool.cacheable());
+        match cacheable {
+            None => {
+                let message = format!("Step {index} uses the tool `{}`, which this run does not have (tools: {})", step.name, turn.toolbox.names());
+                return Ok(self.fail_step(turn, index, message));
+            }
+            Some(false) => {
+                let message = format!(
+                    "Step {index} uses the non-cacheable tool `{}`; do that step yourself, then resume the replay at step {} with execute_cached_executions_tool.",
+                    step.name,
+                    index + 1
+                );
+                // A pause, not a failure: no metadata is written.
+                self.replay = None;
+                return Ok(SpeakerTurn {
+                    messages: vec![Message::assistant(vec![ContentBlock::text(format!("Replay paused at step {index}."))]), Message::user_text(message.clone())],
+                    usage: None,
+                    result: match &self.settings.on_mismatch {
+                        OnMismatch::HandTo(speaker) => SpeakerResult::SwitchTo { speaker: speaker.clone(), context: Value::Null, reason: "non-cacheable step".into() },
+                        OnMismatch::Fail => SpeakerResult::Failed(StopCause::Failed(message)),
+                    },
+                });
+            }
+            Some(true) => {}
+        }
+
+        // Visual validation.
+        let point = retrace_vision::action_point(&step.input);
+        let recorded = step.visual_representation.as_deref().map(ImageHash::from_hex);
+        let check = self.settings.visual && replay.visual_enabled;
+        if let (true, Some(point), Some(recorded)) = (check, point, recorded) {
+            let recorded = match recorded {
+                Ok(hash) => hash,
+                Err(error) => return Ok(self.fail_step(turn, index, format!("Step {index}: the recorded hash is unreadable: {error}"))),
+            };
+            let (method, region_size) = (replay.method, replay.region_size);
+            let waited = self.wait_for_screen(&recorded, method, point, region_size).await;
+            let (distance, waited, image) = match waited {
+                Ok(result) => result,
+                Err(error) => return Err(AgentError::Speaker { speaker: CACHE_EXECUTOR.into(), step: turn.step, message: format!("taking a screenshot for step {index}: {error}") }),
+            };
+            let threshold = self.settings.threshold;
+            let mut shift = None;
+            let mut final_distance = distance;
+            if distance > threshold && self.settings.search_radius > 0 {
+                let radius = self.settings.search_radius;
+                let hit = tokio::task::spawn_blocking(move || retrace_vision::search_near(&image, &recorded, method, point, region_size, radius))
+                    .await
+                    .ok()
+                    .and_then(Result::ok);
+                if let Some(hit) = hit.filter(|hit| hit.distance <= threshold) {
+                    shift = Some(hit.offset);
+                    final_distance = hit.distance;
+                    shift_point(&mut step.input, hit.offset);
+                    self.with_outcome(|outcome| outcome.repairs.push(Repair { step_index: index, offset: hit.offset, distance: hit.distance }));
+                }
+            }
+            let passed = final_distance <= threshold;
+            turn.events.emit(Event::VisualCheck {
+                step: turn.step,
+                trajectory_index: index,
+                distance: final_distance,
+                threshold,
+                passed,
+                waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
+                shift: shift.map(|(dx, dy)| (i32::try_from(dx).unwrap_or(i32::MAX), i32::try_from(dy).unwrap_or(i32::MAX))),
+            });
+            if !passed {
+                let action = crate::step_input::action_name(&step);
+                let message = format!(
+                    "Visual validation failed at step {index} ({action} at ({}, {})): the screen region differs from the recording. Hamming distance: {distance} > threshold: {threshold} (waited {:.1} s; no match within {} px).",
+                    point.0,
+                    point.1,
+                    waited.as_secs_f64(),
+                    self.settings.search_radius
+                );
+                return Ok(self.fail_step(turn, index, message));
+            }
+            self.with_outcome(|outcome| outcome.checks_passed += 1);
+        } else if let WaitMode::Fixed(delay) = self.settings.wait {
+            tokio::time::sleep(delay).await;
+        }
+
+        let Some(replay) = self.replay.as_mut() else {
+            return Err(AgentError::Speaker { speaker: CACHE_EXECUTOR.into(), step: turn.step, message: "the replay ended unexpectedly".into() });
+        };
+        step.id = format!("toolu_replay_{}_{index}", replay.run_tag);
+        replay.pending = Some((index, step.id.clone()));
+        replay.next += 1;
+        self.with_outcome(|outcome| outcome.steps_replayed += 1);
+        Ok(SpeakerTurn::continue_with(vec![Message::assistant(vec![ContentBlock::ToolUse(step)])]))
+    }
+}

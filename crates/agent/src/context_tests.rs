@@ -1,0 +1,86 @@
+use proptest::prelude::*;
+use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
+use retrace_protocol::Role;
+use retrace_protocol::ToolResultBlock;
+use retrace_protocol::ToolUseBlock;
+use serde_json::json;
+
+use super::*;
+
+/// A history of `turns` assistant tool calls, each answered by a screenshot tool result.
+fn history(turns: usize) -> Vec<Message> {
+    let mut messages = vec![Message::user_text("goal")];
+    for turn in 0..turns {
+        let id = format!("toolu_{turn}");
+        messages.push(Message::assistant(vec![ContentBlock::ToolUse(ToolUseBlock::new(
+            id.clone(),
+            "computer",
+            json!({"action": "screenshot"}),
+        ))]));
+        messages.push(Message::user(vec![ContentBlock::ToolResult(ToolResultBlock::new(
+            id,
+            vec![ContentBlock::png_base64(format!("image{turn}"))],
+            false,
+        ))]));
+    }
+    messages
+}
+
+/// Every tool_result in `view` answers a tool_use in the message just before it.
+fn pairs_intact(view: &[Message]) -> bool {
+    view.iter().enumerate().all(|(index, message)| {
+        message.tool_results().all(|result| {
+            index > 0
+                && view[index - 1].role == Role::Assistant
+                && view[index - 1].tool_uses().any(|tool_use| tool_use.id == result.tool_use_id)
+        })
+    })
+}
+
+#[test]
+fn keeps_the_newest_images_and_notes_the_rest() {
+    let view = ContextPolicy { max_images: 2, max_messages: None }.view(&history(5));
+    assert_eq!(count_images(&view), 2);
+    let last = view.last().unwrap().tool_results().next().unwrap().images().next().cloned();
+    assert_eq!(
+        last,
+        Some(retrace_protocol::ImageSource::Base64 { media_type: "image/png".into(), data: "image4".into() })
+    );
+    let first_result = view[2].tool_results().next().unwrap();
+    assert_eq!(first_result.text(), OMITTED_IMAGE_NOTE);
+}
+
+#[test]
+fn history_itself_is_untouched() {
+    let history = history(4);
+    let _ = ContextPolicy { max_images: 0, max_messages: Some(3) }.view(&history);
+    assert_eq!(count_images(&history), 4);
+}
+
+#[test]
+fn dropping_messages_keeps_goal_and_pairs() {
+    let view = ContextPolicy { max_images: 10, max_messages: Some(4) }.view(&history(6));
+    assert_eq!(view[0].text(), "goal");
+    assert_eq!(view[1].role, Role::Assistant);
+    assert!(view.len() <= 4);
+    assert!(pairs_intact(&view));
+}
+
+proptest! {
+    #[test]
+    fn never_splits_pairs_and_caps_images(turns in 0usize..30, max_images in 0usize..8, max_messages in proptest::option::of(1usize..40)) {
+        let history = history(turns);
+        let view = ContextPolicy { max_images, max_messages }.view(&history);
+        prop_assert!(pairs_intact(&view));
+        prop_assert!(count_images(&view) <= max_images);
+        // The view is the goal plus a suffix of the history; it keeps as many images as the
+        // suffix had, up to the cap.
+        let suffix = &history[history.len() - (view.len() - 1)..];
+        prop_assert_eq!(count_images(&view), max_images.min(count_images(suffix)));
+        prop_assert_eq!(view[0].text(), "goal");
+        if let Some(max) = max_messages {
+            prop_assert!(view.len() <= max.max(1));
+        }
+    }
+}

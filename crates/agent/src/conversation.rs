@@ -1,0 +1,273 @@
+//! The conversation loop: speakers take turns on one shared history.
+//!
+//! Each step: pick the active speaker (or the default one when it cannot handle the turn),
+//! let it speak, append its messages, run the tool calls of the last assistant message in
+//! order and append one user message with their results, then act on the speaker's result
+//! (go on, switch speaker, finish). The loop stops at done, failed or `max_steps`, and the
+//! [`RunReport`] says which.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
+use retrace_protocol::Role;
+use retrace_protocol::ToolResultBlock;
+use retrace_protocol::Usage;
+use serde_json::Value;
+
+use crate::error::AgentError;
+use crate::events::Event;
+use crate::events::Events;
+use crate::speaker::Speaker;
+use crate::speaker::SpeakerResult;
+use crate::speaker::SpeakerTurn;
+use crate::speaker::StopCause;
+use crate::speaker::TurnContext;
+use crate::switch_tool::SwitchSpeakerTool;
+use crate::tool::SwitchRequest;
+use crate::tool::Toolbox;
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStatus {
+    /// The goal was reached.
+    Done,
+    /// A speaker gave up.
+    Failed(String),
+    /// `max_steps` turns passed without an end.
+    MaxSteps(usize),
+    /// The model's answer was cut at its token limit.
+    MaxTokens,
+    /// The model declined.
+    Refusal(String),
+}
+
+impl RunStatus {
+    /// A short label: `done`, `failed`, `max_steps`, `max_tokens`, `refusal`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            RunStatus::Done => "done",
+            RunStatus::Failed(_) => "failed",
+            RunStatus::MaxSteps(_) => "max_steps",
+            RunStatus::MaxTokens => "max_tokens",
+            RunStatus::Refusal(_) => "refusal",
+        }
+    }
+
+    /// The reason for anything but `done`.
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            RunStatus::Done => None,
+            RunStatus::Failed(reason) | RunStatus::Refusal(reason) => Some(reason.clone()),
+            RunStatus::MaxSteps(limit) => Some(format!("stopped after {limit} steps without finishing")),
+            RunStatus::MaxTokens => Some("the model's answer was cut off at max_tokens".into()),
+        }
+    }
+}
+
+/// The result of a run: how it ended and everything that was said.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// How it ended.
+    pub status: RunStatus,
+    /// Steps taken.
+    pub steps: usize,
+    /// Tokens used in total.
+    pub usage: Usage,
+    /// Wall time.
+    pub duration: std::time::Duration,
+    /// The full history, images and all.
+    pub history: Vec<Message>,
+    /// Names of the speakers that took turns, in order of first appearance.
+    pub speakers_used: Vec<String>,
+}
+
+/// A conversation between speakers over one history.
+pub struct Conversation {
+    speakers: Vec<Box<dyn Speaker>>,
+    default_speaker: usize,
+    toolbox: Toolbox,
+    events: Events,
+    max_steps: usize,
+}
+
+impl std::fmt::Debug for Conversation {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Conversation")
+            .field("speakers", &self.speakers.iter().map(|speaker| speaker.name()).collect::<Vec<_>>())
+            .field("toolbox", &self.toolbox)
+            .field("max_steps", &self.max_steps)
+            .finish()
+    }
+}
+
+impl Conversation {
+    /// A conversation whose first speaker is the default one. When there is more than one
+    /// speaker, the `switch_speaker` tool is added so the model can hand over.
+    pub fn new(speakers: Vec<Box<dyn Speaker>>, mut toolbox: Toolbox, events: Events) -> Result<Self, AgentError> {
+        if speakers.is_empty() {
+            return Err(AgentError::Setup("a conversation needs at least one speaker".into()));
+        }
+        if speakers.len() > 1 {
+            let roster = speakers.iter().map(|s| (s.name().to_owned(), s.description().to_owned())).collect();
+            toolbox.add(Arc::new(SwitchSpeakerTool::new(roster)));
+        }
+        Ok(Self { speakers, default_speaker: 0, toolbox, events, max_steps: 50 })
+    }
+
+    /// Stops the run after this many speaker turns.
+    pub fn with_max_steps(mut self, max_steps: usize) -> Self {
+        self.max_steps = max_steps;
+        self
+    }
+
+    /// The tools of this conversation.
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+
+    fn index_of(&self, name: &str) -> Result<usize, AgentError> {
+        self.speakers.iter().position(|speaker| speaker.name() == name).ok_or_else(|| AgentError::UnknownSpeaker {
+            name: name.to_owned(),
+            known: self.speakers.iter().map(|speaker| speaker.name()).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Runs from `history` (usually one user message with the goal) with `first` as the
+    /// active speaker (activated with `context`), until the run ends.
+    pub async fn run(
+        &mut self,
+        goal: &str,
+        mut history: Vec<Message>,
+        first: Option<(&str, Value)>,
+    ) -> Result<RunReport, AgentError> {
+        let started = Instant::now();
+        let roster: Vec<(String, String)> =
+            self.speakers.iter().map(|s| (s.name().to_owned(), s.description().to_owned())).collect();
+        let mut active = self.default_speaker;
+        let mut usage = Usage::default();
+        let mut speakers_used: Vec<String> = Vec::new();
+        if let Some((name, context)) = &first {
+            active = self.index_of(name)?;
+            let turn = TurnContext { history: &history, toolbox: &self.toolbox, events: &self.events, step: 0, speakers: &roster };
+            self.speakers[active].on_activate(context, &turn).await?;
+        }
+        self.events.emit(Event::RunStarted { goal: goal.to_owned(), speaker: self.speakers[active].name().to_owned() });
+
+        let mut step = 0;
+        let status = loop {
+            if step >= self.max_steps {
+                break RunStatus::MaxSteps(self.max_steps);
+            }
+            step += 1;
+            let turn_context = TurnContext { history: &history, toolbox: &self.toolbox, events: &self.events, step, speakers: &roster };
+            if !self.speakers[active].can_handle(&turn_context) && active != self.default_speaker {
+                let from = self.speakers[active].name().to_owned();
+                active = self.default_speaker;
+                self.events.emit(Event::SpeakerSwitched {
+                    from,
+                    to: self.speakers[active].name().to_owned(),
+                    reason: "the active speaker cannot handle this turn".into(),
+                });
+            }
+            let name = self.speakers[active].name().to_owned();
+            if !speakers_used.contains(&name) {
+                speakers_used.push(name.clone());
+            }
+            self.events.emit(Event::StepStarted { step, speaker: name.clone() });
+            let SpeakerTurn { messages, usage: turn_usage, result } =
+                self.speakers[active].handle_step(&turn_context).await?;
+            if let Some(step_usage) = turn_usage {
+                usage += step_usage;
+                self.events.emit(Event::Usage { step, step_usage, total: usage, cost_usd: None });
+            }
+            let asked_tools = messages
+                .last()
+                .is_some_and(|m| m.role == Role::Assistant && m.tool_uses().next().is_some());
+            history.extend(messages);
+            let (end, mut switch) = match result {
+                SpeakerResult::Continue => (None, None),
+                SpeakerResult::Done => (Some(RunStatus::Done), None),
+                SpeakerResult::Failed(StopCause::Failed(reason)) => (Some(RunStatus::Failed(reason)), None),
+                SpeakerResult::Failed(StopCause::MaxTokens) => (Some(RunStatus::MaxTokens), None),
+                SpeakerResult::Failed(StopCause::Refusal(text)) => (Some(RunStatus::Refusal(text)), None),
+                SpeakerResult::SwitchTo { speaker, context, reason } => {
+                    (None, Some(SwitchRequest { speaker, context, reason }))
+                }
+            };
+            if asked_tools {
+                let (results, tool_switch) = self.run_tools(&history, step).await?;
+                history.push(results);
+                if switch.is_none() {
+                    switch = tool_switch;
+                }
+            }
+            if let Some(end) = end {
+                break end;
+            }
+            if let Some(request) = switch {
+                let next = self.index_of(&request.speaker)?;
+                let from = self.speakers[active].name().to_owned();
+                self.events.emit(Event::SpeakerSwitched { from, to: request.speaker.clone(), reason: request.reason.clone() });
+                active = next;
+                let turn_context = TurnContext { history: &history, toolbox: &self.toolbox, events: &self.events, step, speakers: &roster };
+                self.speakers[active].on_activate(&request.context, &turn_context).await?;
+            }
+        };
+        let duration = started.elapsed();
+        self.events.emit(Event::RunFinished {
+            outcome: status.label().to_owned(),
+            reason: status.reason(),
+            steps: step,
+            usage,
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+        });
+        Ok(RunReport { status, steps: step, usage, duration, history, speakers_used })
+    }
+
+    /// Runs the tool calls of the last assistant message in order; returns the user message
+    /// with all results and the first switch request a control tool made.
+    async fn run_tools(&self, history: &[Message], step: usize) -> Result<(Message, Option<SwitchRequest>), AgentError> {
+        let Some(last) = history.last() else {
+            return Ok((Message::user(Vec::new()), None));
+        };
+        let mut results = Vec::new();
+        let mut switch = None;
+        for tool_use in last.tool_uses() {
+            let started = Instant::now();
+            let action = tool_use.input.get("action").or_else(|| tool_use.input.get("command")).and_then(Value::as_str).map(str::to_owned);
+            let reply = match self.toolbox.get(&tool_use.name) {
+                Some(tool) => tool.call(tool_use.input.clone()).await.map_err(|error| AgentError::ToolFatal {
+                    step,
+                    tool: tool_use.name.clone(),
+                    message: error.0,
+                })?,
+                None => crate::tool::ToolReply::error(format!(
+                    "unknown tool `{}`; the tools are: {}",
+                    tool_use.name,
+                    self.toolbox.names()
+                )),
+            };
+            let error = reply.is_error.then(|| reply.text_content());
+            self.events.emit(Event::ToolCalled {
+                step,
+                tool: tool_use.name.clone(),
+                action,
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                is_error: reply.is_error,
+                error,
+            });
+            if switch.is_none() {
+                switch = reply.switch_to;
+            }
+            results.push(ContentBlock::ToolResult(ToolResultBlock::new(tool_use.id.clone(), reply.content, reply.is_error)));
+        }
+        Ok((Message::user(results), switch))
+    }
+}
+
+#[cfg(test)]
+#[path = "conversation_tests.rs"]
+mod tests;

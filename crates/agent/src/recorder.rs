@@ -1,0 +1,430 @@
+//! Recording: a finished run's history becomes a trajectory cache file.
+//!
+//! [`build_cache_file`] is pure and synchronous: it walks the history, keeps every tool call
+//! of every assistant message in order (inputs of non-cacheable tools emptied, as askui
+//! does), hashes the screen region around each action point in the screenshot the model saw
+//! before acting, and the same region in the screenshot the action itself returned (the
+//! after-action hash, `visual_representation_after`), then replaces parameter values by
+//! `{{name}}` placeholders. [`record`] and [`record_repaired`] write the result to a
+//! [`CacheStore`].
+//!
+//! The before-screenshot is askui's: the first image inside a tool_result of the latest user
+//! message, before the step's assistant message, that has one; steps of one assistant
+//! message share it. Each screenshot is decoded at most once.
+//!
+//! It does not decide *whether* a run is recorded (failed runs, runs that only replayed a
+//! cache): callers do, and it never calls a model except in
+//! [`identify_parameters`](crate::recorder::identify_parameters).
+
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use base64::Engine;
+use retrace_cache::CacheError;
+use retrace_cache::CacheFile;
+use retrace_cache::CacheMetadata;
+use retrace_cache::CacheStore;
+use retrace_cache::MetadataUpdate;
+use retrace_cache::ParameterValues;
+use retrace_cache::Validators;
+use retrace_cache::VisualValidation;
+use retrace_cache::params::Template;
+use retrace_cache::params::parameters_in_trajectory;
+use retrace_protocol::ContentBlock;
+use retrace_protocol::ImageSource;
+use retrace_protocol::Message;
+use retrace_protocol::MessageContent;
+use retrace_protocol::Role;
+use retrace_protocol::ToolUseBlock;
+use retrace_protocol::Usage;
+use retrace_protocol::tool_names;
+use retrace_vision::Image;
+use retrace_vision::Method;
+use retrace_vision::VisionError;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::tool::Toolbox;
+
+#[path = "recorder_params.rs"]
+mod params;
+
+pub use params::IdentifiedParameter;
+pub use params::Identification;
+pub use params::add_parameters;
+pub use params::identify_parameters;
+pub use params::is_parameter_name;
+pub use params::parameterize_value;
+
+/// The step field holding the after-action hash: the region around the action point in the
+/// screenshot the action returned, so a replay can check the action had its effect.
+pub const AFTER_HASH_FIELD: &str = "visual_representation_after";
+
+/// The metadata field holding `[width, height]` of the screen the trajectory was recorded on.
+pub const DISPLAY_SIZE_FIELD: &str = "display_size";
+
+/// The default cache directory.
+pub const DEFAULT_CACHE_DIR: &str = ".retrace_cache";
+
+/// Tools that steer the conversation rather than the UI. They are left out of recordings:
+/// replaying `execute_cached_executions_tool {}` would only hand the run back to the model.
+pub const CONTROL_TOOLS: [&str; 5] = [
+    tool_names::SWITCH_SPEAKER,
+    tool_names::RETRIEVE_TRAJECTORIES,
+    tool_names::INSPECT_CACHE_METADATA,
+    tool_names::EXECUTE_CACHED_TRAJECTORY,
+    tool_names::VERIFY_CACHE_EXECUTION,
+];
+
+/// How a run is recorded.
+#[derive(Debug, Clone)]
+pub struct RecordSettings {
+    /// The hash of each action region (pHash by default, as askui).
+    pub method: Method,
+    /// The side of the square hashed around each action point, in pixels (100).
+    pub region_size: u32,
+    /// Hash size (8: 64-bit hashes, 16 hex digits).
+    pub hash_size: u32,
+    /// Preset parameter values (`--param name=value`): replaced by `{{name}}` in the inputs.
+    /// Values may be secrets; they are never written.
+    pub parameters: ParameterValues,
+    /// Descriptions for parameters; `Parameter for <name>` (askui's) when missing.
+    pub parameter_descriptions: BTreeMap<String, String>,
+    /// Where cache files go.
+    pub cache_dir: PathBuf,
+    /// The file name; a generated one (`cached_trajectory_<time>.json`) when `None`.
+    pub file_name: Option<String>,
+    /// The screen size of the run; the first screenshot's size when `None`.
+    pub display_size: Option<(u32, u32)>,
+    /// Whether replays should check the hashes (`visual_validation.enabled`).
+    pub visual_validation: bool,
+    /// Keep calls of [`CONTROL_TOOLS`] in the trajectory (with empty inputs), as askui does.
+    pub keep_control_tools: bool,
+}
+
+impl Default for RecordSettings {
+    fn default() -> Self {
+        Self {
+            method: Method::Phash,
+            region_size: 100,
+            hash_size: 8,
+            parameters: ParameterValues::new(),
+            parameter_descriptions: BTreeMap::new(),
+            cache_dir: PathBuf::from(DEFAULT_CACHE_DIR),
+            file_name: None,
+            display_size: None,
+            visual_validation: true,
+            keep_control_tools: false,
+        }
+    }
+}
+
+impl RecordSettings {
+    /// The store over [`RecordSettings::cache_dir`].
+    pub fn store(&self) -> CacheStore {
+        CacheStore::new(&self.cache_dir)
+    }
+}
+
+/// Why a recording could not be made or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The history holds no tool call to record.
+    #[error("nothing to record: the run made no tool calls")]
+    Empty,
+    /// A screenshot in the history is not a readable PNG.
+    #[error("step {step} (tool_use {id}): the screenshot in history message {message} cannot be decoded: {source}")]
+    Screenshot {
+        /// Trajectory index of the step that needed it.
+        step: usize,
+        /// The step's tool_use id.
+        id: String,
+        /// Index of the history message holding the screenshot.
+        message: usize,
+        /// What the decoder said.
+        #[source]
+        source: VisionError,
+    },
+    /// A region could not be hashed.
+    #[error("step {step} (tool_use {id}): cannot hash the region around ({x}, {y}): {source}")]
+    Hash {
+        /// Trajectory index.
+        step: usize,
+        /// The step's tool_use id.
+        id: String,
+        /// Action point x.
+        x: i64,
+        /// Action point y.
+        y: i64,
+        /// What went wrong.
+        #[source]
+        source: VisionError,
+    },
+    /// Reading or writing the cache failed.
+    #[error(transparent)]
+    Cache(#[from] CacheError),
+    /// The recording a repaired one replaces could not be kept.
+    #[error("{}: cannot keep the previous recording: {source}", path.display())]
+    KeepPrevious {
+        /// Where the copy was to go.
+        path: PathBuf,
+        /// What the file system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The parameter-identification model call failed.
+    #[error("parameter identification: model call failed: {0}")]
+    Model(#[from] retrace_llm::VlmError),
+    /// The model's parameter list could not be read at all.
+    #[error("parameter identification: {0}")]
+    Identify(String),
+}
+
+/// Where a screenshot sits in the history: message index and block index of its tool_result.
+type ScreenKey = (usize, usize);
+
+/// Screenshots of the history, decoded on first use and kept by position.
+struct Screens<'a> {
+    history: &'a [Message],
+    decoded: HashMap<ScreenKey, Image>,
+}
+
+impl<'a> Screens<'a> {
+    fn new(history: &'a [Message]) -> Self {
+        Self { history, decoded: HashMap::new() }
+    }
+
+    /// The decoded first image of the tool_result at `key`; `Ok(None)` when it is not an
+    /// inline PNG.
+    fn get(&mut self, key: ScreenKey) -> Result<Option<&Image>, VisionError> {
+        if !self.decoded.contains_key(&key) {
+            let Some(data) = png_data(self.history, key) else {
+                return Ok(None);
+            };
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(data.as_bytes())
+                .map_err(|e| VisionError::Decode(format!("invalid base64: {e}")))?;
+            let image = retrace_vision::decode_png(&bytes)?;
+            self.decoded.insert(key, image);
+        }
+        Ok(self.decoded.get(&key))
+    }
+}
+
+fn blocks_of(message: &Message) -> &[ContentBlock] {
+    match &message.content {
+        MessageContent::Blocks(blocks) => blocks,
+        MessageContent::Text(_) => &[],
+    }
+}
+
+/// The base64 text of the first inline PNG in the tool_result at `key`.
+fn png_data(history: &[Message], (message, block): ScreenKey) -> Option<&str> {
+    let ContentBlock::ToolResult(result) = blocks_of(history.get(message)?).get(block)? else {
+        return None;
+    };
+    match result.images().next()? {
+        ImageSource::Base64 { media_type, data } if media_type.eq_ignore_ascii_case("image/png") => Some(data),
+        _ => None,
+    }
+}
+
+/// The first tool_result of `message` that holds an image.
+fn first_screenshot(message: &Message) -> Option<usize> {
+    blocks_of(message).iter().position(|block| match block {
+        ContentBlock::ToolResult(result) => result.images().next().is_some(),
+        _ => false,
+    })
+}
+
+/// Where each tool_use's own result screenshot is, by tool_use id.
+fn result_screenshots(history: &[Message]) -> HashMap<&str, ScreenKey> {
+    let mut found = HashMap::new();
+    for (index, message) in history.iter().enumerate().filter(|(_, m)| m.role == Role::User) {
+        for (block, content) in blocks_of(message).iter().enumerate() {
+            if let ContentBlock::ToolResult(result) = content
+                && result.images().next().is_some()
+            {
+                found.entry(result.tool_use_id.as_str()).or_insert((index, block));
+            }
+        }
+    }
+    found
+}
+
+/// The cache file for a finished run.
+///
+/// `goal_template` is the goal as the user gave it, placeholders unfilled; `usage` the
+/// tokens of the recording run. See the module docs for the rules.
+pub fn build_cache_file(
+    goal_template: &str,
+    history: &[Message],
+    toolbox: &Toolbox,
+    usage: Usage,
+    settings: &RecordSettings,
+) -> Result<CacheFile, RecordError> {
+    let mut screens = Screens::new(history);
+    let after_screens = result_screenshots(history);
+    let mut before: Option<ScreenKey> = None;
+    let mut first_size: Option<(u32, u32)> = None;
+    let mut trajectory = Vec::new();
+    for (index, message) in history.iter().enumerate() {
+        if message.role == Role::User {
+            if let Some(block) = first_screenshot(message) {
+                before = Some((index, block));
+            }
+            continue;
+        }
+        for tool_use in message.tool_uses() {
+            if !settings.keep_control_tools && CONTROL_TOOLS.contains(&tool_use.name.as_str()) {
+                continue;
+            }
+            let step = trajectory.len();
+            let cacheable = toolbox.get(&tool_use.name).is_some_and(|tool| tool.cacheable());
+            let input = if cacheable { tool_use.input.clone() } else { Value::Object(Map::new()) };
+            let mut recorded = ToolUseBlock::new(tool_use.id.clone(), tool_use.name.clone(), input);
+            if let Some(point) = retrace_vision::action_point(&recorded.input) {
+                let shot = |key: Option<ScreenKey>, screens: &mut Screens<'_>| -> Result<Option<String>, RecordError> {
+                    let Some(key) = key else { return Ok(None) };
+                    let image = screens.get(key).map_err(|source| RecordError::Screenshot {
+                        step,
+                        id: tool_use.id.clone(),
+                        message: key.0,
+                        source,
+                    })?;
+                    let Some(image) = image else { return Ok(None) };
+                    let region = retrace_vision::action_region(point, settings.region_size, image.width(), image.height());
+                    let hash = retrace_vision::region_hash(image, region, settings.method, settings.hash_size)
+                        .map_err(|source| RecordError::Hash { step, id: tool_use.id.clone(), x: point.0, y: point.1, source })?;
+                    Ok(Some(hash.to_string()))
+                };
+                recorded.visual_representation = shot(before, &mut screens)?;
+                if let Some(after) = shot(after_screens.get(tool_use.id.as_str()).copied(), &mut screens)? {
+                    recorded.extra.insert(AFTER_HASH_FIELD.to_owned(), Value::String(after));
+                }
+            }
+            if first_size.is_none()
+                && let Some(key) = before
+                && let Ok(Some(image)) = screens.get(key)
+            {
+                first_size = Some((image.width(), image.height()));
+            }
+            trajectory.push(recorded);
+        }
+    }
+    if trajectory.is_empty() {
+        return Err(RecordError::Empty);
+    }
+    if first_size.is_none()
+        && let Some(key) = before
+        && let Ok(Some(image)) = screens.get(key)
+    {
+        first_size = Some((image.width(), image.height()));
+    }
+
+    let presets: Vec<(String, String)> = preset_pairs(&settings.parameters);
+    for step in &mut trajectory {
+        step.input = parameterize_value(&step.input, &presets);
+    }
+
+    let mut metadata = CacheMetadata::new(jiff::Timestamp::now(), Some(goal_template.to_owned()));
+    metadata.token_usage = Some(usage);
+    metadata.visual_validation = Some(VisualValidation {
+        enabled: settings.visual_validation,
+        method: settings.method.name().to_owned(),
+        region_size: settings.region_size,
+        extra: Map::new(),
+    });
+    if let Some((width, height)) = settings.display_size.or(first_size) {
+        metadata.extra.insert(DISPLAY_SIZE_FIELD.to_owned(), json!([width, height]));
+    }
+    let mut file = CacheFile::new(metadata, trajectory);
+    file.cache_parameters = parameters_in_trajectory(&file.trajectory)
+        .into_iter()
+        .map(|name| {
+            let description =
+                settings.parameter_descriptions.get(&name).cloned().unwrap_or_else(|| default_description(&name));
+            (name, description)
+        })
+        .collect();
+    warn_on_leftover_values(&file, &presets);
+    Ok(file)
+}
+
+/// askui's description of a parameter: `Parameter for <name>`.
+pub fn default_description(name: &str) -> String {
+    format!("Parameter for {name}")
+}
+
+/// The (name, value) pairs of preset values. `ParameterValues` keeps values private, so each
+/// is read back by rendering its own placeholder.
+fn preset_pairs(values: &ParameterValues) -> Vec<(String, String)> {
+    values
+        .names()
+        .filter_map(|name| {
+            let value = Template::parse(&format!("{{{{{name}}}}}")).render(values).ok()?;
+            Some((name.to_owned(), value))
+        })
+        .collect()
+}
+
+/// Warns (naming the parameter, never its value) when a value still occurs in the file, for
+/// example inside a longer word where it was deliberately not replaced.
+fn warn_on_leftover_values(file: &CacheFile, values: &[(String, String)]) {
+    let text = file.to_json().to_string();
+    for (name, value) in values {
+        if !value.is_empty() && text.contains(value.as_str()) {
+            tracing::warn!(parameter = %name, "the value of a parameter still occurs in the recording (inside other text)");
+        }
+    }
+}
+
+/// Writes `file` to `store` as `name`, or under a generated name when `None`. Returns the
+/// path written.
+pub fn record(store: &CacheStore, name: Option<&str>, file: &CacheFile) -> Result<PathBuf, RecordError> {
+    Ok(match name {
+        Some(name) => store.write(name, file)?,
+        None => store.write_new(file)?,
+    })
+}
+
+/// What [`record_repaired`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepairedRecord {
+    /// The repaired recording.
+    pub path: PathBuf,
+    /// Where the file it replaced was kept (`<name>.previous-<time>.json`), when there was one.
+    pub previous: Option<PathBuf>,
+}
+
+/// Writes the trajectory of a run the model had to repair as `name`, keeping the file it
+/// replaces beside it as `<name>.previous-<UTC time>.json`. The kept copy is marked invalid
+/// (so listings and the model do not offer it) with a reason naming the new file.
+pub fn record_repaired(store: &CacheStore, name: &str, file: &CacheFile) -> Result<RepairedRecord, RecordError> {
+    let path = store.resolve(name)?;
+    let previous = if path.exists() {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("trajectory").to_owned();
+        let at = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%S%6fZ").to_string();
+        let previous_name = format!("{stem}.previous-{at}.json");
+        let previous_path = store.resolve(&previous_name)?;
+        std::fs::copy(&path, &previous_path)
+            .map_err(|source| RecordError::KeepPrevious { path: previous_path.clone(), source })?;
+        let file_name = path.file_name().and_then(|s| s.to_str()).unwrap_or(name).to_owned();
+        store.update(
+            &previous_name,
+            &MetadataUpdate::Invalidate { reason: format!("replaced by the repaired recording {file_name}") },
+            &Validators::none(),
+        )?;
+        Some(previous_path)
+    } else {
+        None
+    };
+    let path = store.write(name, file)?;
+    Ok(RepairedRecord { path, previous })
+}
+
+#[cfg(test)]
+#[path = "recorder_tests.rs"]
+mod tests;

@@ -1,0 +1,63 @@
+//! `retrace cache`: list, show, check, invalidate and revalidate trajectory cache files
+//! (askui v0.2/v0.3 files and legacy lists included). The work is done by `retrace-cache`;
+//! this module parses arguments and prints.
+
+mod check;
+mod list;
+mod mark;
+mod show;
+
+use clap::Subcommand;
+
+use crate::outcome::Outcome;
+
+/// Inspect and manage trajectory cache files: the recordings retrace (or askui) replays.
+///
+/// Examples:
+///   retrace cache list --dir .cache
+///   retrace cache show .retrace_cache/login.json
+///   retrace cache check .retrace_cache/*.json
+///   retrace cache invalidate .retrace_cache/login.json --reason "login page redesigned"
+///   retrace cache revalidate .retrace_cache/login.json
+///
+/// Exit codes: 0 ok, 1 a check found problems, 2 error (unreadable file, bad arguments).
+#[derive(Debug, clap::Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    command: CacheCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum CacheCommand {
+    List(list::ListArgs),
+    Show(show::ShowArgs),
+    Check(check::CheckArgs),
+    Invalidate(mark::InvalidateArgs),
+    Revalidate(mark::RevalidateArgs),
+}
+
+/// Runs one `retrace cache` subcommand.
+pub fn run(args: CacheArgs) -> anyhow::Result<Outcome> {
+    match args.command {
+        CacheCommand::List(args) => list::run(args),
+        CacheCommand::Show(args) => show::run(args),
+        CacheCommand::Check(args) => check::run(args),
+        CacheCommand::Invalidate(args) => mark::run_invalidate(args),
+        CacheCommand::Revalidate(args) => mark::run_revalidate(args),
+    }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// `text` cut to `max` characters, with `...` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max.saturating_sub(3)).collect();
+    format!("{kept}...")
+}

@@ -1,0 +1,119 @@
+//! `retrace do`: runs `computer` tool actions on a page, in order, saving the screenshot
+//! after each. Handy for trying actions and for debugging recordings.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use anyhow::anyhow;
+use retrace_drive::computer::ComputerTool;
+use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+
+use super::screenshot::BrowserArgs;
+use super::screenshot::open;
+use super::screenshot::parse_size;
+use super::screenshot::runtime;
+use super::screenshot::write_png;
+use crate::outcome::Outcome;
+
+/// Open a page in headless Chromium and run computer-tool actions on it, in order, printing
+/// one line per action and saving the screenshot taken after each.
+///
+/// Each ACTION_JSON is one input of the `computer` tool (Anthropic computer use).
+///
+/// Example:
+///   retrace do http://127.0.0.1:8080/ \
+///     '{"action": "left_click", "coordinate": [640, 300]}' \
+///     '{"action": "type", "text": "demo"}' '{"action": "key", "text": "Return"}' \
+///     --screenshots shots/
+#[derive(Debug, clap::Args)]
+pub struct DoArgs {
+    /// The page to open.
+    pub url: String,
+    /// Actions as JSON objects, e.g. '{"action": "key", "text": "Tab"}'.
+    #[arg(value_name = "ACTION_JSON", required = true)]
+    pub actions: Vec<String>,
+    /// Save the screenshot after each action here, as `NNN-<action>.png`.
+    #[arg(long, value_name = "DIR")]
+    pub screenshots: Option<PathBuf>,
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+    /// The screen size the actions' coordinates refer to, when it differs from `--size`.
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub model_size: Option<(u32, u32)>,
+    /// Print one JSON object per action (`step`, `action`, `text`, `screenshot`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses every action first (so a typo fails before the browser starts), then runs them.
+pub fn run(args: DoArgs) -> anyhow::Result<Outcome> {
+    let actions = args
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            let value: serde_json::Value = serde_json::from_str(text)
+                .with_context(|| format!("action {} is not JSON: {text}", index + 1))?;
+            retrace_drive::computer::action::parse(&value)
+                .map_err(|message| anyhow!("action {}: {message}", index + 1))?;
+            anyhow::Ok(value)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    runtime()?.block_on(run_actions(&args, actions))
+}
+
+async fn run_actions(args: &DoArgs, actions: Vec<serde_json::Value>) -> anyhow::Result<Outcome> {
+    let (_browser, page) = open(&args.browser, &args.url).await?;
+    let tool = ComputerTool::new(
+        Arc::new(page),
+        ComputerToolConfig {
+            model_size: args.model_size,
+            screenshot_after_action: true,
+            ..ComputerToolConfig::default()
+        },
+    )
+    .await?;
+    for (index, input) in actions.into_iter().enumerate() {
+        let step = index + 1;
+        let name = input["action"].as_str().unwrap_or("action").to_owned();
+        let output = match tool.call(input.clone()).await {
+            Ok(output) => output,
+            Err(ToolError::ForModel(message)) => {
+                return Err(anyhow!("action {step} ({input}): {message}"));
+            }
+            Err(ToolError::Fatal(error)) => {
+                return Err(anyhow!(error).context(format!("action {step} ({input})")));
+            }
+        };
+        let saved = match (&args.screenshots, &output.screenshot) {
+            (Some(dir), Some(shot)) => {
+                let path = dir.join(format!("{step:03}-{name}.png"));
+                write_png(&path, &shot.png)?;
+                Some(path)
+            }
+            _ => None,
+        };
+        if args.json {
+            let line = serde_json::json!({
+                "step": step,
+                "action": input,
+                "text": output.text,
+                "screenshot": saved,
+            });
+            println!("{line}");
+        } else {
+            let mut line = format!("{step:>3} {input}");
+            if let Some(text) = &output.text {
+                line.push_str(&format!(" -> {text}"));
+            }
+            if let Some(path) = &saved {
+                line.push_str(&format!(" -> {}", path.display()));
+            }
+            println!("{line}");
+        }
+    }
+    Ok(Outcome::Pass)
+}

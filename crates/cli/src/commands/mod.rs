@@ -1,0 +1,45 @@
+//! The subcommands. Each module owns its clap `Args` and a `run` that returns an [`Outcome`].
+//! To add a command: a module here, a variant in [`Command`], an arm in [`run`].
+
+use clap::Subcommand;
+
+use crate::outcome::Outcome;
+
+mod cache;
+mod diff;
+mod do_actions;
+mod replay;
+mod hash;
+mod schema;
+mod screenshot;
+mod serve_demo;
+
+/// Every `retrace` subcommand.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    // No doc comment here: clap would show it instead of `HashArgs`' (which has the examples).
+    Hash(hash::HashArgs),
+    // Likewise: `retrace diff --help` shows `DiffArgs`' doc comment.
+    Diff(diff::DiffArgs),
+    Cache(cache::CacheArgs),
+    ServeDemo(serve_demo::ServeDemoArgs),
+    Screenshot(screenshot::ScreenshotArgs),
+    Do(do_actions::DoArgs),
+    Replay(replay::ReplayArgs),
+    /// Print the JSON Schemas models answer in, or validate an answer (exit 1 when invalid).
+    Schema(schema::SchemaArgs),
+}
+
+/// Runs one subcommand to its end.
+pub fn run(command: Command) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Hash(args) => hash::run(args),
+        Command::Diff(args) => diff::run(args),
+        Command::Cache(args) => cache::run(args),
+        Command::ServeDemo(args) => serve_demo::run(args),
+        Command::Screenshot(args) => screenshot::run(args),
+        Command::Do(args) => do_actions::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Schema(args) => schema::run(args),
+    }
+}

@@ -1,0 +1,79 @@
+//! `retrace serve-demo`: prints its URL, serves the demo app there, and exits 0 on Ctrl-C.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
+use std::io::BufRead;
+use std::io::BufReader;
+use std::io::Read;
+use std::io::Write;
+use std::net::TcpStream;
+use std::process::Command;
+use std::process::Stdio;
+
+/// A plain HTTP/1.1 GET; returns the status line and the body.
+fn http_get(addr: &str, path: &str) -> (String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (head.lines().next().unwrap().to_owned(), body.to_owned())
+}
+
+#[test]
+fn serve_demo_prints_its_url_serves_v2_and_stops_on_sigint() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .args([
+            "serve-demo",
+            "--port",
+            "0",
+            "--layout",
+            "v2",
+            "--latency-ms",
+            "5..9",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(info["layout"], "v2");
+    assert_eq!(info["latency_ms"], "5..9");
+    let url = info["url"].as_str().unwrap();
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+
+    let (status, body) = http_get(addr, "/");
+    assert!(status.contains("200"), "{status}");
+    assert!(body.contains("class=\"layout-v2 login\""));
+
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "exit status {status:?}");
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "still serving after Ctrl-C"
+    );
+}
+
+#[test]
+fn serve_demo_rejects_a_bad_latency_naming_it() {
+    let output = Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .args(["serve-demo", "--latency-ms", "900..100"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("900..100"), "{stderr}");
+}

@@ -1,0 +1,151 @@
+//! The [`Backend`] trait: what retrace needs from anything it can act on (a browser page, an
+//! X11 desktop). Tools are written against this trait, never against a concrete backend.
+//!
+//! Coordinates are in the backend's own pixels (the real display); scaling between the size
+//! the model sees and the display is the computer tool's job, not the backend's.
+
+use async_trait::async_trait;
+
+use crate::error::DriveError;
+
+/// A PNG screenshot with its pixel size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Screenshot {
+    /// The encoded PNG bytes, exactly as the backend produced them.
+    pub png: Vec<u8>,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseButton {
+    /// The primary button.
+    Left,
+    /// The secondary button.
+    Right,
+    /// The wheel button.
+    Middle,
+}
+
+/// Which way to scroll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScrollDirection {
+    /// Content moves down (the view goes up).
+    Up,
+    /// The usual "scroll down".
+    Down,
+    /// Towards the left.
+    Left,
+    /// Towards the right.
+    Right,
+}
+
+/// A point in backend pixels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Point {
+    /// Pixels from the left edge.
+    pub x: i32,
+    /// Pixels from the top edge.
+    pub y: i32,
+}
+
+/// A rectangle in backend pixels (CSS pixels for browsers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoundingBox {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+/// Something retrace can see and act on: screenshots in, mouse and keyboard out.
+///
+/// Every method names what it was doing in its error, so a backend that died mid-run says
+/// "taking a screenshot" or "clicking at (10, 20)" rather than "connection closed".
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// A short name for logs and errors ("chromium", "x11").
+    fn name(&self) -> &str;
+    /// The display size in pixels (width, height).
+    async fn display_size(&self) -> Result<(u32, u32), DriveError>;
+    /// Captures the whole display as PNG.
+    async fn screenshot(&self) -> Result<Screenshot, DriveError>;
+    /// Moves the pointer to `to`.
+    async fn mouse_move(&self, to: Point) -> Result<(), DriveError>;
+    /// Presses `button` at the current pointer position.
+    async fn mouse_down(&self, button: MouseButton) -> Result<(), DriveError>;
+    /// Releases `button` at the current pointer position.
+    async fn mouse_up(&self, button: MouseButton) -> Result<(), DriveError>;
+    /// Moves to `at` and clicks `button` `count` times (2 = double click, 3 = triple).
+    async fn click(&self, at: Point, button: MouseButton, count: u32) -> Result<(), DriveError>;
+    /// Presses the left button at `from`, moves to `to`, releases.
+    async fn drag(&self, from: Point, to: Point) -> Result<(), DriveError>;
+    /// Scrolls `amount` notches in `direction` with the pointer at `at`.
+    async fn scroll(&self, at: Point, direction: ScrollDirection, amount: u32)
+    -> Result<(), DriveError>;
+    /// Types `text`; with `delay_ms`, waits that long between characters.
+    async fn type_text(&self, text: &str, delay_ms: Option<u64>) -> Result<(), DriveError>;
+    /// Presses and releases a key combination in xdotool names (`ctrl+a`, `Return`,
+    /// `shift+Tab`).
+    async fn key(&self, combo: &str) -> Result<(), DriveError>;
+    /// Holds a key combination down for `duration_ms`, then releases it.
+    async fn hold_key(&self, combo: &str, duration_ms: u64) -> Result<(), DriveError>;
+    /// Presses the keys of a combination and leaves them held (for modifiers held during a
+    /// click or scroll). Backends that cannot hold keys say so.
+    async fn key_down(&self, combo: &str) -> Result<(), DriveError> {
+        Err(DriveError::InvalidInput(format!(
+            "the {} backend cannot hold `{combo}` down",
+            self.name()
+        )))
+    }
+    /// Releases the keys of a combination pressed with [`Backend::key_down`].
+    async fn key_up(&self, combo: &str) -> Result<(), DriveError> {
+        Err(DriveError::InvalidInput(format!(
+            "the {} backend cannot release `{combo}`",
+            self.name()
+        )))
+    }
+    /// The pointer position as the backend last placed it.
+    async fn cursor_position(&self) -> Result<Point, DriveError>;
+    /// The browser-only capabilities, when this backend is a browser.
+    fn as_browser(&self) -> Option<&dyn BrowserBackend> {
+        None
+    }
+}
+
+/// What a browser adds to a [`Backend`]: navigation, the DOM, network idleness.
+#[async_trait]
+pub trait BrowserBackend: Backend {
+    /// Navigates to `url` and waits for the load event.
+    async fn navigate(&self, url: &str) -> Result<(), DriveError>;
+    /// Waits until no request has been in flight for `idle_ms`, or `timeout_ms` passes.
+    async fn wait_for_network_idle(&self, idle_ms: u64, timeout_ms: u64) -> Result<(), DriveError>;
+    /// The box of the innermost element at `at`, if any.
+    async fn element_box_at(&self, at: Point) -> Result<Option<BoundingBox>, DriveError>;
+    /// The box of the first element matching a CSS `selector`, if any.
+    async fn query_selector(&self, selector: &str) -> Result<Option<BoundingBox>, DriveError>;
+    /// A compact, size-bounded JSON view of the page's interactive elements.
+    async fn dom_snapshot(&self) -> Result<serde_json::Value, DriveError>;
+    /// The current page URL.
+    async fn current_url(&self) -> Result<String, DriveError>;
+    /// Evaluates a JavaScript expression in the page and returns its JSON value (promises are
+    /// awaited). The escape hatch for page-level logic such as "wait until this selector is
+    /// visible and enabled".
+    async fn evaluate(&self, expression: &str) -> Result<serde_json::Value, DriveError>;
+    /// Closes this page. Later calls fail with [`DriveError::BackendGone`].
+    async fn close(&self) -> Result<(), DriveError>;
+}
+
+/// Opens new, independent pages (tabs) in one browser: each web executor session is one page.
+#[async_trait]
+pub trait PageFactory: Send + Sync {
+    /// Opens a blank page at the browser's configured viewport size.
+    async fn new_page(&self) -> Result<std::sync::Arc<dyn BrowserBackend>, DriveError>;
+}

@@ -1,0 +1,422 @@
+//! [`ChromiumPage`]: one browser tab as a [`Backend`] and [`BrowserBackend`].
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use base64::Engine;
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
+use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotParams;
+use chromiumoxide::cdp::browser_protocol::page::CloseParams;
+use chromiumoxide::cdp::browser_protocol::page::GetLayoutMetricsParams;
+use chromiumoxide::cdp::browser_protocol::page::Viewport;
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+
+use super::dom;
+use super::input;
+use super::input::InputState;
+use super::launch::BACKEND;
+use super::launch::BrowserCore;
+use super::network::NetworkTracker;
+use crate::backend::Backend;
+use crate::backend::BoundingBox;
+use crate::backend::BrowserBackend;
+use crate::backend::MouseButton;
+use crate::backend::Point;
+use crate::backend::Screenshot;
+use crate::backend::ScrollDirection;
+use crate::error::DriveError;
+
+/// One Chromium tab: screenshots, mouse and keyboard over CDP, navigation and the DOM.
+#[derive(Debug)]
+pub struct ChromiumPage {
+    core: Arc<BrowserCore>,
+    page: Page,
+    input: InputState,
+    network: NetworkTracker,
+    closed: AtomicBool,
+}
+
+impl ChromiumPage {
+    pub(crate) async fn new(core: Arc<BrowserCore>, page: Page) -> Result<Self, DriveError> {
+        let doing = "setting up a new page";
+        let metrics = SetDeviceMetricsOverrideParams::new(
+            i64::from(core.width),
+            i64::from(core.height),
+            1.0,
+            false,
+        );
+        page.execute(metrics)
+            .await
+            .map_err(|e| core.error(doing, e))?;
+        let network = NetworkTracker::attach(&page)
+            .await
+            .map_err(|e| core.error(doing, e))?;
+        Ok(Self {
+            core,
+            page,
+            input: InputState::default(),
+            network,
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// Fails with `BackendGone` when this page was closed.
+    fn check_open(&self, doing: &str) -> Result<(), DriveError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(DriveError::BackendGone {
+                backend: BACKEND.to_owned(),
+                doing: doing.to_owned(),
+                detail: "the page was closed".to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    fn error(&self, doing: &str, error: chromiumoxide::error::CdpError) -> DriveError {
+        self.core.error(doing, error)
+    }
+
+    /// Captures the viewport, or with `full_page` the whole scrollable page, as PNG.
+    pub async fn capture(&self, full_page: bool) -> Result<Screenshot, DriveError> {
+        let doing = if full_page {
+            "taking a full-page screenshot"
+        } else {
+            "taking a screenshot"
+        };
+        self.check_open(doing)?;
+        let mut params = CaptureScreenshotParams {
+            format: Some(CaptureScreenshotFormat::Png),
+            ..CaptureScreenshotParams::default()
+        };
+        if full_page {
+            let metrics = self
+                .page
+                .execute(GetLayoutMetricsParams::default())
+                .await
+                .map_err(|e| self.error(doing, e))?;
+            let size = &metrics.result.css_content_size;
+            let width = size.width.ceil().max(f64::from(self.core.width));
+            let height = size.height.ceil().max(f64::from(self.core.height));
+            params.clip = Some(Viewport {
+                x: 0.0,
+                y: 0.0,
+                width,
+                height,
+                scale: 1.0,
+            });
+            params.capture_beyond_viewport = Some(true);
+        }
+        let shot = self
+            .page
+            .execute(params)
+            .await
+            .map_err(|e| self.error(doing, e))?;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(AsRef::<str>::as_ref(&shot.result.data))
+            .map_err(|e| DriveError::Operation {
+                backend: BACKEND.to_owned(),
+                doing: doing.to_owned(),
+                detail: format!("the screenshot is not base64: {e}"),
+            })?;
+        let (width, height) = png_size(&png).ok_or_else(|| DriveError::Operation {
+            backend: BACKEND.to_owned(),
+            doing: doing.to_owned(),
+            detail: "the screenshot is not a PNG".to_owned(),
+        })?;
+        Ok(Screenshot { png, width, height })
+    }
+
+    /// The underlying chromiumoxide page, for callers that need a CDP command retrace does
+    /// not wrap.
+    pub fn cdp_page(&self) -> &Page {
+        &self.page
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    const SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
+    if png.len() < 24 || png[..8] != SIGNATURE || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let width = u32::from_be_bytes(png[16..20].try_into().ok()?);
+    let height = u32::from_be_bytes(png[20..24].try_into().ok()?);
+    Some((width, height))
+}
+
+#[async_trait]
+impl Backend for ChromiumPage {
+    fn name(&self) -> &str {
+        BACKEND
+    }
+
+    async fn display_size(&self) -> Result<(u32, u32), DriveError> {
+        Ok((self.core.width, self.core.height))
+    }
+
+    async fn screenshot(&self) -> Result<Screenshot, DriveError> {
+        self.capture(false).await
+    }
+
+    async fn mouse_move(&self, to: Point) -> Result<(), DriveError> {
+        let doing = format!("moving the mouse to ({}, {})", to.x, to.y);
+        self.check_open(&doing)?;
+        self.input
+            .move_to(&self.page, to)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn mouse_down(&self, button: MouseButton) -> Result<(), DriveError> {
+        let doing = format!("pressing the {button:?} mouse button");
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.input
+            .down(&self.page, button, 1)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn mouse_up(&self, button: MouseButton) -> Result<(), DriveError> {
+        let doing = format!("releasing the {button:?} mouse button");
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.input
+            .up(&self.page, button, 1)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn click(&self, at: Point, button: MouseButton, count: u32) -> Result<(), DriveError> {
+        let doing = format!("clicking at ({}, {})", at.x, at.y);
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.input
+            .click(&self.page, at, button, count)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn drag(&self, from: Point, to: Point) -> Result<(), DriveError> {
+        let doing = format!(
+            "dragging from ({}, {}) to ({}, {})",
+            from.x, from.y, to.x, to.y
+        );
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.input
+            .drag(&self.page, from, to)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn scroll(
+        &self,
+        at: Point,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<(), DriveError> {
+        let doing = format!(
+            "scrolling {direction:?} by {amount} at ({}, {})",
+            at.x, at.y
+        );
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.input
+            .scroll(&self.page, at, direction, amount)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn type_text(&self, text: &str, delay_ms: Option<u64>) -> Result<(), DriveError> {
+        let doing = format!("typing {} characters", text.chars().count());
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.input
+            .type_text(&self.page, text, delay_ms.map(Duration::from_millis))
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn key(&self, combo: &str) -> Result<(), DriveError> {
+        let keys = input::parse(combo)?;
+        let doing = format!("pressing `{combo}`");
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.input
+            .keys_down(&self.page, &keys)
+            .await
+            .map_err(|e| self.error(&doing, e))?;
+        self.input
+            .keys_up(&self.page, &keys)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn hold_key(&self, combo: &str, duration_ms: u64) -> Result<(), DriveError> {
+        let keys = input::parse(combo)?;
+        let doing = format!("holding `{combo}` for {duration_ms} ms");
+        self.check_open(&doing)?;
+        self.input
+            .keys_down(&self.page, &keys)
+            .await
+            .map_err(|e| self.error(&doing, e))?;
+        tokio::time::sleep(Duration::from_millis(duration_ms)).await;
+        self.input
+            .keys_up(&self.page, &keys)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn key_down(&self, combo: &str) -> Result<(), DriveError> {
+        let keys = input::parse(combo)?;
+        let doing = format!("pressing down `{combo}`");
+        self.check_open(&doing)?;
+        self.input
+            .keys_down(&self.page, &keys)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn key_up(&self, combo: &str) -> Result<(), DriveError> {
+        let keys = input::parse(combo)?;
+        let doing = format!("releasing `{combo}`");
+        self.check_open(&doing)?;
+        self.input
+            .keys_up(&self.page, &keys)
+            .await
+            .map_err(|e| self.error(&doing, e))
+    }
+
+    async fn cursor_position(&self) -> Result<Point, DriveError> {
+        Ok(self.input.cursor())
+    }
+
+    fn as_browser(&self) -> Option<&dyn BrowserBackend> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl BrowserBackend for ChromiumPage {
+    async fn navigate(&self, url: &str) -> Result<(), DriveError> {
+        let doing = format!("opening {url}");
+        self.check_open(&doing)?;
+        self.network.touch();
+        self.page
+            .goto(url)
+            .await
+            .map_err(|e| self.error(&doing, e))?;
+        Ok(())
+    }
+
+    async fn wait_for_network_idle(&self, idle_ms: u64, timeout_ms: u64) -> Result<(), DriveError> {
+        let doing = "waiting for the network to go idle";
+        self.check_open(doing)?;
+        let idle = Duration::from_millis(idle_ms);
+        let started = Instant::now();
+        loop {
+            if self.core.is_dead() {
+                return Err(DriveError::BackendGone {
+                    backend: BACKEND.to_owned(),
+                    doing: doing.to_owned(),
+                    detail: "the DevTools connection closed".to_owned(),
+                });
+            }
+            let (in_flight, quiet_for) = self.network.status();
+            if in_flight == 0 && quiet_for >= idle {
+                return Ok(());
+            }
+            if started.elapsed() >= Duration::from_millis(timeout_ms) {
+                return Err(DriveError::Timeout {
+                    doing: format!("{doing} ({in_flight} requests still in flight)"),
+                    timeout_ms,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn element_box_at(&self, at: Point) -> Result<Option<BoundingBox>, DriveError> {
+        let value = self.evaluate(&dom::element_box_at_js(at.x, at.y)).await?;
+        Ok(dom::parse_box(&value))
+    }
+
+    async fn query_selector(&self, selector: &str) -> Result<Option<BoundingBox>, DriveError> {
+        let value = self.evaluate(&dom::query_selector_js(selector)).await?;
+        Ok(dom::parse_box(&value))
+    }
+
+    async fn dom_snapshot(&self) -> Result<serde_json::Value, DriveError> {
+        self.evaluate(dom::SNAPSHOT_JS).await
+    }
+
+    async fn current_url(&self) -> Result<String, DriveError> {
+        let doing = "reading the page URL";
+        self.check_open(doing)?;
+        let url = self.page.url().await.map_err(|e| self.error(doing, e))?;
+        Ok(url.unwrap_or_default())
+    }
+
+    async fn evaluate(&self, expression: &str) -> Result<serde_json::Value, DriveError> {
+        let doing = "evaluating JavaScript in the page";
+        self.check_open(doing)?;
+        let params = EvaluateParams::builder()
+            .expression(expression)
+            .await_promise(true)
+            .return_by_value(true)
+            .build()
+            .map_err(|e| DriveError::InvalidInput(format!("bad JavaScript evaluation: {e}")))?;
+        let answer = self
+            .page
+            .execute(params)
+            .await
+            .map_err(|e| self.error(doing, e))?;
+        if let Some(exception) = &answer.result.exception_details {
+            let message = exception
+                .exception
+                .as_ref()
+                .and_then(|e| e.description.clone())
+                .unwrap_or_else(|| exception.text.clone());
+            return Err(DriveError::Operation {
+                backend: BACKEND.to_owned(),
+                doing: doing.to_owned(),
+                detail: format!("the script threw: {message}"),
+            });
+        }
+        Ok(answer.result.result.value.unwrap_or(serde_json::Value::Null))
+    }
+
+    async fn close(&self) -> Result<(), DriveError> {
+        let doing = "closing the page";
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.page
+            .execute(CloseParams::default())
+            .await
+            .map(|_| ())
+            .map_err(|e| self.error(doing, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::png_size;
+
+    #[test]
+    fn png_size_reads_the_header_and_rejects_other_bytes() {
+        let mut png = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13];
+        png.extend_from_slice(b"IHDR");
+        png.extend_from_slice(&1280u32.to_be_bytes());
+        png.extend_from_slice(&800u32.to_be_bytes());
+        assert_eq!(png_size(&png), Some((1280, 800)));
+        assert_eq!(png_size(b"GIF89a not a png at all, no"), None);
+    }
+}

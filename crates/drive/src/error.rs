@@ -1,0 +1,45 @@
+//! Errors of the drive crate. Every variant says what was being done when it happened.
+
+/// An error from a backend or a tool's use of it.
+#[derive(Debug, thiserror::Error)]
+pub enum DriveError {
+    /// The browser or display went away while doing `doing`.
+    #[error("the {backend} backend died while {doing}: {detail}")]
+    BackendGone {
+        /// Which backend ("chromium", "x11").
+        backend: String,
+        /// What was being done ("taking a screenshot", "clicking at (10, 20)").
+        doing: String,
+        /// The underlying cause as text.
+        detail: String,
+    },
+    /// The backend answered, but the operation failed.
+    #[error("{backend}: {doing} failed: {detail}")]
+    Operation {
+        /// Which backend.
+        backend: String,
+        /// What was being done.
+        doing: String,
+        /// The underlying cause as text.
+        detail: String,
+    },
+    /// The backend could not be started or reached.
+    #[error("cannot start or reach the {backend} backend: {detail}")]
+    Launch {
+        /// Which backend.
+        backend: String,
+        /// Why.
+        detail: String,
+    },
+    /// An argument was out of range or malformed (a key name, a point off screen).
+    #[error("{0}")]
+    InvalidInput(String),
+    /// Waiting for something took longer than allowed.
+    #[error("timed out after {timeout_ms} ms while {doing}")]
+    Timeout {
+        /// What was being waited for.
+        doing: String,
+        /// The limit that passed.
+        timeout_ms: u64,
+    },
+}

@@ -1,0 +1,20 @@
+//! retrace-drive: the things retrace acts on and the tools a model calls on them.
+//!
+//! - [`backend::Backend`]: screenshot, mouse, keyboard; [`backend::BrowserBackend`] adds
+//!   navigation and the DOM.
+//! - Backends: headless Chromium over CDP, an X11 desktop (feature `x11`).
+//! - Tools: the `computer` tool (Anthropic computer-use actions) and the web executor.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod backend;
+pub mod chromium;
+pub mod computer;
+pub mod error;
+pub mod tool;
+pub mod web;
+#[cfg(feature = "x11")]
+pub mod x11;
+
+pub use backend::Backend;
+pub use backend::BrowserBackend;
+pub use error::DriveError;

@@ -1,0 +1,606 @@
+//! The web executor: command-level browser automation by CSS selector, for agents that answer
+//! in structured JSON rather than with screen coordinates (the command set of the seed design:
+//! `OPEN_PAGE`, `CLICK_ELEMENT`, `INPUT_TEXT`, `SAVE_VARIABLE`, `GET_DOM`).
+//!
+//! - [`WebExecutor`] owns **sessions**: each is one page from a [`PageFactory`] plus its own
+//!   variables map, opened, listed and closed by id. Commands run in one session.
+//! - [`Request`] parses the wire form `{"sessionId"?, "action", "parameters"}` (what
+//!   retrace-schema's `ExecutorCommand` serializes to); a missing `sessionId` means the
+//!   [`DEFAULT_SESSION`], opened on first use.
+//! - [`WebExecutorTool`] offers the same to a model as the `web_executor` [`crate::tool::Tool`].
+//!
+//! Every command waits rather than sleeps: `OPEN_PAGE` for the load event and network idle,
+//! `CLICK_ELEMENT` and `INPUT_TEXT` until the element is visible, enabled, uncovered and
+//! still, `SAVE_VARIABLE` until it exists; each up to a timeout, after which the error names
+//! the command, the selector, the session and what was last seen.
+//!
+//! It does not resolve `${variable}` references (retrace-schema does that before a command
+//! reaches the executor), and it never echoes the text typed by `INPUT_TEXT` (it may be a
+//! password).
+//!
+//! ```no_run
+//! # async fn demo(factory: std::sync::Arc<dyn retrace_drive::backend::PageFactory>) -> Result<(), retrace_drive::web::WebError> {
+//! use retrace_drive::web::{WebCommand, WebExecutor, WebExecutorConfig};
+//!
+//! let executor = WebExecutor::new(factory, WebExecutorConfig::default());
+//! let session = executor.open_session(None).await?;
+//! executor
+//!     .execute(&session, &WebCommand::OpenPage { url: "http://127.0.0.1:8080/".into() })
+//!     .await?;
+//! executor
+//!     .execute(&session, &WebCommand::ClickElement { selector: "#sign-in".into() })
+//!     .await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod command;
+mod element;
+mod error;
+mod tool;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use self::command::ACTIONS;
+pub use self::command::Request;
+pub use self::command::WebCommand;
+pub use self::command::check_variable_name;
+pub use self::command::url_refusal;
+use self::element::WaitFailure;
+use self::element::Want;
+pub use self::error::WebError;
+pub use self::tool::WebExecutorTool;
+use crate::backend::BrowserBackend;
+use crate::backend::MouseButton;
+use crate::backend::PageFactory;
+use crate::backend::Point;
+use crate::error::DriveError;
+
+/// The session a request without `sessionId` runs in; opened on first use.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// How the executor waits and what it allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebExecutorConfig {
+    /// URL schemes `OPEN_PAGE` may open (compared without case). `javascript:` is refused
+    /// even when listed.
+    pub allowed_url_schemes: Vec<String>,
+    /// How long `CLICK_ELEMENT`, `INPUT_TEXT` and `SAVE_VARIABLE` wait for their element, in ms.
+    pub element_timeout_ms: u64,
+    /// How often they look, in ms.
+    pub poll_ms: u64,
+    /// How long the network must be quiet to count as idle, in ms.
+    pub network_idle_ms: u64,
+    /// The longest wait for network idle after `OPEN_PAGE`, a click or typing, in ms. Not an
+    /// error when it passes (pages that poll never go quiet); the result says so.
+    pub network_idle_timeout_ms: u64,
+    /// The most characters `GET_DOM` returns; elements past it are dropped and `truncated`
+    /// is set.
+    pub max_dom_chars: usize,
+}
+
+impl Default for WebExecutorConfig {
+    fn default() -> Self {
+        Self {
+            allowed_url_schemes: vec!["http".to_owned(), "https".to_owned()],
+            element_timeout_ms: 10_000,
+            poll_ms: 50,
+            network_idle_ms: 250,
+            network_idle_timeout_ms: 10_000,
+            max_dom_chars: 20_000,
+        }
+    }
+}
+
+/// What a command did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommandOutcome {
+    /// The action (`CLICK_ELEMENT`).
+    pub action: String,
+    /// The session it ran in (empty for `LIST_SESSIONS`).
+    pub session: String,
+    /// One line for a model or a log ("Clicked `#sign-in` at (551, 467)").
+    pub message: String,
+    /// Structured detail: the URL opened, the point clicked, the variable saved, the DOM view,
+    /// the session list.
+    pub data: Option<Value>,
+}
+
+/// One open session, as [`WebExecutor::list_sessions`] describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionInfo {
+    /// The session id.
+    pub id: String,
+    /// The page's URL, or `None` when it cannot be read (the page is gone).
+    pub url: Option<String>,
+    /// The variables saved in it.
+    pub variables: BTreeMap<String, String>,
+}
+
+struct Session {
+    page: Arc<dyn BrowserBackend>,
+    variables: Mutex<BTreeMap<String, String>>,
+}
+
+/// Runs web commands in sessions, each a page of one browser. See the module docs.
+pub struct WebExecutor {
+    factory: Arc<dyn PageFactory>,
+    config: WebExecutorConfig,
+    sessions: Mutex<BTreeMap<String, Arc<Session>>>,
+    next_id: AtomicU64,
+    /// Serializes session opening, so two requests for the default session open one page.
+    opening: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for WebExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebExecutor")
+            .field("config", &self.config)
+            .field("sessions", &self.session_ids())
+            .finish()
+    }
+}
+
+/// Locks a mutex whose data stays consistent even if a holder panicked (plain maps,
+/// replaced whole), so poisoning is not an error here.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl WebExecutor {
+    /// An executor opening its pages from `factory`.
+    pub fn new(factory: Arc<dyn PageFactory>, config: WebExecutorConfig) -> Self {
+        Self {
+            factory,
+            config,
+            sessions: Mutex::new(BTreeMap::new()),
+            next_id: AtomicU64::new(1),
+            opening: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &WebExecutorConfig {
+        &self.config
+    }
+
+    /// Opens a session with a new blank page: named `id`, or `session-N` when `None`.
+    pub async fn open_session(&self, id: Option<&str>) -> Result<String, WebError> {
+        let _opening = self.opening.lock().await;
+        let id = match id {
+            Some(id) => id.to_owned(),
+            None => loop {
+                let candidate = format!("session-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+                if !lock(&self.sessions).contains_key(&candidate) {
+                    break candidate;
+                }
+            },
+        };
+        if lock(&self.sessions).contains_key(&id) {
+            return Err(WebError::SessionExists { session: id });
+        }
+        let page = self
+            .factory
+            .new_page()
+            .await
+            .map_err(|source| WebError::Backend {
+                action: command::OPEN_SESSION.to_owned(),
+                session: id.clone(),
+                selector: None,
+                source,
+            })?;
+        let session = Arc::new(Session {
+            page,
+            variables: Mutex::new(BTreeMap::new()),
+        });
+        lock(&self.sessions).insert(id.clone(), session);
+        Ok(id)
+    }
+
+    /// Closes the session `id` and its page.
+    pub async fn close_session(&self, id: &str) -> Result<(), WebError> {
+        let session = lock(&self.sessions).remove(id);
+        let Some(session) = session else {
+            return Err(self.unknown_session(command::CLOSE_SESSION, id));
+        };
+        session
+            .page
+            .close()
+            .await
+            .map_err(|source| WebError::Backend {
+                action: command::CLOSE_SESSION.to_owned(),
+                session: id.to_owned(),
+                selector: None,
+                source,
+            })
+    }
+
+    /// The ids of the open sessions, sorted.
+    pub fn session_ids(&self) -> Vec<String> {
+        lock(&self.sessions).keys().cloned().collect()
+    }
+
+    /// Every open session with its URL and variables.
+    pub async fn list_sessions(&self) -> Vec<SessionInfo> {
+        let sessions: Vec<(String, Arc<Session>)> = lock(&self.sessions)
+            .iter()
+            .map(|(id, session)| (id.clone(), Arc::clone(session)))
+            .collect();
+        let mut infos = Vec::with_capacity(sessions.len());
+        for (id, session) in sessions {
+            let url = session.page.current_url().await.ok();
+            let variables = lock(&session.variables).clone();
+            infos.push(SessionInfo { id, url, variables });
+        }
+        infos
+    }
+
+    /// The variables saved in session `id`.
+    pub fn variables(&self, id: &str) -> Result<BTreeMap<String, String>, WebError> {
+        let session = self.session("VARIABLES", id)?;
+        let variables = lock(&session.variables).clone();
+        Ok(variables)
+    }
+
+    /// The page behind session `id`, e.g. to take a screenshot of it.
+    pub fn page(&self, id: &str) -> Result<Arc<dyn BrowserBackend>, WebError> {
+        Ok(Arc::clone(&self.session("PAGE", id)?.page))
+    }
+
+    /// Parses and runs one request in its wire form (see [`Request::from_json`]).
+    pub async fn execute_json(&self, value: &Value) -> Result<CommandOutcome, WebError> {
+        self.execute_request(Request::from_json(value)?).await
+    }
+
+    /// Runs one request. A page command without a session runs in [`DEFAULT_SESSION`],
+    /// which is opened when it is not open yet.
+    pub async fn execute_request(&self, request: Request) -> Result<CommandOutcome, WebError> {
+        match request {
+            Request::Page { session, command } => {
+                let id = match session {
+                    Some(id) => id,
+                    None => {
+                        self.ensure_default_session().await?;
+                        DEFAULT_SESSION.to_owned()
+                    }
+                };
+                self.execute(&id, &command).await
+            }
+            Request::OpenSession { session } => {
+                let id = self.open_session(session.as_deref()).await?;
+                Ok(CommandOutcome {
+                    action: command::OPEN_SESSION.to_owned(),
+                    message: format!("Opened session `{id}`"),
+                    data: Some(serde_json::json!({ "sessionId": id })),
+                    session: id,
+                })
+            }
+            Request::CloseSession { session } => {
+                let id = session.unwrap_or_else(|| DEFAULT_SESSION.to_owned());
+                self.close_session(&id).await?;
+                Ok(CommandOutcome {
+                    action: command::CLOSE_SESSION.to_owned(),
+                    message: format!("Closed session `{id}`"),
+                    data: None,
+                    session: id,
+                })
+            }
+            Request::ListSessions => {
+                let sessions = self.list_sessions().await;
+                let ids: Vec<&str> = sessions.iter().map(|s| s.id.as_str()).collect();
+                let message = if ids.is_empty() {
+                    "No sessions are open".to_owned()
+                } else {
+                    format!("Open sessions: {}", ids.join(", "))
+                };
+                Ok(CommandOutcome {
+                    action: command::LIST_SESSIONS.to_owned(),
+                    session: String::new(),
+                    message,
+                    data: Some(serde_json::json!({ "sessions": sessions })),
+                })
+            }
+        }
+    }
+
+    async fn ensure_default_session(&self) -> Result<(), WebError> {
+        if lock(&self.sessions).contains_key(DEFAULT_SESSION) {
+            return Ok(());
+        }
+        match self.open_session(Some(DEFAULT_SESSION)).await {
+            Ok(_) | Err(WebError::SessionExists { .. }) => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Runs `command` in session `id`.
+    pub async fn execute(
+        &self,
+        id: &str,
+        command: &WebCommand,
+    ) -> Result<CommandOutcome, WebError> {
+        let session = self.session(command.action(), id)?;
+        let run = Run {
+            executor: self,
+            session: &session,
+            id,
+            action: command.action(),
+            selector: command.selector(),
+        };
+        let (message, data) = match command {
+            WebCommand::OpenPage { url } => run.open_page(url).await?,
+            WebCommand::ClickElement { selector } => run.click(selector).await?,
+            WebCommand::InputText { selector, text } => run.input_text(selector, text).await?,
+            WebCommand::SaveVariable {
+                selector,
+                variable_name,
+            } => run.save_variable(selector, variable_name).await?,
+            WebCommand::GetDom => run.get_dom().await?,
+        };
+        Ok(CommandOutcome {
+            action: command.action().to_owned(),
+            session: id.to_owned(),
+            message,
+            data,
+        })
+    }
+
+    fn session(&self, action: &str, id: &str) -> Result<Arc<Session>, WebError> {
+        lock(&self.sessions)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| self.unknown_session(action, id))
+    }
+
+    fn unknown_session(&self, action: &str, id: &str) -> WebError {
+        let ids = self.session_ids();
+        WebError::UnknownSession {
+            action: action.to_owned(),
+            session: id.to_owned(),
+            open: if ids.is_empty() {
+                "none".to_owned()
+            } else {
+                ids.join(", ")
+            },
+        }
+    }
+}
+
+/// One command running in one session: the context every error names.
+struct Run<'a> {
+    executor: &'a WebExecutor,
+    session: &'a Session,
+    id: &'a str,
+    action: &'static str,
+    selector: Option<&'a str>,
+}
+
+type Done = (String, Option<Value>);
+
+impl Run<'_> {
+    fn page(&self) -> &dyn BrowserBackend {
+        self.session.page.as_ref()
+    }
+
+    fn backend(&self, source: DriveError) -> WebError {
+        WebError::Backend {
+            action: self.action.to_owned(),
+            session: self.id.to_owned(),
+            selector: self.selector.map(str::to_owned),
+            source,
+        }
+    }
+
+    /// Waits for network idle; a timeout is only noted (some pages never go quiet).
+    async fn settle(&self) -> Result<&'static str, WebError> {
+        let config = &self.executor.config;
+        match self
+            .page()
+            .wait_for_network_idle(config.network_idle_ms, config.network_idle_timeout_ms)
+            .await
+        {
+            Ok(()) => Ok(""),
+            Err(DriveError::Timeout { .. }) => Ok(" (the network was still busy)"),
+            Err(error) => Err(self.backend(error)),
+        }
+    }
+
+    async fn wait(&self, selector: &str, want: Want) -> Result<element::Ready, WebError> {
+        let config = &self.executor.config;
+        let timeout_ms = config.element_timeout_ms;
+        match element::wait_for(self.page(), selector, want, timeout_ms, config.poll_ms).await {
+            Ok(ready) => Ok(ready),
+            Err(WaitFailure::Invalid(detail)) => Err(WebError::BadSelector {
+                action: self.action.to_owned(),
+                session: self.id.to_owned(),
+                selector: selector.to_owned(),
+                detail,
+            }),
+            Err(WaitFailure::Missing) => Err(WebError::ElementNotFound {
+                action: self.action.to_owned(),
+                session: self.id.to_owned(),
+                selector: selector.to_owned(),
+                timeout_ms,
+                url: self
+                    .page()
+                    .current_url()
+                    .await
+                    .unwrap_or_else(|_| "unknown".to_owned()),
+            }),
+            Err(WaitFailure::NotReady(state)) => Err(WebError::NotActionable {
+                action: self.action.to_owned(),
+                session: self.id.to_owned(),
+                selector: selector.to_owned(),
+                state,
+                timeout_ms,
+            }),
+            Err(WaitFailure::Backend(source)) => Err(self.backend(source)),
+        }
+    }
+
+    /// Waits until the element is usable and returns the centre of its box.
+    async fn usable_point(&self, selector: &str, want: Want) -> Result<Point, WebError> {
+        let ready = self.wait(selector, want).await?;
+        let Some(bounds) = ready.bounds else {
+            return Err(self.backend(DriveError::InvalidInput(format!(
+                "the page reported no box for `{selector}`"
+            ))));
+        };
+        // Rounded to whole CSS pixels; the float-to-int cast saturates, and page boxes are
+        // inside the viewport here.
+        Ok(Point {
+            x: (bounds.x + bounds.width / 2.0).round() as i32,
+            y: (bounds.y + bounds.height / 2.0).round() as i32,
+        })
+    }
+
+    async fn open_page(&self, url: &str) -> Result<Done, WebError> {
+        if let Some(reason) = url_refusal(url, &self.executor.config.allowed_url_schemes) {
+            return Err(WebError::UrlRefused {
+                session: self.id.to_owned(),
+                url: url.chars().take(200).collect(),
+                reason,
+            });
+        }
+        self.page()
+            .navigate(url)
+            .await
+            .map_err(|e| self.backend(e))?;
+        let note = self.settle().await?;
+        let current = self
+            .page()
+            .current_url()
+            .await
+            .map_err(|e| self.backend(e))?;
+        Ok((
+            format!("Opened {current}{note}"),
+            Some(serde_json::json!({ "url": current })),
+        ))
+    }
+
+    async fn click(&self, selector: &str) -> Result<Done, WebError> {
+        let point = self.usable_point(selector, Want::Clickable).await?;
+        self.page()
+            .click(point, MouseButton::Left, 1)
+            .await
+            .map_err(|e| self.backend(e))?;
+        let note = self.settle().await?;
+        Ok((
+            format!("Clicked `{selector}` at ({}, {}){note}", point.x, point.y),
+            Some(serde_json::json!({ "x": point.x, "y": point.y })),
+        ))
+    }
+
+    async fn input_text(&self, selector: &str, text: &str) -> Result<Done, WebError> {
+        let point = self.usable_point(selector, Want::Editable).await?;
+        let page = self.page();
+        page.click(point, MouseButton::Left, 1)
+            .await
+            .map_err(|e| self.backend(e))?;
+        let focused = page
+            .evaluate(&element::select_contents_js(selector))
+            .await
+            .map_err(|e| self.backend(e))?;
+        if focused != Value::Bool(true) {
+            return Err(WebError::NotActionable {
+                action: self.action.to_owned(),
+                session: self.id.to_owned(),
+                selector: selector.to_owned(),
+                state: "did not take the keyboard focus".to_owned(),
+                timeout_ms: 0,
+            });
+        }
+        if text.is_empty() {
+            page.key("Delete").await.map_err(|e| self.backend(e))?;
+        } else {
+            page.type_text(text, None)
+                .await
+                .map_err(|e| self.backend(e))?;
+        }
+        let note = self.settle().await?;
+        let count = text.chars().count();
+        Ok((
+            format!("Typed {count} characters into `{selector}`{note}"),
+            Some(serde_json::json!({ "characters": count })),
+        ))
+    }
+
+    async fn save_variable(&self, selector: &str, name: &str) -> Result<Done, WebError> {
+        check_variable_name(self.action, name)?;
+        let ready = self.wait(selector, Want::Present).await?;
+        let value = ready.text.unwrap_or_default();
+        lock(&self.session.variables).insert(name.to_owned(), value.clone());
+        Ok((
+            format!("Saved {name} = {value:?}"),
+            Some(serde_json::json!({ "variableName": name, "value": value })),
+        ))
+    }
+
+    async fn get_dom(&self) -> Result<Done, WebError> {
+        let snapshot = self
+            .page()
+            .dom_snapshot()
+            .await
+            .map_err(|e| self.backend(e))?;
+        let (text, view) = bound_dom(snapshot, self.executor.config.max_dom_chars);
+        Ok((text, Some(view)))
+    }
+}
+
+/// Cuts a DOM view (`{url, title, elements: [...], truncated}`) to at most `max_chars` of
+/// compact JSON by dropping elements from the end, setting `truncated` when it drops any.
+/// Returns the JSON text and the value.
+pub fn bound_dom(mut view: Value, max_chars: usize) -> (String, Value) {
+    let mut text = view.to_string();
+    while text.chars().count() > max_chars {
+        let Some(elements) = view.get_mut("elements").and_then(Value::as_array_mut) else {
+            break;
+        };
+        if elements.pop().is_none() {
+            break;
+        }
+        if let Some(object) = view.as_object_mut() {
+            object.insert("truncated".to_owned(), Value::Bool(true));
+        }
+        text = view.to_string();
+    }
+    (text, view)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn dom_views_are_cut_to_size_from_the_end() {
+        let elements: Vec<Value> = (0..50)
+            .map(
+                |i| json!({"selector": format!("#e{i}"), "role": "button", "text": "x".repeat(40)}),
+            )
+            .collect();
+        let view =
+            json!({"url": "http://a/", "title": "t", "elements": elements, "truncated": false});
+        let (text, cut) = bound_dom(view.clone(), 1_000);
+        assert!(text.chars().count() <= 1_000, "{}", text.len());
+        assert_eq!(cut["truncated"], true);
+        let kept = cut["elements"].as_array().unwrap();
+        assert!(!kept.is_empty() && kept.len() < 50);
+        assert_eq!(kept[0]["selector"], "#e0");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), cut);
+
+        let (_, whole) = bound_dom(view.clone(), 1_000_000);
+        assert_eq!(whole, view);
+    }
+}

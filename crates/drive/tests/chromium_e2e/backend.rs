@@ -1,0 +1,106 @@
+use pretty_assertions::assert_eq;
+use retrace_drive::Backend;
+use retrace_drive::BrowserBackend;
+use retrace_drive::backend::Point;
+
+use crate::common;
+
+fn pixel(image: &retrace_vision::Image, x: u32, y: u32) -> [u8; 4] {
+    let rgba = image.to_rgba();
+    let at = ((y * image.width() + x) * 4) as usize;
+    [rgba[at], rgba[at + 1], rgba[at + 2], rgba[at + 3]]
+}
+
+#[tokio::test]
+async fn screenshots_are_exactly_the_viewport_size_and_show_the_page() {
+    let server = common::serve_pages();
+    let browser = common::launch(800, 600).await;
+    let page = browser.open_page().await.unwrap();
+    page.navigate(&server.url("/square")).await.unwrap();
+
+    let shot = page.screenshot().await.unwrap();
+    assert_eq!((shot.width, shot.height), (800, 600));
+    assert_eq!(page.display_size().await.unwrap(), (800, 600));
+    let image = retrace_vision::decode_png(&shot.png).unwrap();
+    assert_eq!((image.width(), image.height()), (800, 600));
+    assert_eq!(pixel(&image, 50, 50), [255, 0, 0, 255]);
+    assert_eq!(pixel(&image, 300, 300), [255, 255, 255, 255]);
+}
+
+#[tokio::test]
+async fn full_page_screenshots_cover_the_whole_scrollable_page() {
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/square")).await;
+    let shot = page.capture(true).await.unwrap();
+    assert_eq!((shot.width, shot.height), (1280, 3000));
+    // The viewport is unchanged afterwards.
+    let shot = page.screenshot().await.unwrap();
+    assert_eq!((shot.width, shot.height), (1280, 800));
+}
+
+#[tokio::test]
+async fn dom_queries_find_boxes_urls_and_interactive_elements() {
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/login")).await;
+
+    assert_eq!(page.current_url().await.unwrap(), server.url("/login"));
+    let user = page.query_selector("#user").await.unwrap().unwrap();
+    assert_eq!(
+        (user.x, user.y, user.width, user.height),
+        (100.0, 100.0, 200.0, 30.0)
+    );
+    assert_eq!(page.query_selector("#missing").await.unwrap(), None);
+    let at = page
+        .element_box_at(Point { x: 150, y: 210 })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((at.x, at.y), (100.0, 200.0));
+
+    let snapshot = page.dom_snapshot().await.unwrap();
+    let selectors: Vec<&str> = snapshot["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["selector"].as_str().unwrap())
+        .collect();
+    assert_eq!(selectors, vec!["#user", "#pass", "#go"]);
+    assert_eq!(snapshot["elements"][2]["text"], "Log in");
+    assert_eq!(snapshot["title"], "Log in");
+
+    let error = page
+        .evaluate("(() => { throw new Error('boom') })()")
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("boom"), "{error}");
+}
+
+#[tokio::test]
+async fn network_idle_is_reached_on_a_loaded_page_and_times_out_while_a_request_hangs() {
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/square")).await;
+    page.wait_for_network_idle(100, 5_000).await.unwrap();
+
+    // A request to a port that accepts but never answers keeps the network busy.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hanging = format!("http://{}/never", listener.local_addr().unwrap());
+    page.evaluate(&format!("fetch({hanging:?}); true"))
+        .await
+        .unwrap();
+    let error = page.wait_for_network_idle(100, 500).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            retrace_drive::DriveError::Timeout {
+                timeout_ms: 500,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("1 requests still in flight"),
+        "{error}"
+    );
+    drop(listener);
+}

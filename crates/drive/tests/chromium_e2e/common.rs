@@ -1,0 +1,103 @@
+use std::sync::Arc;
+
+use retrace_drive::BrowserBackend;
+use retrace_drive::chromium::ChromiumBrowser;
+use retrace_drive::chromium::ChromiumConfig;
+use retrace_drive::chromium::ChromiumPage;
+
+/// A login form: user name at (100..300, 100..130), password at (100..300, 150..180), a
+/// submit button at (100..200, 200..230). Submitting goes to `/dashboard`.
+pub const LOGIN_HTML: &str = r#"<!doctype html><html><head><title>Log in</title><style>
+body { margin: 0; font: 16px sans-serif; background: #fff; }
+#user { position: absolute; left: 100px; top: 100px; width: 200px; height: 30px; box-sizing: border-box; }
+#pass { position: absolute; left: 100px; top: 150px; width: 200px; height: 30px; box-sizing: border-box; }
+#go { position: absolute; left: 100px; top: 200px; width: 100px; height: 30px; }
+</style></head><body>
+<form action="/dashboard" method="get">
+<input id="user" name="user" autocomplete="off">
+<input id="pass" name="password" type="password">
+<button id="go" type="submit">Log in</button>
+</form></body></html>"#;
+
+/// The page the login form leads to: a green banner greeting the user.
+pub const DASHBOARD_HTML: &str = r#"<!doctype html><html><head><title>Dashboard</title><style>
+body { margin: 0; font: 16px sans-serif; }
+#banner { position: absolute; left: 0; top: 0; width: 100%; height: 300px; background: #0a0; color: #fff; }
+</style></head><body><div id="banner"><h1 id="welcome">Dashboard</h1></div>
+<script>
+const user = new URLSearchParams(location.search).get('user');
+document.getElementById('welcome').textContent = 'Welcome, ' + user;
+</script></body></html>"#;
+
+/// Three text fields at x 50..350 (y 50, 100, 150; 30 high), a red 200x200 target at
+/// (400, 50) that logs mouse events, a keydown log, and a 3000 px tall body to scroll.
+pub const INPUT_HTML: &str = r#"<!doctype html><html><head><style>
+body { margin: 0; height: 3000px; font: 16px sans-serif; }
+input { position: absolute; left: 50px; width: 300px; height: 30px; box-sizing: border-box; }
+#a { top: 50px; } #b { top: 100px; } #c { top: 150px; }
+#target { position: absolute; left: 400px; top: 50px; width: 200px; height: 200px; background: #c00; }
+</style></head><body>
+<input id="a" value="hello world"><input id="b"><input id="c">
+<div id="target"></div>
+<script>
+window.events = [];
+const target = document.getElementById('target');
+for (const type of ['click', 'dblclick', 'contextmenu', 'mousedown', 'mouseup', 'auxclick']) {
+  target.addEventListener(type, (e) => {
+    if (type === 'contextmenu') e.preventDefault();
+    events.push({type, x: e.clientX, y: e.clientY, button: e.button, detail: e.detail,
+                 ctrl: e.ctrlKey, shift: e.shiftKey});
+  });
+}
+document.addEventListener('keydown', (e) => events.push({type: 'keydown', key: e.key, code: e.code}));
+</script></body></html>"#;
+
+/// A red 100x100 square at the top-left of a white page 3000 px tall.
+pub const SQUARE_HTML: &str = r#"<!doctype html><html><head><style>
+body { margin: 0; background: #fff; height: 3000px; }
+#square { position: absolute; left: 0; top: 0; width: 100px; height: 100px; background: #f00; }
+</style></head><body><div id="square"></div><a id="link" href="/x" style="position:absolute;left:10px;top:200px">A link</a></body></html>"#;
+
+/// Serves every test page: `/login`, `/dashboard`, `/input`, `/square`.
+pub fn serve_pages() -> retrace_test_support::html_server::HtmlServer {
+    retrace_test_support::html_server::serve_html(&[
+        ("/login", LOGIN_HTML),
+        ("/dashboard", DASHBOARD_HTML),
+        ("/input", INPUT_HTML),
+        ("/square", SQUARE_HTML),
+    ])
+}
+
+/// Launches `/usr/bin/chromium` at `width`x`height`.
+pub async fn launch(width: u32, height: u32) -> ChromiumBrowser {
+    ChromiumBrowser::launch(&ChromiumConfig {
+        width,
+        height,
+        ..ChromiumConfig::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// A browser at 1280x800 with one page open at `url`.
+pub async fn page_at(url: &str) -> (ChromiumBrowser, Arc<ChromiumPage>) {
+    let browser = launch(1280, 800).await;
+    let page = Arc::new(browser.open_page().await.unwrap());
+    page.navigate(url).await.unwrap();
+    (browser, page)
+}
+
+/// Polls a JavaScript expression until it returns `true` (5 s at most).
+pub async fn wait_for_js(page: &ChromiumPage, expression: &str) {
+    let started = std::time::Instant::now();
+    loop {
+        if page.evaluate(expression).await.unwrap() == serde_json::json!(true) {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "`{expression}` never became true"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}

@@ -1,0 +1,195 @@
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use retrace_drive::Backend;
+use retrace_drive::BrowserBackend;
+use retrace_drive::DriveError;
+use retrace_drive::chromium::ChromiumBrowser;
+use retrace_test_support::processes::processes_with_cmdline_containing;
+use retrace_test_support::processes::wait_until_no_process_contains;
+
+use crate::common;
+
+/// The directory every process of this browser names on its command line.
+fn marker(browser: &ChromiumBrowser) -> String {
+    browser.profile_dir().unwrap().display().to_string()
+}
+
+#[tokio::test]
+async fn a_browser_killed_mid_run_is_a_clear_error_and_leaves_no_process() {
+    let server = common::serve_pages();
+    let (browser, page) = common::page_at(&server.url("/square")).await;
+    let marker = marker(&browser);
+    assert!(processes_with_cmdline_containing(&marker).len() > 1);
+
+    let pid = browser.pid().unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+
+    let error = page.screenshot().await.unwrap_err();
+    assert!(
+        matches!(&error, DriveError::BackendGone { doing, .. } if doing == "taking a screenshot"),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("the chromium backend died while taking a screenshot"),
+        "{error}"
+    );
+    let error = page.navigate(&server.url("/login")).await.unwrap_err();
+    assert!(matches!(error, DriveError::BackendGone { .. }), "{error:?}");
+    assert!(error.to_string().contains("opening http://"), "{error}");
+
+    drop(page);
+    drop(browser);
+    let left = wait_until_no_process_contains(&marker, Duration::from_secs(10)).await;
+    assert_eq!(
+        left,
+        Vec::<u32>::new(),
+        "chromium processes outlived the browser"
+    );
+}
+
+#[tokio::test]
+async fn dropping_the_last_handle_kills_every_browser_process_and_removes_the_profile() {
+    let browser = common::launch(640, 480).await;
+    let page = browser.open_page().await.unwrap();
+    let marker = marker(&browser);
+    let profile = browser.profile_dir().unwrap();
+    assert!(profile.join("profile").is_dir());
+    assert!(processes_with_cmdline_containing(&marker).len() > 1);
+
+    // A page keeps the browser alive; the last handle takes it down.
+    drop(browser);
+    assert_eq!(page.screenshot().await.unwrap().width, 640);
+    drop(page);
+    let left = wait_until_no_process_contains(&marker, Duration::from_secs(10)).await;
+    assert_eq!(
+        left,
+        Vec::<u32>::new(),
+        "chromium processes outlived the last handle"
+    );
+    assert!(!profile.exists(), "{} was not removed", profile.display());
+}
+
+const CRASH_HELPER_ENV: &str = "RETRACE_TEST_CRASH_HELPER_FILE";
+
+/// Not a test by itself: `our_process_dying_takes_the_browser_with_it` runs this in a child
+/// process, which launches a browser, writes the browser's marker to a file and waits to
+/// be killed.
+#[tokio::test]
+#[ignore = "helper process of our_process_dying_takes_the_browser_with_it"]
+async fn crash_helper_launches_a_browser_and_waits_to_be_killed() {
+    let file = std::env::var(CRASH_HELPER_ENV).unwrap();
+    let browser = common::launch(320, 240).await;
+    std::fs::write(format!("{file}.tmp"), marker(&browser)).unwrap();
+    std::fs::rename(format!("{file}.tmp"), &file).unwrap();
+    tokio::time::sleep(Duration::from_secs(120)).await;
+    drop(browser);
+}
+
+#[tokio::test]
+async fn our_process_dying_takes_the_browser_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("marker");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "lifecycle::crash_helper_launches_a_browser_and_waits_to_be_killed",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(CRASH_HELPER_ENV, &file)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let marker = loop {
+        if let Ok(marker) = std::fs::read_to_string(&file) {
+            break marker;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the helper exited early"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the helper never launched"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(processes_with_cmdline_containing(&marker).len() > 1);
+
+    // SIGKILL: no destructor runs in the helper; only the kernel can clean up.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = wait_until_no_process_contains(&marker, Duration::from_secs(10)).await;
+    assert_eq!(
+        left,
+        Vec::<u32>::new(),
+        "chromium outlived the process that launched it"
+    );
+}
+
+#[tokio::test]
+async fn connects_to_a_running_browser_by_its_ws_url() {
+    let server = common::serve_pages();
+    let running = common::launch(1280, 800).await;
+    assert!(
+        running.ws_url().starts_with("ws://127.0.0.1:"),
+        "{}",
+        running.ws_url()
+    );
+
+    let connected = ChromiumBrowser::connect(running.ws_url(), 640, 480)
+        .await
+        .unwrap();
+    assert_eq!(connected.pid(), None);
+    let page = connected.open_page().await.unwrap();
+    page.navigate(&server.url("/square")).await.unwrap();
+    let shot = page.screenshot().await.unwrap();
+    assert_eq!((shot.width, shot.height), (640, 480));
+    let image = retrace_vision::decode_png(&shot.png).unwrap();
+    assert_eq!(&image.to_rgba()[..3], &[255, 0, 0]);
+
+    // Going away from a connected browser leaves it running.
+    drop(page);
+    drop(connected);
+    let page = running.open_page().await.unwrap();
+    page.navigate(&server.url("/login")).await.unwrap();
+    assert_eq!(page.current_url().await.unwrap(), server.url("/login"));
+
+    let error = ChromiumBrowser::connect("ws://127.0.0.1:9/devtools/browser/x", 640, 480)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, DriveError::Launch { .. }), "{error:?}");
+    assert!(error.to_string().contains("ws://127.0.0.1:9"), "{error}");
+}
+
+#[tokio::test]
+async fn a_missing_executable_is_a_launch_error_naming_it() {
+    let error = ChromiumBrowser::launch(&retrace_drive::chromium::ChromiumConfig {
+        executable: "/nonexistent/chromium".into(),
+        ..Default::default()
+    })
+    .await
+    .unwrap_err();
+    assert!(matches!(error, DriveError::Launch { .. }), "{error:?}");
+    assert!(
+        error.to_string().contains("/nonexistent/chromium"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_closed_page_says_so() {
+    let browser = common::launch(320, 240).await;
+    let page = browser.open_page().await.unwrap();
+    page.close().await.unwrap();
+    let error = page.screenshot().await.unwrap_err();
+    assert!(error.to_string().contains("the page was closed"), "{error}");
+}

@@ -1,0 +1,17 @@
+//! End-to-end tests of the Chromium backend and the tools on it, in real headless Chromium
+//! (`/usr/bin/chromium`) against pages served on 127.0.0.1. One binary, one module per area.
+
+// Helpers outside #[test] functions unwrap too: a failed setup should stop the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+/// Shared setup: launching a browser, the test pages.
+mod common;
+
+/// The backend itself: screenshots, navigation, DOM queries.
+mod backend;
+/// The `computer` tool: every action, scaling, input errors, and logging in with it.
+mod computer_tool;
+/// Browser lifecycle: dying browsers, crashes, dropped handles, `ws://` connections.
+mod lifecycle;
+/// The tool collection: names, schemas, unknown tools.
+mod tools;

@@ -1,0 +1,167 @@
+//! [`AnthropicClient`]: the Messages API over HTTPS.
+
+use std::fmt;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::header::HeaderMap;
+use reqwest::header::HeaderValue;
+
+use super::wire;
+use crate::ApiKey;
+use crate::MessageRequest;
+use crate::MessageResponse;
+use crate::Pricing;
+use crate::VlmError;
+use crate::VlmProvider;
+use crate::http;
+
+/// The public API's address.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The `anthropic-version` header this client speaks.
+pub const API_VERSION: &str = "2023-06-01";
+/// How long one request may take unless configured otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How to reach Anthropic. The key is a value: the caller reads `ANTHROPIC_API_KEY` or its
+/// config and passes it in; the library never reads the environment.
+#[derive(Debug, Clone)]
+pub struct AnthropicConfig {
+    /// The API key (`x-api-key`).
+    pub api_key: ApiKey,
+    /// The model id, e.g. `claude-sonnet-4-5`.
+    pub model: String,
+    /// Scheme, host and port; `/v1/messages` is appended. Default [`DEFAULT_BASE_URL`].
+    pub base_url: String,
+    /// Time allowed for one request, connection included.
+    pub timeout: Duration,
+    /// Prices for cost estimates; `None` uses the list price for known model ids.
+    pub pricing: Option<Pricing>,
+}
+
+impl AnthropicConfig {
+    /// The public API with the default timeout.
+    pub fn new(api_key: ApiKey, model: impl Into<String>) -> Self {
+        Self {
+            api_key,
+            model: model.into(),
+            base_url: DEFAULT_BASE_URL.into(),
+            timeout: DEFAULT_TIMEOUT,
+            pricing: None,
+        }
+    }
+
+    /// The same config pointed at another server (a proxy, a fake in tests).
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into();
+        self
+    }
+
+    /// The same config with another request timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The same config with explicit prices.
+    pub fn with_pricing(mut self, pricing: Pricing) -> Self {
+        self.pricing = Some(pricing);
+        self
+    }
+}
+
+/// A [`VlmProvider`] speaking the Anthropic Messages API. It does not retry; wrap it in
+/// [`crate::RetryingProvider`].
+pub struct AnthropicClient {
+    config: AnthropicConfig,
+    url: String,
+    http: reqwest::Client,
+}
+
+impl fmt::Debug for AnthropicClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicClient")
+            .field("model", &self.config.model)
+            .field("url", &self.url)
+            .field("api_key", &self.config.api_key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnthropicClient {
+    /// A client for this config.
+    pub fn new(config: AnthropicConfig) -> Result<Self, VlmError> {
+        let url = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(VlmError::Config {
+                detail: format!(
+                    "base URL `{}` must start with http:// or https://",
+                    config.base_url
+                ),
+            });
+        }
+        Ok(Self {
+            http: http::build_client(config.timeout)?,
+            config,
+            url,
+        })
+    }
+
+    fn headers(&self, request: &MessageRequest) -> Result<HeaderMap, VlmError> {
+        let mut headers = HeaderMap::new();
+        let mut key =
+            HeaderValue::from_str(self.config.api_key.expose()).map_err(|_| VlmError::Config {
+                detail: "the Anthropic API key contains characters an HTTP header cannot carry \
+                         (check ANTHROPIC_API_KEY for stray quotes or newlines)"
+                    .into(),
+            })?;
+        key.set_sensitive(true);
+        headers.insert("x-api-key", key);
+        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        let betas = wire::beta_headers(request);
+        if !betas.is_empty() {
+            let value = HeaderValue::from_str(&betas.join(",")).map_err(|e| VlmError::Config {
+                detail: format!("beta header: {e}"),
+            })?;
+            headers.insert("anthropic-beta", value);
+        }
+        Ok(headers)
+    }
+}
+
+#[async_trait]
+impl VlmProvider for AnthropicClient {
+    async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
+        let body = wire::request_body(&self.config.model, request);
+        let response = http::post_json(
+            &self.http,
+            &self.url,
+            self.headers(request)?,
+            &body,
+            self.config.timeout,
+            Some(&self.config.api_key),
+        )
+        .await?;
+        tracing::debug!(status = response.status, model = %self.config.model, "anthropic response");
+        if (200..300).contains(&response.status) {
+            return wire::parse_response(&response.body);
+        }
+        let (api_type, message) = wire::parse_error(&response.body);
+        Err(http::status_error(
+            response.status,
+            &response.headers,
+            api_type.as_deref(),
+            message,
+        ))
+    }
+
+    fn model_id(&self) -> &str {
+        &self.config.model
+    }
+
+    fn pricing(&self) -> Option<Pricing> {
+        self.config
+            .pricing
+            .or_else(|| Pricing::anthropic_list_price(&self.config.model))
+    }
+}

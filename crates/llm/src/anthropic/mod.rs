@@ -1,0 +1,7 @@
+//! The Anthropic Messages API: [`wire`] (JSON in and out, no I/O) and [`AnthropicClient`].
+
+mod client;
+pub mod wire;
+
+pub use client::AnthropicClient;
+pub use client::AnthropicConfig;

@@ -1,0 +1,174 @@
+use pretty_assertions::assert_eq;
+use retrace_protocol::Message;
+use retrace_protocol::ToolResultBlock;
+use retrace_protocol::ToolUseBlock;
+use serde_json::json;
+
+use super::*;
+
+fn fixture(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/anthropic")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn computer_request() -> MessageRequest {
+    let click = ToolUseBlock::new("toolu_01", "computer", json!({"action": "screenshot"}))
+        .with_visual_representation("ffffff0800ffffff");
+    let result = ToolResultBlock::new(
+        "toolu_01",
+        vec![ContentBlock::png_base64("iVBORw0KGgo=")],
+        false,
+    );
+    MessageRequest::new(
+        vec![
+            Message::user_text("Log in as demo"),
+            Message::assistant(vec![
+                ContentBlock::text("Taking a screenshot."),
+                ContentBlock::ToolUse(click),
+            ]),
+            Message::user(vec![ContentBlock::ToolResult(result)]),
+        ],
+        1024,
+    )
+    .with_system("You operate a web page.")
+    .with_tools(vec![
+        ToolSpec::computer(1280, 800),
+        ToolSpec::custom(
+            "switch_speaker",
+            "Hand the conversation to another speaker.",
+            json!({"type": "object", "properties": {"speaker": {"type": "string"}}, "required": ["speaker"]}),
+        ),
+    ])
+    .with_tool_choice(ToolChoice::Auto)
+    .with_temperature(0.5)
+    .with_thinking(2048)
+}
+
+#[test]
+fn request_body_matches_the_fixture_and_drops_cache_fields() {
+    let body = request_body("claude-sonnet-4-5", &computer_request());
+    let expected: Value = serde_json::from_str(&fixture("request_computer.json")).unwrap();
+    assert_eq!(body, expected);
+    assert!(!body.to_string().contains("visual_representation"));
+}
+
+#[test]
+fn computer_tool_needs_the_beta_header() {
+    assert_eq!(
+        beta_headers(&computer_request()),
+        vec!["computer-use-2025-01-24"]
+    );
+    let plain = MessageRequest::new(vec![Message::user_text("hi")], 10);
+    assert!(beta_headers(&plain).is_empty());
+    let body = request_body("m", &plain);
+    assert_eq!(
+        body,
+        json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]})
+    );
+}
+
+#[test]
+fn tool_choices() {
+    let choices = [
+        ToolChoice::Auto,
+        ToolChoice::Any,
+        ToolChoice::Tool("computer".into()),
+        ToolChoice::None,
+    ];
+    let json: Vec<Value> = choices.iter().map(tool_choice_json).collect();
+    assert_eq!(
+        json,
+        vec![
+            json!({"type": "auto"}),
+            json!({"type": "any"}),
+            json!({"type": "tool", "name": "computer"}),
+            json!({"type": "none"}),
+        ]
+    );
+}
+
+#[test]
+fn parses_a_tool_use_response() {
+    let response = parse_response(&fixture("response_tool_use.json")).unwrap();
+    assert_eq!(response.id, "msg_01XFDUDYJgAACzvnptvVoYEL");
+    assert_eq!(response.model, "claude-sonnet-4-5-20250929");
+    assert_eq!(response.stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        response.usage,
+        Usage {
+            input_tokens: 2095,
+            output_tokens: 503,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 1024,
+        }
+    );
+    assert_eq!(
+        response.content,
+        vec![
+            ContentBlock::Thinking {
+                thinking: "The username field is at the top.".into(),
+                signature: "EqQBCgIYAhIM".into(),
+            },
+            ContentBlock::text("I'll click the username field."),
+            ContentBlock::ToolUse(ToolUseBlock::new(
+                "toolu_01A09q90qw90lq917835lq9",
+                "computer",
+                json!({"action": "left_click", "coordinate": [640, 210]}),
+            )),
+        ]
+    );
+}
+
+#[test]
+fn parses_a_max_tokens_stop() {
+    let response = parse_response(&fixture("response_max_tokens.json")).unwrap();
+    assert_eq!(response.stop_reason, StopReason::MaxTokens);
+    assert_eq!(response.text(), "The page shows a login form with");
+    assert_eq!(response.usage.cache_read_input_tokens, 0);
+}
+
+#[test]
+fn malformed_bodies_are_bad_responses_quoting_the_body() {
+    let cases = [
+        ("<html>502 Bad Gateway</html>", "not JSON"),
+        (
+            r#"{"id": "m", "type": "message", "stop_reason": "end_turn"}"#,
+            "`content`",
+        ),
+        (
+            r#"{"id": "m", "content": [{"type": "text"}], "stop_reason": "end_turn"}"#,
+            "content[0]: text block: missing field `text`",
+        ),
+        (r#"{"id": "m", "content": []}"#, "`stop_reason`"),
+        (
+            r#"{"type": "error", "error": {}}"#,
+            "expected `type: message`",
+        ),
+    ];
+    for (body, detail_part) in cases {
+        match parse_response(body) {
+            Err(VlmError::BadResponse {
+                detail,
+                body_excerpt,
+            }) => {
+                assert!(detail.contains(detail_part), "{detail:?} for {body}");
+                assert_eq!(body_excerpt, body);
+            }
+            other => panic!("expected BadResponse for {body}, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn parses_error_bodies() {
+    assert_eq!(
+        parse_error(&fixture("error_overloaded.json")),
+        (Some("overloaded_error".into()), "Overloaded".into())
+    );
+    assert_eq!(
+        parse_error("upstream connect error"),
+        (None, "upstream connect error".into())
+    );
+}

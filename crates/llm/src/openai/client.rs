@@ -1,0 +1,177 @@
+//! [`OpenAiClient`]: chat completions over HTTP(S).
+
+use std::fmt;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::header::HeaderMap;
+use reqwest::header::HeaderValue;
+
+use super::wire;
+use crate::ApiKey;
+use crate::MessageRequest;
+use crate::MessageResponse;
+use crate::Pricing;
+use crate::VlmError;
+use crate::VlmProvider;
+use crate::http;
+
+/// How long one request may take unless configured otherwise (local models are slow).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How to reach an OpenAI-compatible server.
+#[derive(Debug, Clone)]
+pub struct OpenAiConfig {
+    /// The API root including its version path, e.g. `http://127.0.0.1:8000/v1` or
+    /// `https://openrouter.ai/api/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    /// The model id the server knows.
+    pub model: String,
+    /// Sent as `Authorization: Bearer <key>` when set (local servers often need none).
+    pub api_key: Option<ApiKey>,
+    /// Time allowed for one request, connection included.
+    pub timeout: Duration,
+    /// Prices for cost estimates, when known.
+    pub pricing: Option<Pricing>,
+    /// `response_format.json_schema.strict` for structured output (default true; set false
+    /// for schemas that do not meet OpenAI's strict-mode rules).
+    pub strict_response_schema: bool,
+}
+
+impl OpenAiConfig {
+    /// A server at `base_url` serving `model`, with no key.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            timeout: DEFAULT_TIMEOUT,
+            pricing: None,
+            strict_response_schema: true,
+        }
+    }
+
+    /// The same config with a key.
+    pub fn with_api_key(mut self, key: ApiKey) -> Self {
+        self.api_key = Some(key);
+        self
+    }
+
+    /// The same config with another request timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The same config with prices.
+    pub fn with_pricing(mut self, pricing: Pricing) -> Self {
+        self.pricing = Some(pricing);
+        self
+    }
+
+    /// The same config with strict structured output on or off.
+    pub fn with_strict_response_schema(mut self, strict: bool) -> Self {
+        self.strict_response_schema = strict;
+        self
+    }
+}
+
+/// A [`VlmProvider`] speaking OpenAI-compatible chat completions. The computer tool is
+/// offered as a function named `computer`. It does not retry; wrap it in
+/// [`crate::RetryingProvider`].
+pub struct OpenAiClient {
+    config: OpenAiConfig,
+    url: String,
+    headers: HeaderMap,
+    http: reqwest::Client,
+}
+
+impl fmt::Debug for OpenAiClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiClient")
+            .field("model", &self.config.model)
+            .field("url", &self.url)
+            .field("api_key", &self.config.api_key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiClient {
+    /// A client for this config.
+    pub fn new(config: OpenAiConfig) -> Result<Self, VlmError> {
+        let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(VlmError::Config {
+                detail: format!(
+                    "base URL `{}` must start with http:// or https:// (for example http://127.0.0.1:8000/v1)",
+                    config.base_url
+                ),
+            });
+        }
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &config.api_key {
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                    VlmError::Config {
+                        detail: "the API key contains characters an HTTP header cannot carry \
+                             (check it for stray quotes or newlines)"
+                            .into(),
+                    }
+                })?;
+            value.set_sensitive(true);
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        Ok(Self {
+            http: http::build_client(config.timeout)?,
+            config,
+            url,
+            headers,
+        })
+    }
+}
+
+#[async_trait]
+impl VlmProvider for OpenAiClient {
+    async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
+        let body = wire::request_body(
+            &self.config.model,
+            request,
+            self.config.strict_response_schema,
+        );
+        let response = http::post_json(
+            &self.http,
+            &self.url,
+            self.headers.clone(),
+            &body,
+            self.config.timeout,
+            self.config.api_key.as_ref(),
+        )
+        .await?;
+        tracing::debug!(status = response.status, model = %self.config.model, "openai response");
+        if (200..300).contains(&response.status) {
+            return wire::parse_response(&response.body);
+        }
+        let (api_type, message) = wire::parse_error(&response.body);
+        if api_type.as_deref() == Some("insufficient_quota") {
+            // A 429 that waiting does not fix.
+            return Err(VlmError::BadRequest {
+                status: response.status,
+                message,
+            });
+        }
+        Err(http::status_error(
+            response.status,
+            &response.headers,
+            api_type.as_deref(),
+            message,
+        ))
+    }
+
+    fn model_id(&self) -> &str {
+        &self.config.model
+    }
+
+    fn pricing(&self) -> Option<Pricing> {
+        self.config.pricing
+    }
+}

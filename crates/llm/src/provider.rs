@@ -1,0 +1,138 @@
+//! The [`VlmProvider`] trait and [`Pricing`].
+
+use async_trait::async_trait;
+use retrace_protocol::Usage;
+
+use crate::MessageRequest;
+use crate::MessageResponse;
+use crate::VlmError;
+
+/// A vision-language model behind some API.
+///
+/// One required call: send a request, get the whole answer (no streaming). Implementations
+/// map vendor errors onto [`VlmError`] so that [`crate::RetryingProvider`] can decide what
+/// to retry; they do not retry themselves.
+#[async_trait]
+pub trait VlmProvider: Send + Sync {
+    /// Sends one request and returns the model's answer.
+    async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError>;
+
+    /// The model id requests are sent with (`claude-sonnet-4-5`, `qwen2.5-vl-7b`...).
+    fn model_id(&self) -> &str;
+
+    /// Prices for this model, when known, for cost estimates.
+    fn pricing(&self) -> Option<Pricing> {
+        None
+    }
+}
+
+#[async_trait]
+impl<P: VlmProvider + ?Sized> VlmProvider for std::sync::Arc<P> {
+    async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
+        (**self).create_message(request).await
+    }
+
+    fn model_id(&self) -> &str {
+        (**self).model_id()
+    }
+
+    fn pricing(&self) -> Option<Pricing> {
+        (**self).pricing()
+    }
+}
+
+#[async_trait]
+impl<P: VlmProvider + ?Sized> VlmProvider for Box<P> {
+    async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
+        (**self).create_message(request).await
+    }
+
+    fn model_id(&self) -> &str {
+        (**self).model_id()
+    }
+
+    fn pricing(&self) -> Option<Pricing> {
+        (**self).pricing()
+    }
+}
+
+/// Prices in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pricing {
+    /// Uncached input tokens.
+    pub input_per_mtok: f64,
+    /// Output tokens.
+    pub output_per_mtok: f64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write_per_mtok: f64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read_per_mtok: f64,
+}
+
+impl Pricing {
+    /// Prices with Anthropic's cache ratios: writes cost 1.25× input, reads 0.1×.
+    pub fn with_anthropic_cache_ratios(input_per_mtok: f64, output_per_mtok: f64) -> Self {
+        Self {
+            input_per_mtok,
+            output_per_mtok,
+            cache_write_per_mtok: input_per_mtok * 1.25,
+            cache_read_per_mtok: input_per_mtok * 0.1,
+        }
+    }
+
+    /// The cost of `usage` in US dollars.
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        let per_token = |tokens: u64, per_mtok: f64| tokens as f64 * per_mtok / 1_000_000.0;
+        per_token(usage.input_tokens, self.input_per_mtok)
+            + per_token(usage.output_tokens, self.output_per_mtok)
+            + per_token(usage.cache_creation_input_tokens, self.cache_write_per_mtok)
+            + per_token(usage.cache_read_input_tokens, self.cache_read_per_mtok)
+    }
+
+    /// Published list prices for Anthropic models, matched by model-id prefix (an estimate:
+    /// prices change; a config value should override this).
+    pub fn anthropic_list_price(model: &str) -> Option<Self> {
+        const TABLE: &[(&str, f64, f64)] = &[
+            ("claude-opus-4-5", 5.0, 25.0),
+            ("claude-opus-4", 15.0, 75.0),
+            ("claude-3-opus", 15.0, 75.0),
+            ("claude-sonnet-4", 3.0, 15.0),
+            ("claude-3-7-sonnet", 3.0, 15.0),
+            ("claude-3-5-sonnet", 3.0, 15.0),
+            ("claude-haiku-4-5", 1.0, 5.0),
+            ("claude-3-5-haiku", 0.8, 4.0),
+            ("claude-3-haiku", 0.25, 1.25),
+        ];
+        TABLE
+            .iter()
+            .find(|(prefix, _, _)| model.starts_with(prefix))
+            .map(|(_, input, output)| Self::with_anthropic_cache_ratios(*input, *output))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_sums_every_kind_of_token() {
+        let pricing = Pricing::with_anthropic_cache_ratios(3.0, 15.0);
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 100_000,
+            cache_creation_input_tokens: 200_000,
+            cache_read_input_tokens: 1_000_000,
+        };
+        // 3.0 + 1.5 + 0.75 + 0.3
+        assert!((pricing.cost(&usage) - 5.55).abs() < 1e-9);
+    }
+
+    #[test]
+    fn list_price_by_prefix() {
+        let opus45 = Pricing::anthropic_list_price("claude-opus-4-5-20251101").unwrap();
+        assert_eq!(opus45.input_per_mtok, 5.0);
+        let opus4 = Pricing::anthropic_list_price("claude-opus-4-1-20250805").unwrap();
+        assert_eq!(opus4.output_per_mtok, 75.0);
+        assert!(Pricing::anthropic_list_price("gpt-4o").is_none());
+    }
+}

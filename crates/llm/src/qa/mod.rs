@@ -1,0 +1,166 @@
+//! Image question answering and element detection, on any [`VlmProvider`].
+//!
+//! [`ask_image`] sends one screenshot and a question, asks for JSON following a schema
+//! (as `response_format` where the provider supports it, and always in the prompt), reads
+//! the JSON out of the answer (code fences tolerated) and validates it against the schema.
+//! [`locate_element`] builds on it: a description in, an [`ElementLocation`] (point, box,
+//! confidence) out. Nothing here retries; pass a [`crate::RetryingProvider`].
+
+mod json;
+mod locate;
+
+use base64::Engine;
+use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
+use retrace_protocol::StopReason;
+use serde_json::Value;
+
+pub use json::extract_json;
+pub use json::schema_errors;
+pub use locate::BoundingBox;
+pub use locate::ElementLocation;
+pub use locate::Point;
+pub use locate::locate_element;
+pub use locate::location_schema;
+
+use crate::MessageRequest;
+use crate::VlmError;
+use crate::VlmProvider;
+
+/// Output budget of one answer.
+const MAX_TOKENS: u32 = 1024;
+
+/// Why a question about an image got no usable answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum QaError {
+    /// The model call failed.
+    #[error(transparent)]
+    Provider(#[from] VlmError),
+    /// The bytes are not a PNG this crate can read the size of.
+    #[error("the screenshot is not a readable PNG: {detail}")]
+    BadImage {
+        /// The decoder's complaint.
+        detail: String,
+    },
+    /// The schema given is not a valid JSON Schema.
+    #[error("the answer schema is invalid: {detail}")]
+    InvalidSchema {
+        /// The validator's complaint.
+        detail: String,
+    },
+    /// The model stopped before finishing (`max_tokens`) or declined (`refusal`).
+    #[error("the model's answer is incomplete (stop reason {stop_reason:?}): {answer}")]
+    Incomplete {
+        /// Why it stopped.
+        stop_reason: StopReason,
+        /// What it had said (truncated).
+        answer: String,
+    },
+    /// The answer holds no JSON.
+    #[error("{detail}; answer: {answer}")]
+    NotJson {
+        /// Why no JSON was found.
+        detail: String,
+        /// The answer (truncated).
+        answer: String,
+    },
+    /// The answer is JSON but breaks the schema.
+    #[error("the answer does not follow the schema: {}; answer: {answer}", errors.join("; "))]
+    SchemaViolation {
+        /// One line per violation, `"<path>: <message>"`.
+        errors: Vec<String>,
+        /// The answer (truncated).
+        answer: String,
+    },
+    /// The model says the element is not on the screen.
+    #[error("element not found on the screenshot: {description}")]
+    NotFound {
+        /// The description asked for.
+        description: String,
+    },
+    /// The model gave a point outside the screenshot.
+    #[error("the model placed `{description}` at ({}, {}), outside the {width}x{height} screenshot", point.x, point.y)]
+    OutOfBounds {
+        /// The description asked for.
+        description: String,
+        /// The point it gave.
+        point: Point,
+        /// Screenshot width.
+        width: u32,
+        /// Screenshot height.
+        height: u32,
+    },
+}
+
+/// Asks `question` about the screenshot `png` and returns the answer as JSON validated
+/// against `schema`.
+pub async fn ask_image<P: VlmProvider + ?Sized>(
+    provider: &P,
+    png: &[u8],
+    question: &str,
+    schema: &Value,
+) -> Result<Value, QaError> {
+    let system = "You answer questions about screenshots of user interfaces.";
+    ask_with_system(provider, png, question, schema, system).await
+}
+
+/// [`ask_image`] with a task-specific system prompt (the schema is appended to it).
+pub(crate) async fn ask_with_system<P: VlmProvider + ?Sized>(
+    provider: &P,
+    png: &[u8],
+    question: &str,
+    schema: &Value,
+    system: &str,
+) -> Result<Value, QaError> {
+    // Fail on a bad schema before paying for a model call.
+    schema_errors(schema, &Value::Null).map_err(|detail| QaError::InvalidSchema { detail })?;
+    let data = base64::engine::general_purpose::STANDARD.encode(png);
+    let system = format!(
+        "{system}\nAnswer with one JSON value only, no prose, following this JSON Schema:\n{schema}"
+    );
+    let request = MessageRequest::new(
+        vec![Message::user(vec![
+            ContentBlock::png_base64(data),
+            ContentBlock::text(question),
+        ])],
+        MAX_TOKENS,
+    )
+    .with_system(system)
+    .with_temperature(0.0)
+    .with_response_schema(schema.clone());
+    let response = provider.create_message(&request).await?;
+    let text = response.text();
+    if matches!(
+        response.stop_reason,
+        StopReason::MaxTokens | StopReason::Refusal
+    ) {
+        return Err(QaError::Incomplete {
+            stop_reason: response.stop_reason,
+            answer: crate::error::excerpt(&text),
+        });
+    }
+    let value = extract_json(&text).map_err(|detail| QaError::NotJson {
+        detail,
+        answer: crate::error::excerpt(&text),
+    })?;
+    let errors =
+        schema_errors(schema, &value).map_err(|detail| QaError::InvalidSchema { detail })?;
+    if !errors.is_empty() {
+        return Err(QaError::SchemaViolation {
+            errors,
+            answer: crate::error::excerpt(&text),
+        });
+    }
+    Ok(value)
+}
+
+/// Width and height from a PNG's header.
+pub(crate) fn png_size(png: &[u8]) -> Result<(u32, u32), QaError> {
+    let reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .map_err(|e| QaError::BadImage {
+            detail: e.to_string(),
+        })?;
+    let info = reader.info();
+    Ok((info.width, info.height))
+}

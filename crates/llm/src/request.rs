@@ -1,0 +1,199 @@
+//! What is asked of a model ([`MessageRequest`]) and what comes back ([`MessageResponse`]),
+//! independent of any vendor's wire format.
+
+use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
+use retrace_protocol::StopReason;
+use retrace_protocol::Usage;
+use serde_json::Value;
+
+/// One request to a model: a conversation and the tools the model may call.
+///
+/// Build it with [`MessageRequest::new`] and the `with_*` methods. `messages` is the
+/// conversation as recorded; each provider sends its API view (cache-only fields such as
+/// `visual_representation` are never sent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageRequest {
+    /// The system prompt.
+    pub system: Option<String>,
+    /// The conversation so far; must start with a user message.
+    pub messages: Vec<Message>,
+    /// Tools offered to the model.
+    pub tools: Vec<ToolSpec>,
+    /// Whether and which tool the model must call; `None` leaves the API default (auto).
+    pub tool_choice: Option<ToolChoice>,
+    /// Upper bound on output tokens.
+    pub max_tokens: u32,
+    /// Sampling temperature; `None` leaves the API default. Anthropic rejects a temperature
+    /// other than 1 together with thinking.
+    pub temperature: Option<f32>,
+    /// Extended thinking budget in tokens (Anthropic; ignored by OpenAI-compatible servers).
+    pub thinking: Option<u32>,
+    /// Structured output: the JSON Schema the answer must follow. OpenAI-compatible servers
+    /// get it as `response_format`; Anthropic gets no wire field (say it in the prompt and
+    /// validate the answer, as [`crate::qa`] does).
+    pub response_schema: Option<Value>,
+}
+
+impl MessageRequest {
+    /// A request with these messages, no system prompt, no tools and `max_tokens` output.
+    pub fn new(messages: Vec<Message>, max_tokens: u32) -> Self {
+        Self {
+            system: None,
+            messages,
+            tools: Vec::new(),
+            tool_choice: None,
+            max_tokens,
+            temperature: None,
+            thinking: None,
+            response_schema: None,
+        }
+    }
+
+    /// The same request with a system prompt.
+    pub fn with_system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// The same request offering these tools.
+    pub fn with_tools(mut self, tools: Vec<ToolSpec>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The same request with a tool choice.
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// The same request with a temperature.
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// The same request with a thinking budget (tokens).
+    pub fn with_thinking(mut self, budget_tokens: u32) -> Self {
+        self.thinking = Some(budget_tokens);
+        self
+    }
+
+    /// The same request asking for an answer that follows `schema`.
+    pub fn with_response_schema(mut self, schema: Value) -> Self {
+        self.response_schema = Some(schema);
+        self
+    }
+
+    /// The computer tool, if offered.
+    pub fn computer_tool(&self) -> Option<(u32, u32)> {
+        self.tools.iter().find_map(|tool| match tool {
+            ToolSpec::Computer {
+                display_width_px,
+                display_height_px,
+            } => Some((*display_width_px, *display_height_px)),
+            ToolSpec::Custom { .. } => None,
+        })
+    }
+}
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolSpec {
+    /// A tool described by a JSON Schema of its input.
+    Custom {
+        /// The name the model calls it by.
+        name: String,
+        /// What it does and when to use it.
+        description: String,
+        /// JSON Schema of the input object.
+        input_schema: Value,
+    },
+    /// Anthropic's computer-use tool (`computer_20250124`, named `computer`) on a display
+    /// of this size. OpenAI-compatible servers get it as a function with the same actions.
+    Computer {
+        /// Display width in pixels.
+        display_width_px: u32,
+        /// Display height in pixels.
+        display_height_px: u32,
+    },
+}
+
+impl ToolSpec {
+    /// A custom tool.
+    pub fn custom(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> Self {
+        ToolSpec::Custom {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+        }
+    }
+
+    /// The computer tool on a display of `width` × `height` pixels.
+    pub fn computer(width: u32, height: u32) -> Self {
+        ToolSpec::Computer {
+            display_width_px: width,
+            display_height_px: height,
+        }
+    }
+
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        match self {
+            ToolSpec::Custom { name, .. } => name,
+            ToolSpec::Computer { .. } => retrace_protocol::tool_names::COMPUTER,
+        }
+    }
+}
+
+/// Whether the model must call a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// The model must call some tool.
+    Any,
+    /// The model must call this tool.
+    Tool(String),
+    /// The model must not call tools.
+    None,
+}
+
+/// A model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageResponse {
+    /// The API's id for this message.
+    pub id: String,
+    /// Text, tool calls, thinking.
+    pub content: Vec<ContentBlock>,
+    /// Why the model stopped; `MaxTokens` and `Refusal` mean the answer is incomplete.
+    pub stop_reason: StopReason,
+    /// Tokens used by this call.
+    pub usage: Usage,
+    /// The model that answered, as the API named it.
+    pub model: String,
+}
+
+impl MessageResponse {
+    /// The answer as an assistant message, ready to append to the history.
+    pub fn to_message(&self) -> Message {
+        Message::assistant(self.content.clone())
+    }
+
+    /// The text blocks joined by newlines.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}

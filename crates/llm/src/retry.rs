@@ -1,0 +1,193 @@
+//! The retry policy both clients share, and [`RetryingProvider`], which applies it.
+//!
+//! Exponential backoff with full jitter (a random wait between zero and
+//! `base_delay · 2^(attempt-1)`, capped at `max_delay`), except that a rate limit's
+//! `retry-after` is honoured as given. Retried: rate limits, overload, HTTP 500/502/503/504,
+//! transport errors and timeouts (see [`VlmError::is_retryable`]). Bounded by
+//! `max_attempts` and by `max_total`, the time from the first request after which no new
+//! wait starts. Each wait is reported to a [`RetryObserver`] before it begins, so a caller can
+//! show "waiting 1.0 s to retry (rate limited)".
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rand::Rng;
+use tokio::time::Instant;
+
+use crate::MessageRequest;
+use crate::MessageResponse;
+use crate::Pricing;
+use crate::VlmError;
+use crate::VlmProvider;
+
+/// When and how long to retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Requests in all, the first included (1 means no retry).
+    pub max_attempts: u32,
+    /// The backoff ceiling of the first retry.
+    pub base_delay: Duration,
+    /// The largest backoff ceiling (a `retry-after` may exceed it).
+    pub max_delay: Duration,
+    /// No wait starts that would end later than this after the first request.
+    pub max_total: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 5 attempts, 1 s base, 30 s cap, 2 min in all.
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            base_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+            max_total: Duration::from_secs(120),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy that never retries.
+    pub fn none() -> Self {
+        Self {
+            max_attempts: 1,
+            ..Self::default()
+        }
+    }
+
+    /// The wait before retry number `retry` (1 for the first retry) after `error`: the
+    /// server's `retry-after` if it gave one, else a random duration in
+    /// `[0, min(max_delay, base_delay · 2^(retry-1))]`.
+    pub fn delay(&self, retry: u32, error: &VlmError) -> Duration {
+        if let VlmError::RateLimited {
+            retry_after: Some(after),
+            ..
+        } = error
+        {
+            return *after;
+        }
+        let ceiling = self.backoff_ceiling(retry);
+        let ceiling_ms = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
+        Duration::from_millis(rand::rng().random_range(0..=ceiling_ms))
+    }
+
+    /// `min(max_delay, base_delay · 2^(retry-1))`.
+    pub fn backoff_ceiling(&self, retry: u32) -> Duration {
+        let factor = 2u32.saturating_pow(retry.saturating_sub(1));
+        self.base_delay
+            .checked_mul(factor)
+            .unwrap_or(self.max_delay)
+            .min(self.max_delay)
+    }
+}
+
+/// Told about every wait before it starts.
+pub trait RetryObserver: Send + Sync {
+    /// Attempt number `attempt` (1-based) failed with `error`; the next request goes out
+    /// after `delay`.
+    fn on_retry(&self, attempt: u32, delay: Duration, error: &VlmError);
+}
+
+impl<F> RetryObserver for F
+where
+    F: Fn(u32, Duration, &VlmError) + Send + Sync,
+{
+    fn on_retry(&self, attempt: u32, delay: Duration, error: &VlmError) {
+        self(attempt, delay, error);
+    }
+}
+
+/// A provider that retries another by a [`RetryPolicy`]; itself a [`VlmProvider`].
+///
+/// A non-retryable error comes back as it is; when retries run out the last error comes
+/// back wrapped in [`VlmError::RetriesExhausted`] (whose [`VlmError::root`] is that error).
+pub struct RetryingProvider<P> {
+    inner: P,
+    policy: RetryPolicy,
+    observer: Option<Arc<dyn RetryObserver>>,
+}
+
+impl<P: std::fmt::Debug> std::fmt::Debug for RetryingProvider<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RetryingProvider")
+            .field("inner", &self.inner)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: VlmProvider> RetryingProvider<P> {
+    /// Wraps `inner`.
+    pub fn new(inner: P, policy: RetryPolicy) -> Self {
+        Self {
+            inner,
+            policy,
+            observer: None,
+        }
+    }
+
+    /// The same wrapper reporting each wait to `observer`.
+    pub fn with_observer(mut self, observer: Arc<dyn RetryObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// The wrapped provider.
+    pub fn inner(&self) -> &P {
+        &self.inner
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> RetryPolicy {
+        self.policy
+    }
+}
+
+#[async_trait]
+impl<P: VlmProvider> VlmProvider for RetryingProvider<P> {
+    async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
+        let started = Instant::now();
+        let mut attempt = 1;
+        loop {
+            let error = match self.inner.create_message(request).await {
+                Ok(response) => return Ok(response),
+                Err(error) if !error.is_retryable() => return Err(error),
+                Err(error) => error,
+            };
+            let delay = self.policy.delay(attempt, &error);
+            let out_of_attempts = attempt >= self.policy.max_attempts;
+            let out_of_time = started.elapsed() + delay > self.policy.max_total;
+            if out_of_attempts || out_of_time {
+                tracing::warn!(attempt, kind = error.kind(), "giving up on the model call");
+                return Err(VlmError::RetriesExhausted {
+                    attempts: attempt,
+                    elapsed: started.elapsed(),
+                    last: Box::new(error),
+                });
+            }
+            tracing::info!(
+                attempt,
+                ?delay,
+                kind = error.kind(),
+                "retrying the model call"
+            );
+            if let Some(observer) = &self.observer {
+                observer.on_retry(attempt, delay, &error);
+            }
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    fn pricing(&self) -> Option<Pricing> {
+        self.inner.pricing()
+    }
+}
+
+#[cfg(test)]
+#[path = "retry_tests.rs"]
+mod tests;

@@ -1,0 +1,180 @@
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering;
+
+use retrace_protocol::StopReason;
+use retrace_protocol::Usage;
+
+use super::*;
+
+/// A provider answering from a list of results, counting calls.
+struct Scripted {
+    results: Mutex<VecDeque<Result<MessageResponse, VlmError>>>,
+    calls: AtomicU32,
+}
+
+impl Scripted {
+    fn new(results: Vec<Result<MessageResponse, VlmError>>) -> Self {
+        Self {
+            results: Mutex::new(results.into()),
+            calls: AtomicU32::new(0),
+        }
+    }
+}
+
+#[async_trait]
+impl VlmProvider for Scripted {
+    async fn create_message(&self, _: &MessageRequest) -> Result<MessageResponse, VlmError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.results
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(Err(VlmError::Config {
+                detail: "script exhausted".into(),
+            }))
+    }
+    fn model_id(&self) -> &str {
+        "scripted"
+    }
+}
+
+fn ok() -> Result<MessageResponse, VlmError> {
+    Ok(MessageResponse {
+        id: "msg_1".into(),
+        content: Vec::new(),
+        stop_reason: StopReason::EndTurn,
+        usage: Usage::default(),
+        model: "scripted".into(),
+    })
+}
+
+fn server(status: u16) -> Result<MessageResponse, VlmError> {
+    Err(VlmError::Server {
+        status,
+        message: "boom".into(),
+    })
+}
+
+fn request() -> MessageRequest {
+    MessageRequest::new(vec![retrace_protocol::Message::user_text("hi")], 10)
+}
+
+fn policy(max_attempts: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts,
+        base_delay: Duration::from_millis(100),
+        max_delay: Duration::from_secs(1),
+        max_total: Duration::from_secs(60),
+    }
+}
+
+type Waits = Arc<Mutex<Vec<(u32, Duration, String)>>>;
+
+fn recording_observer() -> (Arc<dyn RetryObserver>, Waits) {
+    let waits: Waits = Arc::default();
+    let sink = Arc::clone(&waits);
+    let observer = move |attempt: u32, delay: Duration, error: &VlmError| {
+        sink.lock()
+            .unwrap()
+            .push((attempt, delay, error.kind().to_owned()));
+    };
+    (Arc::new(observer), waits)
+}
+
+#[test]
+fn backoff_doubles_up_to_the_cap() {
+    let policy = policy(10);
+    let ceilings: Vec<u128> = (1..=6)
+        .map(|retry| policy.backoff_ceiling(retry).as_millis())
+        .collect();
+    assert_eq!(ceilings, vec![100, 200, 400, 800, 1000, 1000]);
+    assert_eq!(policy.backoff_ceiling(200), Duration::from_secs(1));
+}
+
+#[test]
+fn jitter_stays_under_the_ceiling_and_retry_after_wins() {
+    let policy = policy(10);
+    let error = VlmError::Overloaded {
+        message: String::new(),
+    };
+    for retry in 1..=5 {
+        for _ in 0..50 {
+            assert!(policy.delay(retry, &error) <= policy.backoff_ceiling(retry));
+        }
+    }
+    let limited = VlmError::RateLimited {
+        retry_after: Some(Duration::from_secs(7)),
+        message: String::new(),
+    };
+    assert_eq!(policy.delay(1, &limited), Duration::from_secs(7));
+}
+
+#[tokio::test(start_paused = true)]
+async fn retries_server_errors_then_succeeds_and_reports_each_wait() {
+    let provider = Scripted::new(vec![server(503), server(502), ok()]);
+    let (observer, waits) = recording_observer();
+    let retrying = RetryingProvider::new(provider, policy(5)).with_observer(observer);
+    let response = retrying.create_message(&request()).await.unwrap();
+    assert_eq!(response.id, "msg_1");
+    assert_eq!(retrying.inner().calls.load(Ordering::SeqCst), 3);
+    let waits = waits.lock().unwrap();
+    let attempts: Vec<(u32, &str)> = waits.iter().map(|(a, _, k)| (*a, k.as_str())).collect();
+    assert_eq!(attempts, vec![(1, "server"), (2, "server")]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn does_not_retry_auth_or_501() {
+    for error in [
+        Err(VlmError::Auth {
+            status: 401,
+            message: "invalid x-api-key".into(),
+        }),
+        server(501),
+    ] {
+        let retrying = RetryingProvider::new(Scripted::new(vec![error.clone(), ok()]), policy(5));
+        let got = retrying.create_message(&request()).await.unwrap_err();
+        assert_eq!(Err(got), error);
+        assert_eq!(retrying.inner().calls.load(Ordering::SeqCst), 1);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn gives_up_after_max_attempts_with_the_last_error() {
+    let overloaded = || {
+        Err(VlmError::Overloaded {
+            message: "Overloaded".into(),
+        })
+    };
+    let retrying = RetryingProvider::new(
+        Scripted::new((0..10).map(|_| overloaded()).collect()),
+        policy(3),
+    );
+    let error = retrying.create_message(&request()).await.unwrap_err();
+    assert_eq!(retrying.inner().calls.load(Ordering::SeqCst), 3);
+    let VlmError::RetriesExhausted { attempts, last, .. } = &error else {
+        panic!("expected RetriesExhausted, got {error:?}");
+    };
+    assert_eq!(*attempts, 3);
+    assert!(matches!(**last, VlmError::Overloaded { .. }));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_wait_past_max_total_is_not_started() {
+    let limited = Err(VlmError::RateLimited {
+        retry_after: Some(Duration::from_secs(90)),
+        message: "slow down".into(),
+    });
+    let (observer, waits) = recording_observer();
+    let retrying = RetryingProvider::new(Scripted::new(vec![limited, ok()]), policy(5))
+        .with_observer(observer);
+    let started = Instant::now();
+    let error = retrying.create_message(&request()).await.unwrap_err();
+    assert!(matches!(
+        error,
+        VlmError::RetriesExhausted { attempts: 1, .. }
+    ));
+    assert!(waits.lock().unwrap().is_empty());
+    assert!(started.elapsed() < Duration::from_secs(1));
+}

@@ -1,0 +1,326 @@
+//! Screenshot analysis schemas: one per [`AnalysisType`], sharing the seed's sections
+//! (visual elements, text content, UI structure, accessibility, metadata).
+//!
+//! Every type lists every section it may carry; the type's own section is required
+//! (`ELEMENT_DETECTION` → `visualElements`, `UI_STRUCTURE` → `uiStructure`,
+//! `TEXT_EXTRACTION` → `textContent`, `ACCESSIBILITY_AUDIT` → `accessibility`).
+//! `COMPARISON` is answered in the comparison schema (see [`crate::comparison_schema`]).
+
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::AnalysisOptions;
+use crate::AnalysisType;
+use crate::ComparisonOptions;
+use crate::fragments::DRAFT_07;
+use crate::fragments::bounding_box;
+use crate::fragments::confidence;
+use crate::fragments::count;
+use crate::fragments::metadata;
+use crate::fragments::number;
+use crate::fragments::object;
+use crate::fragments::one_of;
+use crate::fragments::props;
+use crate::fragments::schema_id;
+use crate::fragments::string;
+use crate::fragments::string_list;
+
+/// Adds `boundingBox` (required) when coordinates are on.
+fn with_box(
+    options: AnalysisOptions,
+    mut properties: Map<String, Value>,
+    required: &mut Vec<&'static str>,
+) -> Map<String, Value> {
+    if options.include_coordinates {
+        properties.insert("boundingBox".into(), bounding_box());
+        required.push("boundingBox");
+    }
+    properties
+}
+
+fn element(options: AnalysisOptions) -> Value {
+    let mut required = vec!["type", "interactable"];
+    let mut properties = props([
+        ("type", string("Kind of element (button, input, link…).", 1)),
+        (
+            "attributes",
+            json!({ "type": "object", "description": "Visible attributes." }),
+        ),
+        ("text", string("Text shown on the element.", 0)),
+        (
+            "interactable",
+            json!({ "type": "boolean", "description": "Can it be clicked or typed into?" }),
+        ),
+        (
+            "selector",
+            string("CSS selector that finds the element.", 1),
+        ),
+    ]);
+    if options.include_confidence_scores {
+        properties.insert(
+            "confidence".into(),
+            confidence("Detection confidence, 0 to 1."),
+        );
+        required.push("confidence");
+    }
+    if options.include_accessibility_info {
+        properties.insert("role".into(), string("ARIA role.", 0));
+        properties.insert("accessibleName".into(), string("Accessible name.", 0));
+    }
+    let properties = with_box(options, properties, &mut required);
+    object(
+        "One detected element.",
+        properties,
+        &required,
+        options.validation_mode,
+    )
+}
+
+fn visual_elements(options: AnalysisOptions) -> Value {
+    let mut schema = json!({
+        "type": "array",
+        "description": "Elements detected on the screenshot.",
+        "items": element(options),
+    });
+    if options.require_detected_elements {
+        schema["minItems"] = 1.into();
+    }
+    schema
+}
+
+fn text_content(options: AnalysisOptions) -> Value {
+    let mut required = vec!["content", "type"];
+    let properties = props([
+        ("content", string("The text.", 0)),
+        (
+            "type",
+            one_of(
+                "Role of the text.",
+                &[
+                    "heading",
+                    "paragraph",
+                    "link",
+                    "button",
+                    "label",
+                    "error",
+                    "success",
+                ],
+            ),
+        ),
+        ("fontSize", number("Font size in pixels.", 0.0, None)),
+        ("fontWeight", string("Font weight.", 0)),
+        ("color", string("Text colour.", 0)),
+    ]);
+    let properties = with_box(options, properties, &mut required);
+    json!({
+        "type": "array",
+        "description": "Text runs read from the screenshot.",
+        "items": object("One text run.", properties, &required, options.validation_mode),
+    })
+}
+
+fn ui_structure(options: AnalysisOptions) -> Value {
+    let mode = options.validation_mode;
+    let mut section_required = vec!["type"];
+    let section = with_box(
+        options,
+        props([
+            (
+                "type",
+                one_of(
+                    "Kind of section.",
+                    &[
+                        "header",
+                        "footer",
+                        "sidebar",
+                        "main",
+                        "content",
+                        "navigation",
+                    ],
+                ),
+            ),
+            ("elementCount", count("Elements in the section.")),
+        ]),
+        &mut section_required,
+    );
+    let mut nav_required = vec!["type", "itemCount"];
+    let navigation = with_box(
+        options,
+        props([
+            (
+                "type",
+                one_of(
+                    "Kind of navigation.",
+                    &["menu", "breadcrumb", "pagination", "tabs"],
+                ),
+            ),
+            ("itemCount", count("Items in it.")),
+        ]),
+        &mut nav_required,
+    );
+    let mut form_required = vec!["fieldCount"];
+    let form = with_box(
+        options,
+        props([
+            ("fieldCount", count("Input fields.")),
+            ("submitButtonCount", count("Submit buttons.")),
+        ]),
+        &mut form_required,
+    );
+    let list = |description: &str, item: Value| json!({ "type": "array", "description": description, "items": item });
+    object(
+        "Layout of the page.",
+        props([
+            (
+                "layout",
+                one_of(
+                    "Layout technique.",
+                    &["grid", "flex", "absolute", "table", "mixed"],
+                ),
+            ),
+            (
+                "sections",
+                list(
+                    "Page sections.",
+                    object("One section.", section, &section_required, mode),
+                ),
+            ),
+            (
+                "navigation",
+                list(
+                    "Navigation widgets.",
+                    object("One navigation widget.", navigation, &nav_required, mode),
+                ),
+            ),
+            (
+                "forms",
+                list("Forms.", object("One form.", form, &form_required, mode)),
+            ),
+        ]),
+        &["layout", "sections"],
+        mode,
+    )
+}
+
+fn accessibility(options: AnalysisOptions) -> Value {
+    let mode = options.validation_mode;
+    let issue = object(
+        "One accessibility issue.",
+        props([
+            (
+                "type",
+                one_of(
+                    "Kind of issue.",
+                    &[
+                        "contrast",
+                        "alt_text",
+                        "keyboard_navigation",
+                        "aria_labels",
+                        "semantic_structure",
+                    ],
+                ),
+            ),
+            (
+                "severity",
+                one_of("Severity.", &["low", "medium", "high", "critical"]),
+            ),
+            ("description", string("What is wrong.", 1)),
+            ("recommendation", string("How to fix it.", 1)),
+            ("element", element(options)),
+        ]),
+        &["type", "severity", "description", "recommendation"],
+        mode,
+    );
+    let boolean = |d: &str| json!({ "type": "boolean", "description": d });
+    object(
+        "Accessibility audit.",
+        props([
+            ("score", number("Score from 0 to 100.", 0.0, Some(100.0))),
+            (
+                "issues",
+                json!({ "type": "array", "description": "Issues found.", "items": issue }),
+            ),
+            ("recommendations", string_list("Overall recommendations.")),
+            (
+                "compliance",
+                object(
+                    "Standards met.",
+                    props([
+                        ("wcag_aa", boolean("Meets WCAG 2 AA.")),
+                        ("wcag_aaa", boolean("Meets WCAG 2 AAA.")),
+                        ("section508", boolean("Meets Section 508.")),
+                    ]),
+                    &["wcag_aa", "wcag_aaa", "section508"],
+                    mode,
+                ),
+            ),
+        ]),
+        &["score", "issues", "recommendations", "compliance"],
+        mode,
+    )
+}
+
+/// Generates the schema for one analysis type, stamped with `version`.
+pub fn analysis_schema(kind: AnalysisType, options: AnalysisOptions, version: &str) -> Value {
+    if kind == AnalysisType::Comparison {
+        let comparison = ComparisonOptions {
+            include_coordinates: options.include_coordinates,
+            validation_mode: options.validation_mode,
+            ..ComparisonOptions::default()
+        };
+        return crate::comparison_schema(comparison, version);
+    }
+    let mut properties = props([
+        (
+            "analysisType",
+            json!({ "type": "string", "description": "Type of screenshot analysis performed.", "const": kind.as_str() }),
+        ),
+        ("summary", string("What the screenshot shows.", 1)),
+    ]);
+    let mut required = vec!["analysisType", "summary"];
+    if options.include_confidence_scores {
+        properties.insert(
+            "confidence".into(),
+            confidence("Overall confidence, 0 to 1."),
+        );
+        required.push("confidence");
+    }
+    properties.insert("visualElements".into(), visual_elements(options));
+    properties.insert("textContent".into(), text_content(options));
+    properties.insert("uiStructure".into(), ui_structure(options));
+    if options.include_accessibility_info || kind == AnalysisType::AccessibilityAudit {
+        properties.insert("accessibility".into(), accessibility(options));
+    }
+    properties.insert("metadata".into(), metadata());
+    if options.require_detected_elements || kind == AnalysisType::ElementDetection {
+        required.push("visualElements");
+    }
+    match kind {
+        AnalysisType::UiStructure => required.push("uiStructure"),
+        AnalysisType::TextExtraction => required.push("textContent"),
+        AnalysisType::AccessibilityAudit => required.push("accessibility"),
+        _ => {}
+    }
+    let body = object(
+        &format!("Answer to a {} screenshot analysis.", kind.as_str()),
+        properties,
+        &required,
+        options.validation_mode,
+    );
+    let mut head = Map::new();
+    head.insert("$schema".into(), DRAFT_07.into());
+    head.insert(
+        "$id".into(),
+        schema_id(
+            &format!("analysis:{}", kind.as_str().to_ascii_lowercase()),
+            version,
+        )
+        .into(),
+    );
+    head.insert("title".into(), "ScreenshotAnalysis".into());
+    if let Value::Object(mut body) = body {
+        head.append(&mut body);
+    }
+    Value::Object(head)
+}

@@ -1,0 +1,119 @@
+//! Small JSON Schema building blocks shared by the generators: objects that honour the
+//! validation mode, strings, confidences and bounding boxes.
+
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::ValidationMode;
+
+/// The draft every generated schema declares (the draft ajv and `jsonschema` both run).
+pub(crate) const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+
+/// The `$id` of a generated schema: a URN naming the kind and the version.
+pub(crate) fn schema_id(kind: &str, version: &str) -> String {
+    format!("urn:retrace:schema:{kind}:{version}")
+}
+
+/// An object schema. `required` names must be keys of `properties`.
+pub(crate) fn object(
+    description: &str,
+    properties: Map<String, Value>,
+    required: &[&str],
+    mode: ValidationMode,
+) -> Value {
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    if !description.is_empty() {
+        schema.insert("description".into(), description.into());
+    }
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), json!(required));
+    }
+    schema.insert("additionalProperties".into(), (!mode.is_strict()).into());
+    Value::Object(schema)
+}
+
+/// A string; `min_length` 1 makes it non-empty.
+pub(crate) fn string(description: &str, min_length: u64) -> Value {
+    let mut schema = json!({ "type": "string", "description": description });
+    if min_length > 0 {
+        schema["minLength"] = min_length.into();
+    }
+    schema
+}
+
+/// A list of strings.
+pub(crate) fn string_list(description: &str) -> Value {
+    json!({ "type": "array", "description": description, "items": { "type": "string" } })
+}
+
+/// A number in `min..=max`.
+pub(crate) fn number(description: &str, min: f64, max: Option<f64>) -> Value {
+    let mut schema = json!({ "type": "number", "description": description, "minimum": min });
+    if let Some(max) = max {
+        schema["maximum"] = max.into();
+    }
+    schema
+}
+
+/// A non-negative integer count.
+pub(crate) fn count(description: &str) -> Value {
+    json!({ "type": "integer", "description": description, "minimum": 0 })
+}
+
+/// A confidence in 0..=1.
+pub(crate) fn confidence(description: &str) -> Value {
+    number(description, 0.0, Some(1.0))
+}
+
+/// A string from a closed list.
+pub(crate) fn one_of(description: &str, values: &[&str]) -> Value {
+    json!({ "type": "string", "description": description, "enum": values })
+}
+
+/// The seed's bounding box: pixels from the top-left corner, never extra fields.
+pub(crate) fn bounding_box() -> Value {
+    let px = |d: &str| number(d, 0.0, None);
+    json!({
+        "type": "object",
+        "description": "Box in screenshot pixels, from the top-left corner.",
+        "properties": {
+            "x": px("Left edge."),
+            "y": px("Top edge."),
+            "width": px("Width."),
+            "height": px("Height."),
+        },
+        "required": ["x", "y", "width", "height"],
+        "additionalProperties": false,
+    })
+}
+
+/// The seed's metadata block: a few known fields, anything else allowed.
+pub(crate) fn metadata() -> Value {
+    json!({
+        "type": "object",
+        "description": "Facts about how the answer was produced; free-form beyond these fields.",
+        "properties": {
+            "processingTime": number("Seconds spent.", 0.0, None),
+            "imageSize": {
+                "type": "object",
+                "description": "Size of the analysed screenshot in pixels.",
+                "properties": {
+                    "width": { "type": "number", "minimum": 1 },
+                    "height": { "type": "number", "minimum": 1 },
+                },
+                "required": ["width", "height"],
+            },
+            "analysisVersion": string("Version of the analysis.", 0),
+            "timestamp": string("When the analysis ran (ISO 8601).", 0),
+        },
+        "additionalProperties": true,
+    })
+}
+
+/// Builds a property map from `(name, schema)` pairs.
+pub(crate) fn props<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}

@@ -1,0 +1,204 @@
+//! [`ScriptStep`]: one scripted answer of a fake model server, protocol-neutral.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use retrace_protocol::ContentBlock;
+use retrace_protocol::StopReason;
+use retrace_protocol::ToolUseBlock;
+use retrace_protocol::Usage;
+use serde_json::Value;
+
+/// Numbers tool-call ids uniquely across every fake server in the process.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh id with this prefix (`toolu_fake_7`).
+pub(crate) fn fresh_id(prefix: &str) -> String {
+    format!("{prefix}_fake_{}", NEXT_ID.fetch_add(1, Ordering::Relaxed))
+}
+
+/// One answer the fake server gives, in script order: an assistant turn, an API error, or a
+/// raw body; optionally after a delay (a slow response).
+///
+/// ```ignore
+/// let script = vec![
+///     ScriptStep::rate_limited(1),
+///     ScriptStep::text("Clicking").and_tool_use("computer", json!({"action": "left_click", "coordinate": [10, 20]})),
+///     ScriptStep::text("cut off").stop(StopReason::MaxTokens),
+///     ScriptStep::overloaded().delayed(Duration::from_millis(200)),
+/// ];
+/// ```
+#[derive(Debug, Clone)]
+pub struct ScriptStep {
+    pub(crate) delay: Duration,
+    pub(crate) action: StepAction,
+}
+
+/// What a step does.
+#[derive(Debug, Clone)]
+pub(crate) enum StepAction {
+    /// An assistant turn.
+    Reply {
+        blocks: Vec<ContentBlock>,
+        stop: Option<StopReason>,
+        usage: Usage,
+    },
+    /// An API error in the protocol's error shape.
+    Error {
+        status: u16,
+        retry_after: Option<String>,
+        error_type: String,
+        message: String,
+    },
+    /// This status and body, sent as `application/json` whatever they hold.
+    Raw { status: u16, body: String },
+}
+
+impl ScriptStep {
+    fn reply(blocks: Vec<ContentBlock>) -> Self {
+        Self {
+            delay: Duration::ZERO,
+            action: StepAction::Reply {
+                blocks,
+                stop: None,
+                usage: Usage {
+                    input_tokens: 100,
+                    output_tokens: 20,
+                    ..Usage::default()
+                },
+            },
+        }
+    }
+
+    fn error(status: u16, error_type: &str, message: &str) -> Self {
+        Self {
+            delay: Duration::ZERO,
+            action: StepAction::Error {
+                status,
+                retry_after: None,
+                error_type: error_type.into(),
+                message: message.into(),
+            },
+        }
+    }
+
+    /// An assistant turn with one text block (stop reason `end_turn` unless set).
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::reply(vec![ContentBlock::text(text)])
+    }
+
+    /// An assistant turn with one tool call (stop reason `tool_use` unless set); the call id
+    /// is fresh (`toolu_fake_<n>`).
+    pub fn tool_use(name: impl Into<String>, input: Value) -> Self {
+        Self::reply(Vec::new()).and_tool_use(name, input)
+    }
+
+    /// An assistant turn with exactly these blocks.
+    pub fn blocks(blocks: Vec<ContentBlock>) -> Self {
+        Self::reply(blocks)
+    }
+
+    /// The same turn with a text block appended.
+    pub fn and_text(self, text: impl Into<String>) -> Self {
+        self.push_block(ContentBlock::text(text))
+    }
+
+    /// The same turn with a tool call appended.
+    pub fn and_tool_use(self, name: impl Into<String>, input: Value) -> Self {
+        let block = ToolUseBlock::new(fresh_id("toolu"), name, input);
+        self.push_block(ContentBlock::ToolUse(block))
+    }
+
+    fn push_block(mut self, block: ContentBlock) -> Self {
+        if let StepAction::Reply { blocks, .. } = &mut self.action {
+            blocks.push(block);
+        }
+        self
+    }
+
+    /// The same turn with this stop reason (`max_tokens`, `refusal`...).
+    pub fn stop(mut self, reason: StopReason) -> Self {
+        if let StepAction::Reply { stop, .. } = &mut self.action {
+            *stop = Some(reason);
+        }
+        self
+    }
+
+    /// The same turn reporting this usage (default: 100 input, 20 output tokens).
+    pub fn usage(mut self, value: Usage) -> Self {
+        if let StepAction::Reply { usage, .. } = &mut self.action {
+            *usage = value;
+        }
+        self
+    }
+
+    /// HTTP 429 `rate_limit_error` with `retry-after: <seconds>`.
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        let mut step = Self::error(
+            429,
+            "rate_limit_error",
+            "Number of requests has exceeded your rate limit",
+        );
+        if let StepAction::Error { retry_after, .. } = &mut step.action {
+            *retry_after = Some(retry_after_secs.to_string());
+        }
+        step
+    }
+
+    /// HTTP 529 `overloaded_error`.
+    pub fn overloaded() -> Self {
+        Self::error(529, "overloaded_error", "Overloaded")
+    }
+
+    /// This 5xx status with an `api_error`.
+    pub fn server_error(status: u16) -> Self {
+        Self::error(status, "api_error", "Internal server error")
+    }
+
+    /// HTTP 401 `authentication_error`.
+    pub fn auth_error() -> Self {
+        Self::error(401, "authentication_error", "invalid x-api-key")
+    }
+
+    /// Any API error: status, the API's error type and message.
+    pub fn api_error(status: u16, error_type: &str, message: &str) -> Self {
+        Self::error(status, error_type, message)
+    }
+
+    /// HTTP 200 with this body as `application/json`, whatever it holds.
+    pub fn malformed(body: impl Into<String>) -> Self {
+        Self::raw(200, body)
+    }
+
+    /// This status and body, sent as `application/json` (for protocol-specific shapes).
+    pub fn raw(status: u16, body: impl Into<String>) -> Self {
+        Self {
+            delay: Duration::ZERO,
+            action: StepAction::Raw {
+                status,
+                body: body.into(),
+            },
+        }
+    }
+
+    /// The same step, answered only after `delay` (a slow response).
+    pub fn delayed(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+}
+
+/// The stop reason a reply carries: the one set, else `tool_use` when it calls a tool.
+pub(crate) fn effective_stop(blocks: &[ContentBlock], stop: Option<&StopReason>) -> StopReason {
+    match stop {
+        Some(stop) => stop.clone(),
+        None if blocks
+            .iter()
+            .any(|block| matches!(block, ContentBlock::ToolUse(_))) =>
+        {
+            StopReason::ToolUse
+        }
+        None => StopReason::EndTurn,
+    }
+}

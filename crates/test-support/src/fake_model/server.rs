@@ -1,0 +1,193 @@
+//! The scripted HTTP server both fakes share: axum on 127.0.0.1:0, one POST route, a
+//! script popped per request, every request recorded.
+
+use std::collections::BTreeMap;
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::Value;
+
+use super::ScriptStep;
+use super::script::StepAction;
+
+/// A request the fake received.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    /// The request path (`/v1/messages`).
+    pub path: String,
+    /// Headers, names lowercased (a repeated header keeps its last value).
+    pub headers: BTreeMap<String, String>,
+    /// The body as JSON; a body that is not JSON is kept as a JSON string.
+    pub body: Value,
+    /// When the request arrived.
+    pub at: Instant,
+}
+
+impl RecordedRequest {
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+}
+
+/// How a protocol renders a step.
+pub(crate) trait Render: Send + Sync + 'static {
+    /// The route (`/v1/messages`).
+    const PATH: &'static str;
+    /// The JSON body of an assistant turn, given the request (for its `model`).
+    fn reply(request: &Value, action: &StepAction, index: usize) -> Value;
+    /// The JSON body of an API error.
+    fn error(error_type: &str, message: &str) -> Value;
+}
+
+struct Shared {
+    script: Mutex<VecDeque<ScriptStep>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    steps_total: Mutex<usize>,
+}
+
+/// A running scripted server; stopped when dropped.
+pub(crate) struct ScriptedServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ScriptedServer {
+    pub(crate) async fn start<R: Render>(script: Vec<ScriptStep>) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("fake model server: cannot bind 127.0.0.1:0: {e}"));
+        let addr = listener
+            .local_addr()
+            .unwrap_or_else(|e| panic!("fake model server: no local address: {e}"));
+        let shared = Arc::new(Shared {
+            steps_total: Mutex::new(script.len()),
+            script: Mutex::new(script.into()),
+            requests: Mutex::new(Vec::new()),
+        });
+        let app = Router::new()
+            .route(R::PATH, post(handle::<R>))
+            .with_state(Arc::clone(&shared));
+        let task = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                panic!("fake model server stopped: {e}");
+            }
+        });
+        Self { addr, shared, task }
+    }
+
+    pub(crate) fn origin(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub(crate) fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    pub(crate) fn push(&self, step: ScriptStep) {
+        lock(&self.shared.script).push_back(step);
+        *lock(&self.shared.steps_total) += 1;
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        lock(&self.shared.script).len()
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Locks a mutex, ignoring poisoning (a panicking test thread must not hide the requests).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+async fn handle<R: Render>(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    let recorded = RecordedRequest {
+        path: R::PATH.into(),
+        headers: headers
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.as_str().to_owned(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
+        body,
+        at: Instant::now(),
+    };
+    let (index, step) = {
+        let mut requests = lock(&shared.requests);
+        requests.push(recorded);
+        (requests.len(), lock(&shared.script).pop_front())
+    };
+    let Some(step) = step else {
+        let message = format!(
+            "fake model server: script exhausted: request {index} arrived but the script had only {} step(s)",
+            *lock(&shared.steps_total)
+        );
+        return json_response(500, None, R::error("api_error", &message).to_string());
+    };
+    if !step.delay.is_zero() {
+        tokio::time::sleep(step.delay).await;
+    }
+    let request_body = lock(&shared.requests)
+        .get(index - 1)
+        .map(|request| request.body.clone())
+        .unwrap_or(Value::Null);
+    match &step.action {
+        reply @ StepAction::Reply { .. } => {
+            json_response(200, None, R::reply(&request_body, reply, index).to_string())
+        }
+        StepAction::Error {
+            status,
+            retry_after,
+            error_type,
+            message,
+        } => json_response(
+            *status,
+            retry_after.as_deref(),
+            R::error(error_type, message).to_string(),
+        ),
+        StepAction::Raw { status, body } => json_response(*status, None, body.clone()),
+    }
+}
+
+fn json_response(status: u16, retry_after: Option<&str>, body: String) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    if let Some(value) = retry_after.and_then(|v| axum::http::HeaderValue::from_str(v).ok()) {
+        headers.insert(axum::http::header::RETRY_AFTER, value);
+    }
+    (status, headers, body).into_response()
+}

@@ -1,0 +1,110 @@
+//! Criterion benches for every vision operation, on the shared screenshots.
+//! Run: `cargo bench -p retrace-vision`. `scripts/bench-vision.sh` compares with the peers.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::Criterion;
+use criterion::criterion_group;
+use criterion::criterion_main;
+use retrace_test_support::vectors_dir;
+use retrace_vision::DiffOptions;
+use retrace_vision::Image;
+use retrace_vision::Method;
+use retrace_vision::action_region;
+use retrace_vision::decode_png;
+use retrace_vision::diff_rgba;
+use retrace_vision::encode_png_rgba;
+use retrace_vision::hash;
+use retrace_vision::is_stable;
+use retrace_vision::region_hash;
+use retrace_vision::search_near;
+
+const SMALL: &str = "images/screens/rust_std_index_1280x800.png";
+const SMALL_SHIFT: &str = "images/screens/rust_std_index_1280x800__shift.png";
+const LARGE: &str = "images/screens/rust_book_data_types_1920x1080.png";
+const LARGE_TEXT: &str = "images/screens/rust_book_data_types_1920x1080__text.png";
+
+fn path(name: &str) -> PathBuf {
+    vectors_dir().join(name)
+}
+
+fn bytes(name: &str) -> Vec<u8> {
+    std::fs::read(path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn image(name: &str) -> Image {
+    decode_png(&bytes(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn benches(c: &mut Criterion) {
+    let small_bytes = bytes(SMALL);
+    let small = image(SMALL);
+    let shifted = image(SMALL_SHIFT);
+    let (w, h) = (small.width(), small.height());
+
+    c.bench_function("decode_png_1280x800", |b| {
+        b.iter(|| decode_png(black_box(&small_bytes)))
+    });
+    c.bench_function("decode_phash_1280x800", |b| {
+        b.iter(|| {
+            let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
+            hash(&img, Method::Phash, 8).map_err(|e| e.to_string())
+        })
+    });
+    for method in [Method::Phash, Method::Ahash, Method::Dhash] {
+        c.bench_function(&format!("region_hash_100px_{method}"), |b| {
+            b.iter(|| {
+                let region = action_region(black_box((640, 400)), 100, w, h);
+                region_hash(&small, region, method, 8)
+            })
+        });
+    }
+    let recorded = region_hash(
+        &small,
+        action_region((640, 400), 100, w, h),
+        Method::Phash,
+        8,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    c.bench_function("search_near_radius_150_1280x800", |b| {
+        b.iter(|| {
+            search_near(
+                &shifted,
+                black_box(&recorded),
+                Method::Phash,
+                (640, 400),
+                100,
+                150,
+            )
+        })
+    });
+    c.bench_function("is_stable_1280x800_equal", |b| {
+        let copy = small.clone();
+        b.iter(|| is_stable(&small, black_box(&copy), None))
+    });
+
+    let large_a = image(LARGE).to_rgba().into_owned();
+    let large_b = image(LARGE_TEXT).to_rgba().into_owned();
+    let (lw, lh) = (1920, 1080);
+    let with_image = DiffOptions::default();
+    let count_only = DiffOptions {
+        draw: false,
+        ..DiffOptions::default()
+    };
+    c.bench_function("diff_1920x1080_with_image", |b| {
+        b.iter(|| diff_rgba(black_box(&large_a), &large_b, lw, lh, &with_image))
+    });
+    c.bench_function("diff_1920x1080_count_only", |b| {
+        b.iter(|| diff_rgba(black_box(&large_a), &large_b, lw, lh, &count_only))
+    });
+    let diff_image = diff_rgba(&large_a, &large_b, lw, lh, &with_image)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .diff_image;
+    c.bench_function("encode_diff_png_1920x1080", |b| {
+        b.iter(|| encode_png_rgba(lw, lh, black_box(&diff_image)))
+    });
+}
+
+criterion_group!(vision, benches);
+criterion_main!(vision);

@@ -1,0 +1,249 @@
+//! Decoded images: [`Image`] (8-bit, 1–4 channels, as the PNG stored them), PNG decoding with a
+//! pixel limit checked from the header before anything is allocated, and PNG encoding.
+
+use std::borrow::Cow;
+use std::io::Cursor;
+
+use crate::error::VisionError;
+
+/// The largest image [`decode_png`] accepts: 100 million pixels (10000x10000, or about five
+/// 8K screens). A header that declares more is refused before any pixel buffer is allocated.
+pub const DEFAULT_MAX_PIXELS: u64 = 100_000_000;
+
+/// How the samples of one pixel are laid out. Every sample is 8 bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PixelLayout {
+    /// One luminance sample.
+    Gray,
+    /// Luminance then alpha.
+    GrayAlpha,
+    /// Red, green, blue.
+    Rgb,
+    /// Red, green, blue, alpha.
+    Rgba,
+}
+
+impl PixelLayout {
+    /// Samples (bytes) per pixel.
+    pub fn channels(self) -> usize {
+        match self {
+            PixelLayout::Gray => 1,
+            PixelLayout::GrayAlpha => 2,
+            PixelLayout::Rgb => 3,
+            PixelLayout::Rgba => 4,
+        }
+    }
+}
+
+/// A decoded 8-bit image, kept in the layout it was stored in so that hashing a small region
+/// never converts the whole screen.
+///
+/// Pixels are row-major without padding: `data.len() == width * height * layout.channels()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    width: u32,
+    height: u32,
+    layout: PixelLayout,
+    data: Vec<u8>,
+}
+
+impl Image {
+    /// Wraps a pixel buffer; fails when its length does not match the size and layout, or when
+    /// the image has no pixels.
+    pub fn new(
+        width: u32,
+        height: u32,
+        layout: PixelLayout,
+        data: Vec<u8>,
+    ) -> Result<Image, VisionError> {
+        if width == 0 || height == 0 {
+            return Err(VisionError::Empty { width, height });
+        }
+        let expected = width as usize * height as usize * layout.channels();
+        if data.len() != expected {
+            return Err(VisionError::BufferSize {
+                width,
+                height,
+                channels: layout.channels(),
+                expected,
+                actual: data.len(),
+            });
+        }
+        Ok(Image {
+            width,
+            height,
+            layout,
+            data,
+        })
+    }
+
+    /// Width in pixels (never 0).
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels (never 0).
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The sample layout.
+    pub fn layout(&self) -> PixelLayout {
+        self.layout
+    }
+
+    /// The raw samples, row-major.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The pixels as RGBA (borrowed when already RGBA), the way pngjs hands them to pixelmatch:
+    /// gray is copied to red, green and blue, and a missing alpha is 255.
+    pub fn to_rgba(&self) -> Cow<'_, [u8]> {
+        let pixels = self.width as usize * self.height as usize;
+        match self.layout {
+            PixelLayout::Rgba => Cow::Borrowed(&self.data),
+            PixelLayout::Rgb => {
+                let mut out = Vec::with_capacity(pixels * 4);
+                for p in self.data.chunks_exact(3) {
+                    out.extend_from_slice(&[p[0], p[1], p[2], 255]);
+                }
+                Cow::Owned(out)
+            }
+            PixelLayout::Gray => {
+                let mut out = Vec::with_capacity(pixels * 4);
+                for &g in &self.data {
+                    out.extend_from_slice(&[g, g, g, 255]);
+                }
+                Cow::Owned(out)
+            }
+            PixelLayout::GrayAlpha => {
+                let mut out = Vec::with_capacity(pixels * 4);
+                for p in self.data.chunks_exact(2) {
+                    out.extend_from_slice(&[p[0], p[0], p[0], p[1]]);
+                }
+                Cow::Owned(out)
+            }
+        }
+    }
+}
+
+/// Decodes a PNG from memory with the default pixel limit ([`DEFAULT_MAX_PIXELS`]).
+///
+/// Every colour type is accepted. Palette images become RGB (RGBA with a `tRNS` chunk), bit
+/// depths below 8 are scaled up to 8 bits, 16-bit colour keeps the high byte (as Pillow reads
+/// it), and 16-bit grayscale is clipped to 255 (Pillow's `I;16` to `L` conversion), so that
+/// grayscale hashes match Python imagehash.
+pub fn decode_png(bytes: &[u8]) -> Result<Image, VisionError> {
+    decode_png_with_limit(bytes, DEFAULT_MAX_PIXELS)
+}
+
+/// Decodes a PNG from memory, refusing images with more than `max_pixels` pixels. The limit is
+/// checked against the header, before any pixel buffer is allocated.
+pub fn decode_png_with_limit(bytes: &[u8], max_pixels: u64) -> Result<Image, VisionError> {
+    let mut decoder =
+        png::Decoder::new_with_limits(Cursor::new(bytes), png::Limits { bytes: usize::MAX });
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let header = decoder.read_header_info().map_err(decode_error)?;
+    let (width, height) = (header.width, header.height);
+    if width == 0 || height == 0 {
+        return Err(VisionError::Empty { width, height });
+    }
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > max_pixels {
+        return Err(VisionError::TooLarge {
+            width,
+            height,
+            pixels,
+            limit: max_pixels,
+        });
+    }
+    let mut reader = decoder.read_info().map_err(decode_error)?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| VisionError::Decode(format!("{width}x{height} does not fit in memory")))?;
+    let info = reader.output_color_type();
+    let buffer = if reader.info().interlaced {
+        let mut buffer = vec![0u8; size];
+        let frame = reader.next_frame(&mut buffer).map_err(decode_error)?;
+        buffer.truncate(frame.buffer_size());
+        buffer
+    } else {
+        // Row by row into an unzeroed buffer: no pass over 3 MB of zeros per screenshot.
+        let mut buffer = Vec::with_capacity(size);
+        while let Some(row) = reader.next_row().map_err(decode_error)? {
+            buffer.extend_from_slice(row.data());
+        }
+        if buffer.len() != size {
+            return Err(VisionError::Decode(format!(
+                "image data ends after {} of {size} bytes",
+                buffer.len()
+            )));
+        }
+        buffer
+    };
+    let (color_type, bit_depth) = info;
+    let layout = match color_type {
+        png::ColorType::Grayscale => PixelLayout::Gray,
+        png::ColorType::GrayscaleAlpha => PixelLayout::GrayAlpha,
+        png::ColorType::Rgb => PixelLayout::Rgb,
+        png::ColorType::Rgba => PixelLayout::Rgba,
+        png::ColorType::Indexed => {
+            return Err(VisionError::Decode(
+                "palette image was not expanded".to_owned(),
+            ));
+        }
+    };
+    let data = if bit_depth == png::BitDepth::Sixteen {
+        narrow_16_bit(&buffer, layout)
+    } else {
+        buffer
+    };
+    Image::new(width, height, layout, data)
+}
+
+/// Turns big-endian 16-bit samples into 8-bit ones as Pillow does: colour and alpha keep the
+/// high byte; a lone gray sample (Pillow's `I;16`) is clipped to 255.
+fn narrow_16_bit(buffer: &[u8], layout: PixelLayout) -> Vec<u8> {
+    let samples = buffer.chunks_exact(2);
+    match layout {
+        PixelLayout::Gray => samples
+            .map(|s| if s[0] != 0 { 255 } else { s[1] })
+            .collect(),
+        _ => samples.map(|s| s[0]).collect(),
+    }
+}
+
+fn decode_error(error: png::DecodingError) -> VisionError {
+    VisionError::Decode(error.to_string())
+}
+
+/// Encodes 8-bit RGBA pixels as a PNG (fast compression: diff images are written often and
+/// read rarely).
+pub fn encode_png_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, VisionError> {
+    let expected = width as usize * height as usize * 4;
+    if rgba.len() != expected {
+        return Err(VisionError::BufferSize {
+            width,
+            height,
+            channels: 4,
+            expected,
+            actual: rgba.len(),
+        });
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fastest);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| VisionError::Encode(e.to_string()))?;
+    writer
+        .write_image_data(rgba)
+        .map_err(|e| VisionError::Encode(e.to_string()))?;
+    writer
+        .finish()
+        .map_err(|e| VisionError::Encode(e.to_string()))?;
+    Ok(out)
+}

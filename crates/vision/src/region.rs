@@ -1,0 +1,129 @@
+//! Action points and the regions around them, by askui's rules: where a tool input points,
+//! and which square of the screen is hashed to check that the screen still looks as recorded.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A rectangle of pixels: `left` and `top` inclusive, `right` and `bottom` exclusive (the
+/// Pillow crop box convention).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Region {
+    /// First column.
+    pub left: u32,
+    /// First row.
+    pub top: u32,
+    /// One past the last column.
+    pub right: u32,
+    /// One past the last row.
+    pub bottom: u32,
+}
+
+impl Region {
+    /// A region from its four edges.
+    pub fn new(left: u32, top: u32, right: u32, bottom: u32) -> Region {
+        Region {
+            left,
+            top,
+            right,
+            bottom,
+        }
+    }
+
+    /// The whole of a `width` x `height` image.
+    pub fn full(width: u32, height: u32) -> Region {
+        Region::new(0, 0, width, height)
+    }
+
+    /// Width in pixels (0 when empty).
+    pub fn width(&self) -> u32 {
+        self.right.saturating_sub(self.left)
+    }
+
+    /// Height in pixels (0 when empty).
+    pub fn height(&self) -> u32 {
+        self.bottom.saturating_sub(self.top)
+    }
+
+    /// Whether the region holds no pixel.
+    pub fn is_empty(&self) -> bool {
+        self.width() == 0 || self.height() == 0
+    }
+
+    /// Whether the region is non-empty and lies inside a `width` x `height` image.
+    pub fn fits(&self, width: u32, height: u32) -> bool {
+        !self.is_empty() && self.right <= width && self.bottom <= height
+    }
+}
+
+impl fmt::Display for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "({}, {}, {}, {})",
+            self.left, self.top, self.right, self.bottom
+        )
+    }
+}
+
+/// The point a tool input acts on, read as askui reads it: `coordinate: [x, y]` first, then
+/// `x`/`y`, then `x1`/`y1`. Values may be numbers or numeric strings (Python `int()`
+/// semantics: `"85"` and `" 85 "` work, fractions are truncated toward zero for numbers).
+/// `None` when the input names no point.
+pub fn action_point(input: &Value) -> Option<(i64, i64)> {
+    if let Some(Value::Array(items)) = input.get("coordinate")
+        && let [x, y] = items.as_slice()
+        && let (Some(x), Some(y)) = (python_int(x), python_int(y))
+    {
+        return Some((x, y));
+    }
+    for (kx, ky) in [("x", "y"), ("x1", "y1")] {
+        if let (Some(x), Some(y)) = (input.get(kx), input.get(ky))
+            && let (Some(x), Some(y)) = (python_int(x), python_int(y))
+        {
+            return Some((x, y));
+        }
+    }
+    None
+}
+
+/// Python `int(value)` for a JSON number or string; `None` where Python would raise.
+fn python_int(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            let f = n.as_f64()?;
+            (f.is_finite() && f.abs() < 9.0e18).then_some(f.trunc() as i64)
+        }),
+        Value::String(s) => {
+            let t = s.trim().replace('_', "");
+            t.parse::<i64>().ok()
+        }
+        Value::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+/// The square region of `region_size` centred on `point`, clipped to a `width` x `height`
+/// image, as askui crops it: `(max(0, x-r//2), max(0, y-r//2), min(w, x+r//2), min(h, y+r//2))`.
+/// A region that ends up empty (a point far outside the image) becomes the 1x1 region at
+/// (0, 0), so the result always lies inside the image and holds at least one pixel.
+pub fn action_region(point: (i64, i64), region_size: u32, width: u32, height: u32) -> Region {
+    let half = i64::from(region_size / 2);
+    let (x, y) = point;
+    let (w, h) = (i64::from(width), i64::from(height));
+    let left = x.saturating_sub(half).clamp(0, w);
+    let top = y.saturating_sub(half).clamp(0, h);
+    let right = x.saturating_add(half).clamp(0, w);
+    let bottom = y.saturating_add(half).clamp(0, h);
+    if right <= left || bottom <= top {
+        return Region::new(0, 0, 1.min(width), 1.min(height));
+    }
+    // All four values are clamped into 0..=u32::MAX above.
+    Region::new(left as u32, top as u32, right as u32, bottom as u32)
+}
+
+#[cfg(test)]
+#[path = "region_tests.rs"]
+mod tests;

@@ -1,0 +1,371 @@
+//! Pillow's LANCZOS resize of an 8-bit `L` image, reproduced exactly (`libImaging/Resample.c`):
+//! double-precision filter weights normalised per output pixel and quantised to 22-bit fixed
+//! point, a horizontal pass over only the rows the vertical pass needs, then a vertical pass;
+//! each sum starts at `1 << 21`, is shifted right by 22 and clamped to 0..=255. A pass whose
+//! size does not change is skipped, as Pillow skips it.
+
+use std::cell::RefCell;
+use std::f64::consts::PI;
+use std::rc::Rc;
+
+use crate::gray::GrayImage;
+
+const PRECISION_BITS: u32 = 22;
+const LANCZOS_SUPPORT: f64 = 3.0;
+
+/// Fixed-point weights of one resampling pass: for output pixel `i`, input pixels
+/// `bounds[i].0 .. bounds[i].0 + bounds[i].1` weighted by `weights[i * ksize ..]`.
+///
+/// Each 22-bit weight `w` is also kept split as `w = high * 2^7 + low` (`0 <= low < 2^7`),
+/// both halves as `f32`. When every partial sum of pixel times half-weight stays below 2^24
+/// (`exact_f32`), `f32` arithmetic on the halves is exact, so the passes can run on `f32`
+/// vectors (which every x86-64 multiplies natively) and recombine to exactly Pillow's 32-bit
+/// integer sums. Otherwise the plain `i32` loops run.
+#[derive(Debug)]
+struct Coefficients {
+    ksize: usize,
+    bounds: Vec<(usize, usize)>,
+    weights: Vec<i32>,
+    high: Vec<f32>,
+    low: Vec<f32>,
+    exact_f32: bool,
+}
+
+const SPLIT_BITS: u32 = 7;
+
+/// Splits the weights into `(high, low)` halves and decides whether `f32` sums are exact.
+fn split(weights: &[i32], ksize: usize) -> (Vec<f32>, Vec<f32>, bool) {
+    let mut high = Vec::with_capacity(weights.len());
+    let mut low = Vec::with_capacity(weights.len());
+    let mut exact = true;
+    for row in weights.chunks(ksize.max(1)) {
+        let (mut sum_high, mut sum_low) = (0i64, 0i64);
+        for &w in row {
+            let h = w >> SPLIT_BITS;
+            let l = w - (h << SPLIT_BITS);
+            sum_high += i64::from(h).abs();
+            sum_low += i64::from(l);
+            high.push(h as f32);
+            low.push(l as f32);
+        }
+        // Every partial sum is bounded by 255 * sum(|half|); f32 holds integers up to 2^24.
+        if 255 * sum_high.max(sum_low) >= 1 << 24 {
+            exact = false;
+        }
+    }
+    (high, low, exact)
+}
+
+/// Recombines the two partial sums into Pillow's sum (with its rounding bias).
+#[inline(always)]
+fn combine(high: f32, low: f32) -> i32 {
+    // Both are exact integers below 2^24 in magnitude.
+    let (high, low) = (high as i32, low as i32);
+    (1i32 << (PRECISION_BITS - 1))
+        .wrapping_add(high.wrapping_shl(SPLIT_BITS))
+        .wrapping_add(low)
+}
+
+fn sinc(x: f64) -> f64 {
+    if x == 0.0 {
+        return 1.0;
+    }
+    let x = x * PI;
+    x.sin() / x
+}
+
+fn lanczos(x: f64) -> f64 {
+    if (-LANCZOS_SUPPORT..LANCZOS_SUPPORT).contains(&x) {
+        sinc(x) * sinc(x / 3.0)
+    } else {
+        0.0
+    }
+}
+
+/// `precompute_coeffs` + `normalize_coeffs_8bpc` for the box `0..in_size`.
+fn precompute(in_size: usize, out_size: usize) -> Coefficients {
+    let scale = in_size as f32 as f64 / out_size as f64;
+    let filterscale = scale.max(1.0);
+    let support = LANCZOS_SUPPORT * filterscale;
+    let ksize = support.ceil() as usize * 2 + 1;
+    let mut bounds = Vec::with_capacity(out_size);
+    let mut weights = vec![0i32; out_size * ksize];
+    let mut k = vec![0f64; ksize];
+    for xx in 0..out_size {
+        let center = (xx as f64 + 0.5) * scale;
+        let ss = 1.0 / filterscale;
+        // C `(int)` truncates toward zero.
+        let xmin = ((center - support + 0.5) as i64).max(0) as usize;
+        let xmax = ((center + support + 0.5) as i64).min(in_size as i64) as usize;
+        let count = xmax.saturating_sub(xmin).min(ksize);
+        let mut ww = 0.0;
+        for (x, slot) in k.iter_mut().enumerate().take(count) {
+            let w = lanczos(((x + xmin) as f64 - center + 0.5) * ss);
+            *slot = w;
+            ww += w;
+        }
+        let row = &mut weights[xx * ksize..(xx + 1) * ksize];
+        for (slot, &w) in row.iter_mut().zip(&k).take(count) {
+            let w = if ww != 0.0 { w / ww } else { w };
+            let fixed = w * f64::from(1u32 << PRECISION_BITS);
+            *slot = if w < 0.0 {
+                (-0.5 + fixed) as i32
+            } else {
+                (0.5 + fixed) as i32
+            };
+        }
+        bounds.push((xmin, count));
+    }
+    let (high, low, exact_f32) = split(&weights, ksize);
+    Coefficients {
+        ksize,
+        bounds,
+        weights,
+        high,
+        low,
+        exact_f32,
+    }
+}
+
+/// Coefficient tables keyed by `(input size, output size)`.
+type CoefficientCache = Vec<((usize, usize), Rc<Coefficients>)>;
+
+thread_local! {
+    /// Recently used coefficient tables: replay hashes the same region size again and again.
+    static CACHE: RefCell<CoefficientCache> = const { RefCell::new(Vec::new()) };
+}
+
+const CACHE_SIZE: usize = 16;
+
+fn coefficients(in_size: usize, out_size: usize) -> Rc<Coefficients> {
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(position) = cache
+            .iter()
+            .position(|(key, _)| *key == (in_size, out_size))
+        {
+            let entry = cache.remove(position);
+            let found = Rc::clone(&entry.1);
+            cache.push(entry);
+            return found;
+        }
+        let made = Rc::new(precompute(in_size, out_size));
+        if cache.len() >= CACHE_SIZE {
+            cache.remove(0);
+        }
+        cache.push(((in_size, out_size), Rc::clone(&made)));
+        made
+    })
+}
+
+#[inline(always)]
+fn clip8(sum: i32) -> u8 {
+    (sum >> PRECISION_BITS).clamp(0, 255) as u8
+}
+
+/// Rows resampled together: the horizontal pass works on 8 rows at once so that each
+/// multiply-add is one vector operation across the rows.
+const LANES: usize = 8;
+
+/// The horizontal pass over source rows `rows`, giving `rows.len()` rows of `out_w` pixels.
+fn horizontal_pass(
+    src: &GrayImage,
+    coefficients: &Coefficients,
+    out_w: usize,
+    rows: std::ops::Range<usize>,
+) -> Vec<u8> {
+    let pass = |rows: std::ops::Range<usize>| {
+        if coefficients.exact_f32 {
+            horizontal_pass_f32(src, coefficients, out_w, rows)
+        } else {
+            horizontal_pass_i32(src, coefficients, out_w, rows)
+        }
+    };
+    // A whole screenshot is millions of multiply-adds: split the rows over two threads
+    // (rows are independent, so the result is the same).
+    let work = rows.len() * out_w * coefficients.ksize;
+    if work < PARALLEL_WORK || rows.len() < 2 * LANES {
+        return pass(rows);
+    }
+    let middle = rows.start + rows.len() / 2;
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| pass(middle..rows.end));
+        (pass(rows.start..middle), second.join())
+    });
+    match second {
+        Ok(mut second) => {
+            let mut all = first;
+            all.append(&mut second);
+            all
+        }
+        // The worker cannot panic on valid bounds; if it did, do its half here.
+        Err(_) => {
+            let mut all = first;
+            all.append(&mut pass(middle..rows.end));
+            all
+        }
+    }
+}
+
+/// Multiply-adds above which the horizontal pass uses a second thread.
+const PARALLEL_WORK: usize = 1 << 21;
+
+/// Pillow's loop as written: one `i32` dot product per output pixel.
+fn horizontal_pass_i32(
+    src: &GrayImage,
+    coefficients: &Coefficients,
+    out_w: usize,
+    rows: std::ops::Range<usize>,
+) -> Vec<u8> {
+    let in_w = src.width as usize;
+    let mut temp = vec![0u8; out_w * rows.len()];
+    for (out_row, y) in temp.chunks_exact_mut(out_w).zip(rows) {
+        let in_row = &src.data[y * in_w..(y + 1) * in_w];
+        for (xx, out) in out_row.iter_mut().enumerate() {
+            let (xmin, count) = coefficients.bounds[xx];
+            let k = &coefficients.weights[xx * coefficients.ksize..][..count];
+            let mut sum: i32 = 1 << (PRECISION_BITS - 1);
+            for (&p, &w) in in_row[xmin..xmin + count].iter().zip(k) {
+                sum = sum.wrapping_add(i32::from(p).wrapping_mul(w));
+            }
+            *out = clip8(sum);
+        }
+    }
+    temp
+}
+
+/// The same sums on split weights in `f32`, eight rows at a time (one vector per tap).
+fn horizontal_pass_f32(
+    src: &GrayImage,
+    coefficients: &Coefficients,
+    out_w: usize,
+    rows: std::ops::Range<usize>,
+) -> Vec<u8> {
+    let in_w = src.width as usize;
+    let ksize = coefficients.ksize;
+    let mut temp = vec![0u8; out_w * rows.len()];
+    // Column-interleaved block: `block[x][lane]` is pixel x of row `start + lane`.
+    let mut block = vec![[0f32; LANES]; in_w];
+    let mut start = rows.start;
+    while start < rows.end {
+        let lanes = (rows.end - start).min(LANES);
+        for lane in 0..LANES {
+            let y = start + lane.min(lanes - 1);
+            let row = &src.data[y * in_w..(y + 1) * in_w];
+            for (column, &p) in block.iter_mut().zip(row) {
+                column[lane] = f32::from(p);
+            }
+        }
+        for xx in 0..out_w {
+            let (xmin, count) = coefficients.bounds[xx];
+            let high = &coefficients.high[xx * ksize..][..count];
+            let low = &coefficients.low[xx * ksize..][..count];
+            let mut sum_high = [0f32; LANES];
+            let mut sum_low = [0f32; LANES];
+            for ((column, &wh), &wl) in block[xmin..xmin + count].iter().zip(high).zip(low) {
+                for lane in 0..LANES {
+                    sum_high[lane] += column[lane] * wh;
+                    sum_low[lane] += column[lane] * wl;
+                }
+            }
+            for lane in 0..lanes {
+                temp[(start - rows.start + lane) * out_w + xx] =
+                    clip8(combine(sum_high[lane], sum_low[lane]));
+            }
+        }
+        start += lanes;
+    }
+    temp
+}
+
+/// The vertical pass: output row `yy` from rows of `temp` (`temp_w` wide, starting at source
+/// row `row_offset`).
+fn vertical_pass(
+    temp: &[u8],
+    temp_w: usize,
+    row_offset: usize,
+    coefficients: &Coefficients,
+    out_h: usize,
+) -> Vec<u8> {
+    let ksize = coefficients.ksize;
+    let mut out = vec![0u8; temp_w * out_h];
+    if coefficients.exact_f32 {
+        let mut sum_high = vec![0f32; temp_w];
+        let mut sum_low = vec![0f32; temp_w];
+        for (yy, out_row) in out.chunks_exact_mut(temp_w).enumerate() {
+            let (ymin, count) = coefficients.bounds[yy];
+            let ymin = ymin - row_offset;
+            let high = &coefficients.high[yy * ksize..][..count];
+            let low = &coefficients.low[yy * ksize..][..count];
+            sum_high.fill(0.0);
+            sum_low.fill(0.0);
+            for (y, (&wh, &wl)) in high.iter().zip(low).enumerate() {
+                let row = &temp[(ymin + y) * temp_w..][..temp_w];
+                for ((sh, sl), &p) in sum_high.iter_mut().zip(sum_low.iter_mut()).zip(row) {
+                    let p = f32::from(p);
+                    *sh += p * wh;
+                    *sl += p * wl;
+                }
+            }
+            for ((o, &sh), &sl) in out_row.iter_mut().zip(&sum_high).zip(&sum_low) {
+                *o = clip8(combine(sh, sl));
+            }
+        }
+    } else {
+        let mut sums = vec![0i32; temp_w];
+        for (yy, out_row) in out.chunks_exact_mut(temp_w).enumerate() {
+            let (ymin, count) = coefficients.bounds[yy];
+            let ymin = ymin - row_offset;
+            let k = &coefficients.weights[yy * ksize..][..count];
+            sums.fill(1 << (PRECISION_BITS - 1));
+            for (y, &w) in k.iter().enumerate() {
+                let row = &temp[(ymin + y) * temp_w..][..temp_w];
+                for (s, &p) in sums.iter_mut().zip(row) {
+                    *s = s.wrapping_add(i32::from(p).wrapping_mul(w));
+                }
+            }
+            for (o, &s) in out_row.iter_mut().zip(&sums) {
+                *o = clip8(s);
+            }
+        }
+    }
+    out
+}
+
+/// Resizes `src` to `out_width` x `out_height` exactly as Pillow's
+/// `image.resize((out_width, out_height), Image.LANCZOS)` does for an `L` image.
+/// Both output sizes must be at least 1; `src` must not be empty.
+pub fn resize_lanczos(src: &GrayImage, out_width: u32, out_height: u32) -> GrayImage {
+    let (in_w, in_h) = (src.width as usize, src.height as usize);
+    let (out_w, out_h) = (out_width as usize, out_height as usize);
+    let need_horizontal = out_w != in_w;
+    let need_vertical = out_h != in_h;
+    if !need_horizontal && !need_vertical {
+        return src.clone();
+    }
+    let vertical = coefficients(in_h, out_h);
+    // Rows of the source the vertical pass reads.
+    let first_row = vertical.bounds.first().map_or(0, |b| b.0);
+    let last_row = vertical.bounds.last().map_or(in_h, |b| b.0 + b.1);
+
+    let (temp, temp_w, row_offset) = if need_horizontal {
+        let horizontal = coefficients(in_w, out_w);
+        let temp = horizontal_pass(src, &horizontal, out_w, first_row..last_row);
+        (temp, out_w, first_row)
+    } else {
+        (src.data.clone(), in_w, 0)
+    };
+    if !need_vertical {
+        return GrayImage {
+            width: out_width,
+            height: out_height,
+            data: temp,
+        };
+    }
+    let out = vertical_pass(&temp, temp_w, row_offset, &vertical, out_h);
+    GrayImage {
+        width: temp_w as u32,
+        height: out_height,
+        data: out,
+    }
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Benchmarks retrace-schema against ajv, side by side, on the same schema and instances
+# (shared/vectors/schema: schema.json, valid.json, invalid.json) in one run, and prints
+# the ratios next to the issue's targets.
+#
+# Installs ajv@8.20.0 and ajv-formats@3.0.1 with npm into $HOME/.cache/retrace-bench/ on
+# first use. Needs node and npm. Usage: scripts/bench-schema.sh
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache="${HOME}/.cache/retrace-bench"
+vectors="${RETRACE_SHARED_DIR:-$root/../shared}/vectors/schema"
+
+installed() {
+  node -e "process.exit(require('$cache/node_modules/$1/package.json').version === '$2' ? 0 : 1)" 2>/dev/null
+}
+if ! installed ajv 8.20.0 || ! installed ajv-formats 3.0.1; then
+  echo "installing ajv@8.20.0 ajv-formats@3.0.1 into $cache" >&2
+  mkdir -p "$cache"
+  npm install --prefix "$cache" --no-audit --no-fund --silent ajv@8.20.0 ajv-formats@3.0.1 >&2
+fi
+
+echo "running ajv…" >&2
+ajv=$(NODE_PATH="$cache/node_modules" node "$root/scripts/bench-schema-ajv.cjs" "$vectors")
+echo "running retrace-schema (cargo bench, release build)…" >&2
+rust=$(cd "$root" && cargo bench -q -p retrace-schema --bench vs_ajv 2>/dev/null | tail -n 1)
+
+node - "$ajv" "$rust" <<'JS'
+const [ajv, rust] = process.argv.slice(2).map((s) => JSON.parse(s));
+const f = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+const x = (n) => n.toFixed(2) + 'x';
+const rows = [
+  ['valid, is_valid vs ajv', rust.valid_per_sec.is_valid, ajv.valid_per_sec.default],
+  ['valid, full result vs ajv', rust.valid_per_sec.validate, ajv.valid_per_sec.default],
+  ['invalid, is_valid vs ajv (first error)', rust.invalid_per_sec.is_valid, ajv.invalid_per_sec.default],
+  ['invalid, full report vs ajv (first error)', rust.invalid_per_sec.full_report, ajv.invalid_per_sec.default],
+  ['invalid, full report vs ajv allErrors', rust.invalid_per_sec.full_report, ajv.invalid_per_sec.all_errors],
+];
+console.log(`ajv ${ajv.ajv} + ajv-formats ${ajv.ajv_formats} on node ${ajv.node}; ` +
+  `${rust.instances.valid} valid and ${rust.instances.invalid} invalid instances`);
+console.log('');
+console.log('instances per CPU second                     retrace        ajv    ratio  (target >= 2x)');
+for (const [name, ours, theirs] of rows) {
+  const ok = ours / theirs >= 2 ? 'ok' : 'BELOW';
+  console.log(`${name.padEnd(42)} ${f(ours).padStart(10)} ${f(theirs).padStart(10)} ${x(ours / theirs).padStart(8)}  ${ok}`);
+}
+console.log('');
+const report = rust.full_report_mean_ns;
+console.log(`full error report, mean CPU time per invalid instance: ${(report / 1000).toFixed(2)} µs (target < 10 µs) ${report < 10000 ? 'ok' : 'ABOVE'}`);
+const g = rust.generation_worst_ns;
+console.log(`schema generation, slowest kind: uncached ${(g.uncached / 1000).toFixed(2)} µs (target < 100 µs) ${g.uncached < 100000 ? 'ok' : 'ABOVE'}, ` +
+  `cached ${g.cached.toFixed(0)} ns (target < 1 µs) ${g.cached < 1000 ? 'ok' : 'ABOVE'}`);
+for (const [name, t] of Object.entries(rust.generation)) {
+  console.log(`  ${name.padEnd(30)} uncached ${(t.uncached_ns / 1000).toFixed(2).padStart(7)} µs   cached ${t.cached_ns.toFixed(0).padStart(5)} ns`);
+}
+JS
