@@ -97,6 +97,13 @@ pub struct ReplaySettings {
     pub visual: bool,
     /// How far (in pixels, each way) to search for a moved region; 0 disables repairs.
     pub search_radius: u32,
+    /// How long the screen must have stood still, mismatched, before replay searches for a
+    /// moved region instead of waiting on (so a moved control is repaired in about this
+    /// time, not after the whole step timeout).
+    pub search_after: Duration,
+    /// The largest distance a search hit may have. Stricter than `threshold`: a search
+    /// compares thousands of places, so a loose bound would find look-alikes.
+    pub search_threshold: u32,
     /// What to do when a step fails.
     pub on_mismatch: OnMismatch,
     /// Whether a completed replay hands back to the model (to verify the goal) instead of
@@ -113,6 +120,8 @@ impl Default for ReplaySettings {
             wait: WaitMode::Visual,
             visual: true,
             search_radius: 80,
+            search_after: Duration::from_millis(500),
+            search_threshold: 4,
             on_mismatch: OnMismatch::Fail,
             hand_back_on_completion: None,
         }
@@ -266,46 +275,99 @@ impl CacheExecutor {
         }
     }
 
-    /// Waits for the step's region to match its recorded hash; returns (distance, waited) of
-    /// the last check and the screenshot it used.
-    async fn wait_for_screen(&self, recorded: &ImageHash, method: Method, point: (i64, i64), region_size: u32) -> Result<(u32, Duration, Image), String> {
+    /// Waits for the step's region to match its recorded hash. In visual mode, once the
+    /// screen has stood still (mismatched) for `search_after`, it also searches nearby for
+    /// the recorded region and stops early on a match.
+    async fn wait_for_screen(&self, recorded: &ImageHash, method: Method, point: (i64, i64), region_size: u32) -> Result<WaitResult, String> {
         let started = Instant::now();
+        let threshold = self.settings.threshold;
         let distance_of = |image: &Image| -> Result<u32, String> {
             let region = retrace_vision::action_region(point, region_size, image.width(), image.height());
             let hash_size = (recorded.bits().len() as f64).sqrt() as u32;
             let current = retrace_vision::region_hash(image, region, method, hash_size).map_err(|e| e.to_string())?;
             current.distance(recorded).map_err(|e| e.to_string())
         };
+        let finish = |distance: u32, image: Image| WaitResult { distance, waited: started.elapsed(), image, hit: None };
         match self.settings.wait {
             WaitMode::Fixed(delay) => {
                 tokio::time::sleep(delay).await;
-                let image = self.screen.capture().await?;
-                let distance = distance_of(&image)?;
-                Ok((distance, started.elapsed(), image))
+                let image = self.capture(started).await?;
+                Ok(finish(distance_of(&image)?, image))
             }
             WaitMode::Stable => {
-                let mut previous = self.screen.capture().await?;
+                let mut previous = self.capture(started).await?;
                 loop {
                     tokio::time::sleep(self.settings.poll_interval).await;
-                    let next = self.screen.capture().await?;
+                    let next = self.capture(started).await?;
                     let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
                     if stable || started.elapsed() >= self.settings.step_timeout {
-                        let distance = distance_of(&next)?;
-                        return Ok((distance, started.elapsed(), next));
+                        return Ok(finish(distance_of(&next)?, next));
                     }
                     previous = next;
                 }
             }
-            WaitMode::Visual => loop {
-                let image = self.screen.capture().await?;
-                let distance = distance_of(&image)?;
-                if distance <= self.settings.threshold || started.elapsed() >= self.settings.step_timeout {
-                    return Ok((distance, started.elapsed(), image));
+            WaitMode::Visual => {
+                // A hit counts once two searches in a row agree on it, so an element caught
+                // mid-animation or a page caught mid-load is not clicked where it is passing.
+                let mut last_hit: Option<retrace_vision::SearchHit> = None;
+                let mut last_search: Option<Instant> = None;
+                loop {
+                    let image = self.capture(started).await?;
+                    let distance = distance_of(&image)?;
+                    if distance <= threshold || started.elapsed() >= self.settings.step_timeout {
+                        return Ok(finish(distance, image));
+                    }
+                    let due = started.elapsed() >= self.settings.search_after
+                        && last_search.is_none_or(|at| at.elapsed() >= self.settings.search_after / 2);
+                    if due && self.settings.search_radius > 0 {
+                        last_search = Some(Instant::now());
+                        let hit = self.search(&image, recorded, method, point, region_size).await;
+                        if let (Some(hit), Some(previous)) = (hit, last_hit) {
+                            if hit.offset == previous.offset {
+                                return Ok(WaitResult { distance, waited: started.elapsed(), image, hit: Some(hit) });
+                            }
+                        }
+                        last_hit = hit;
+                    }
+                    tokio::time::sleep(self.settings.poll_interval).await;
                 }
-                tokio::time::sleep(self.settings.poll_interval).await;
-            },
+            }
         }
     }
+
+    /// A fresh screenshot, retried until the step timeout: a page in the middle of a
+    /// navigation cannot be captured for a moment, which is not a failure.
+    async fn capture(&self, started: Instant) -> Result<Image, String> {
+        loop {
+            match self.screen.capture().await {
+                Ok(image) => return Ok(image),
+                Err(error) if started.elapsed() >= self.settings.step_timeout => return Err(error),
+                Err(_) => tokio::time::sleep(self.settings.poll_interval).await,
+            }
+        }
+    }
+
+    /// Searches near `point` for the recorded region; a hit within the threshold or nothing.
+    async fn search(&self, image: &Image, recorded: &ImageHash, method: Method, point: (i64, i64), region_size: u32) -> Option<retrace_vision::SearchHit> {
+        let (image, recorded, radius, threshold) = (image.clone(), recorded.clone(), self.settings.search_radius, self.settings.search_threshold);
+        tokio::task::spawn_blocking(move || retrace_vision::search_near(&image, &recorded, method, point, region_size, radius))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .filter(|hit| hit.distance <= threshold)
+    }
+}
+
+/// What waiting for a step's screen ended with.
+struct WaitResult {
+    /// The distance at the recorded point in the last screenshot.
+    distance: u32,
+    /// How long it took.
+    waited: Duration,
+    /// The last screenshot.
+    image: Image,
+    /// A match found nearby, when the region moved.
+    hit: Option<retrace_vision::SearchHit>,
 }
 
 /// One line per step not replayed, from `from` on, for the model.
@@ -445,25 +507,23 @@ impl Speaker for CacheExecutor {
             };
             let (method, region_size) = (replay.method, replay.region_size);
             let waited = self.wait_for_screen(&recorded, method, point, region_size).await;
-            let (distance, waited, image) = match waited {
+            let WaitResult { distance, waited, image, hit } = match waited {
                 Ok(result) => result,
                 Err(error) => return Err(AgentError::Speaker { speaker: CACHE_EXECUTOR.into(), step: turn.step, message: format!("taking a screenshot for step {index}: {error}") }),
             };
             let threshold = self.settings.threshold;
+            let hit = match hit {
+                Some(hit) => Some(hit),
+                None if distance > threshold && self.settings.search_radius > 0 => self.search(&image, &recorded, method, point, region_size).await,
+                None => None,
+            };
             let mut shift = None;
             let mut final_distance = distance;
-            if distance > threshold && self.settings.search_radius > 0 {
-                let radius = self.settings.search_radius;
-                let hit = tokio::task::spawn_blocking(move || retrace_vision::search_near(&image, &recorded, method, point, region_size, radius))
-                    .await
-                    .ok()
-                    .and_then(Result::ok);
-                if let Some(hit) = hit.filter(|hit| hit.distance <= threshold) {
-                    shift = Some(hit.offset);
-                    final_distance = hit.distance;
-                    shift_point(&mut step.input, hit.offset);
-                    self.with_outcome(|outcome| outcome.repairs.push(Repair { step_index: index, offset: hit.offset, distance: hit.distance }));
-                }
+            if let Some(hit) = hit {
+                shift = Some(hit.offset);
+                final_distance = hit.distance;
+                shift_point(&mut step.input, hit.offset);
+                self.with_outcome(|outcome| outcome.repairs.push(Repair { step_index: index, offset: hit.offset, distance: hit.distance }));
             }
             let passed = final_distance <= threshold;
             turn.events.emit(Event::VisualCheck {

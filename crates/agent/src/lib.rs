@@ -15,6 +15,7 @@
 mod agent_speaker;
 pub mod askui_tools;
 pub mod cache_executor;
+pub mod cache_tools;
 pub mod context;
 mod drive_tool;
 mod conversation;
@@ -22,6 +23,7 @@ pub mod error;
 pub mod events;
 pub mod recorder;
 pub mod screen;
+pub mod script_speaker;
 pub mod speaker;
 pub mod step_input;
 mod switch_tool;

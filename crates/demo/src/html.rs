@@ -111,7 +111,7 @@ td.num,th.num{text-align:right}
 .side-card+.side-card{margin-top:24px}
 .side-card p{margin-top:6px}
 #generate-report{width:170px;margin-top:16px}
-.layout-v2 #generate-report{background:#ea580c}
+.layout-v2 #generate-report{background:#fff7ed;color:#9a3412;border:2px solid #ea580c}
 #report-result{height:20px;margin-top:12px;font-weight:700}
 #report-result.pending{color:#5b6675}
 #report-result.ready{color:#166534}

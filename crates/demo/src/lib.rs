@@ -41,8 +41,10 @@
 //!    and plain card background, so a hash search near the recorded point finds it: a replay
 //!    should repair this step without the model.
 //! 2. **Changed control** (dashboard): `#generate-report` keeps its place and id but reads
-//!    **"Export report"** instead of "Generate report" and is **orange (`#ea580c`)** instead
-//!    of blue (`#2563eb`): a replay that clicks it should fail at that step.
+//!    **"Export report"** instead of "Generate report" and is an **outlined light-orange
+//!    button** (background `#fff7ed`, text `#9a3412`, border `#ea580c`) instead of a solid blue
+//!    one (`#2563eb`): a change of brightness, not only of hue, because replay compares
+//!    grayscale perceptual hashes. A replay that clicks it should fail at that step.
 //!
 //! # What it does not do
 //! No persistence (a "Save draft" row lives in the page only), no real authentication (the

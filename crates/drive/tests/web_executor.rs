@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use retrace_drive::Backend;
 use retrace_drive::backend::PageFactory;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;

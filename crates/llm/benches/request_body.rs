@@ -61,10 +61,15 @@ fn bench(c: &mut Criterion) {
         })
     });
     let built = retrace_llm::anthropic::wire::request_body("claude-test", &request);
-    c.bench_function("anthropic_build_only", |b| {
-        b.iter(|| black_box(retrace_llm::anthropic::wire::request_body("claude-test", &request)))
+    c.bench_function("anthropic_build_only_no_serialize", |b| {
+        b.iter(|| {
+            black_box(retrace_llm::anthropic::wire::request_body(
+                "claude-test",
+                &request,
+            ))
+        })
     });
-    c.bench_function("serialize_only", |b| {
+    c.bench_function("anthropic_serialize_only", |b| {
         b.iter(|| black_box(serde_json::to_vec(&built).map(|bytes| bytes.len())))
     });
     c.bench_function("openai_body_60_messages_20_screenshots", |b| {

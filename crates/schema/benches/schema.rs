@@ -2,7 +2,10 @@
 //! vectors (valid, and invalid with the full error report), an agent response with its
 //! semantic checks, and a large element-detection answer.
 
-#![allow(clippy::unwrap_used, reason = "benchmark setup; a failure should stop it")]
+#![allow(
+    clippy::unwrap_used,
+    reason = "benchmark setup; a failure should stop it"
+)]
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -12,8 +15,8 @@ use criterion::criterion_group;
 use criterion::criterion_main;
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
-use retrace_schema::CompiledSchema;
 use retrace_schema::ComparisonOptions;
+use retrace_schema::CompiledSchema;
 use retrace_schema::DEFAULT_VERSION;
 use retrace_schema::ResponseOptions;
 use retrace_schema::SchemaKind;
@@ -26,11 +29,20 @@ use serde_json::json;
 
 fn kinds() -> Vec<(String, SchemaKind)> {
     let mut kinds = vec![
-        ("response".to_owned(), SchemaKind::Response(ResponseOptions::default())),
-        ("comparison".to_owned(), SchemaKind::Comparison(ComparisonOptions::default())),
+        (
+            "response".to_owned(),
+            SchemaKind::Response(ResponseOptions::default()),
+        ),
+        (
+            "comparison".to_owned(),
+            SchemaKind::Comparison(ComparisonOptions::default()),
+        ),
     ];
     for t in AnalysisType::ALL {
-        kinds.push((format!("analysis-{}", t.as_str().to_ascii_lowercase()), SchemaKind::Analysis(t, AnalysisOptions::default())));
+        kinds.push((
+            format!("analysis-{}", t.as_str().to_ascii_lowercase()),
+            SchemaKind::Analysis(t, AnalysisOptions::default()),
+        ));
     }
     kinds
 }
@@ -39,9 +51,13 @@ fn generation(c: &mut Criterion) {
     let mut group = c.benchmark_group("generate");
     let manager = SchemaManager::new();
     for (name, kind) in kinds() {
-        group.bench_function(format!("uncached/{name}"), |b| b.iter(|| black_box(kind).generate(DEFAULT_VERSION)));
+        group.bench_function(format!("uncached/{name}"), |b| {
+            b.iter(|| black_box(kind).generate(DEFAULT_VERSION))
+        });
         manager.schema(kind);
-        group.bench_function(format!("cached/{name}"), |b| b.iter(|| manager.schema(black_box(kind))));
+        group.bench_function(format!("cached/{name}"), |b| {
+            b.iter(|| manager.schema(black_box(kind)))
+        });
     }
     group.finish();
 }
@@ -54,7 +70,10 @@ fn vectors(name: &str) -> Vec<Value> {
 }
 
 fn validation(c: &mut Criterion) {
-    let schema = CompiledSchema::compile(Arc::new(read_json(&vectors_dir().join("schema/schema.json")))).unwrap();
+    let schema = CompiledSchema::compile(Arc::new(read_json(
+        &vectors_dir().join("schema/schema.json"),
+    )))
+    .unwrap();
     let valid = vectors("valid.json");
     let invalid = vectors("invalid.json");
     let mut group = c.benchmark_group("validate");
@@ -75,15 +94,24 @@ fn validation(c: &mut Criterion) {
     let manager = SchemaManager::new();
     let context = ValidationContext::default();
     let kind = SchemaKind::Response(ResponseOptions::default());
-    let answer: Value = serde_json::from_str(include_str!("../tests/fixtures/seed_response_retry.json")).unwrap();
+    let answer: Value =
+        serde_json::from_str(include_str!("../tests/fixtures/seed_response_retry.json")).unwrap();
     group.bench_function("response/seed_retry_with_checks", |b| {
-        b.iter(|| manager.validate(kind, black_box(&answer), &context).unwrap());
+        b.iter(|| {
+            manager
+                .validate(kind, black_box(&answer), &context)
+                .unwrap()
+        });
     });
     let mut broken = answer.clone();
     broken["command"]["parameters"]["selector"] = json!("");
     broken["decision"]["action"] = json!("CONTINUE");
     group.bench_function("response/two_errors_with_checks", |b| {
-        b.iter(|| manager.validate(kind, black_box(&broken), &context).unwrap());
+        b.iter(|| {
+            manager
+                .validate(kind, black_box(&broken), &context)
+                .unwrap()
+        });
     });
     let elements: Vec<Value> = (0..5_000)
         .map(|i| {

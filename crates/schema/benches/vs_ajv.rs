@@ -7,7 +7,11 @@
 //! Time is the thread's CPU time from `/proc/self/schedstat` (the ajv script reads the same
 //! counter), so a machine busy with other work slows neither side's numbers unevenly.
 
-#![allow(clippy::unwrap_used, clippy::print_stdout, reason = "a benchmark report binary")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    reason = "a benchmark report binary"
+)]
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -16,8 +20,8 @@ use std::time::Instant;
 
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
-use retrace_schema::CompiledSchema;
 use retrace_schema::ComparisonOptions;
+use retrace_schema::CompiledSchema;
 use retrace_schema::DEFAULT_VERSION;
 use retrace_schema::ResponseOptions;
 use retrace_schema::SchemaKind;
@@ -87,7 +91,10 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let schema = CompiledSchema::compile(Arc::new(read_json(&vectors_dir().join("schema/schema.json")))).unwrap();
+    let schema = CompiledSchema::compile(Arc::new(read_json(
+        &vectors_dir().join("schema/schema.json"),
+    )))
+    .unwrap();
     let valid = array("valid.json");
     let invalid = array("invalid.json");
     assert!(valid.iter().all(|v| schema.is_valid(v)));
@@ -122,7 +129,10 @@ fn main() {
         let cached = nanos(|| usize::from(manager.schema(black_box(kind)).is_object()));
         worst_uncached = worst_uncached.max(uncached);
         worst_cached = worst_cached.max(cached);
-        generation.insert(name, json!({ "uncached_ns": uncached, "cached_ns": cached }));
+        generation.insert(
+            name,
+            json!({ "uncached_ns": uncached, "cached_ns": cached }),
+        );
     }
 
     let report = json!({

@@ -5,7 +5,9 @@ use clap::Subcommand;
 
 use crate::outcome::Outcome;
 
+mod act;
 mod cache;
+mod demo;
 mod diff;
 mod do_actions;
 mod replay;
@@ -25,7 +27,9 @@ pub enum Command {
     ServeDemo(serve_demo::ServeDemoArgs),
     Screenshot(screenshot::ScreenshotArgs),
     Do(do_actions::DoArgs),
+    Demo(demo::DemoArgs),
     Replay(replay::ReplayArgs),
+    Act(act::ActArgs),
     /// Print the JSON Schemas models answer in, or validate an answer (exit 1 when invalid).
     Schema(schema::SchemaArgs),
 }
@@ -39,7 +43,9 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::ServeDemo(args) => serve_demo::run(args),
         Command::Screenshot(args) => screenshot::run(args),
         Command::Do(args) => do_actions::run(args),
+        Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Act(args) => act::run(args),
         Command::Schema(args) => schema::run(args),
     }
 }

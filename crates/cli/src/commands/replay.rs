@@ -121,6 +121,8 @@ pub struct ReplayRequest {
     pub events_log: Option<PathBuf>,
     /// Whether to print live lines.
     pub live: bool,
+    /// Where to save a screenshot of the page when the replay ends.
+    pub final_screenshot: Option<PathBuf>,
 }
 
 /// The viewport a file was recorded at (`metadata.display_size`), if it says.
@@ -162,6 +164,10 @@ pub async fn replay(request: &ReplayRequest) -> anyhow::Result<ReplayRun> {
     let goal = format!("Replay {}", request.file.display());
     let report = conversation.run(&goal, vec![Message::user_text(goal.clone())], Some((CACHE_EXECUTOR, context))).await?;
     let outcome = outcome.lock().map(|outcome| outcome.clone()).unwrap_or_default();
+    if let Some(path) = &request.final_screenshot {
+        let shot = page.screenshot().await.context("taking the final screenshot")?;
+        crate::commands::screenshot::write_png(path, &shot.png)?;
+    }
     Ok(ReplayRun { status: report.status, outcome, duration: report.duration })
 }
 
@@ -188,6 +194,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         chromium: args.chromium.clone(),
         events_log: args.events.clone(),
         live: !args.json,
+        final_screenshot: None,
     };
     if !args.json {
         println!("replaying {} on {} at {}x{}", args.file.display(), args.url, size.0, size.1);

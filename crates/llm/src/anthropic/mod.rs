@@ -3,5 +3,8 @@
 mod client;
 pub mod wire;
 
+pub use client::API_VERSION;
 pub use client::AnthropicClient;
 pub use client::AnthropicConfig;
+pub use client::DEFAULT_BASE_URL;
+pub use client::DEFAULT_TIMEOUT;

@@ -6,5 +6,6 @@ mod client;
 pub mod computer;
 pub mod wire;
 
+pub use client::DEFAULT_TIMEOUT;
 pub use client::OpenAiClient;
 pub use client::OpenAiConfig;

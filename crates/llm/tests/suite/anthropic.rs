@@ -107,6 +107,11 @@ async fn request_carries_screenshots_as_image_blocks_and_never_visual_representa
         json!({"type": "tool_use", "id": "toolu_1", "name": "computer", "input": {"action": "left_click", "coordinate": [640, 400]}})
     );
     assert!(!sent.body.to_string().contains("visual_representation"));
+    assert!(!sent.has_field("visual_representation"));
+    assert_eq!(
+        sent.images(),
+        vec![base64::engine::general_purpose::STANDARD.encode(&png)]
+    );
 }
 
 #[tokio::test]

@@ -102,6 +102,8 @@ async fn screenshots_go_as_data_urls_and_tool_calls_come_back_as_tool_use() {
     );
     assert_eq!(sent.body["tools"][0]["function"]["name"], "computer");
     assert!(!sent.body.to_string().contains("visual_representation"));
+    assert!(!sent.has_field("visual_representation"));
+    assert_eq!(sent.images(), vec![data]);
 }
 
 #[tokio::test]

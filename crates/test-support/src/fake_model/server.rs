@@ -41,6 +41,56 @@ impl RecordedRequest {
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
     }
+
+    /// The base64 data of every image in the body, in order: Anthropic image blocks
+    /// (`source.data`) and OpenAI `image_url` data URLs (the part after `base64,`).
+    pub fn images(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        collect_images(&self.body, &mut found);
+        found
+    }
+
+    /// Whether any object anywhere in the body has a field called `name`
+    /// (`visual_representation` must never reach a model).
+    pub fn has_field(&self, name: &str) -> bool {
+        has_field(&self.body, name)
+    }
+}
+
+fn collect_images(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            match object.get("type").and_then(Value::as_str) {
+                Some("image") => {
+                    if let Some(data) = value.pointer("/source/data").and_then(Value::as_str) {
+                        found.push(data.to_owned());
+                    }
+                }
+                Some("image_url") => {
+                    let url = value.pointer("/image_url/url").and_then(Value::as_str);
+                    if let Some((_, data)) = url.and_then(|url| url.split_once("base64,")) {
+                        found.push(data.to_owned());
+                    }
+                }
+                _ => {}
+            }
+            object
+                .values()
+                .for_each(|child| collect_images(child, found));
+        }
+        Value::Array(items) => items.iter().for_each(|child| collect_images(child, found)),
+        _ => {}
+    }
+}
+
+fn has_field(value: &Value, name: &str) -> bool {
+    match value {
+        Value::Object(object) => {
+            object.contains_key(name) || object.values().any(|child| has_field(child, name))
+        }
+        Value::Array(items) => items.iter().any(|child| has_field(child, name)),
+        _ => false,
+    }
 }
 
 /// How a protocol renders a step.
@@ -190,4 +240,29 @@ fn json_response(status: u16, retry_after: Option<&str>, body: String) -> Respon
         headers.insert(axum::http::header::RETRY_AFTER, value);
     }
     (status, headers, body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn finds_images_and_fields_at_any_depth() {
+        let request = RecordedRequest {
+            path: "/v1/messages".into(),
+            headers: BTreeMap::new(),
+            body: json!({"messages": [
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": {}, "visual_representation": "ff"}]},
+                {"role": "user", "content": [{"type": "tool_result", "content": [
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA="}}]}]},
+                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,BBB="}}]},
+            ]}),
+            at: Instant::now(),
+        };
+        assert_eq!(request.images(), vec!["AAA=".to_owned(), "BBB=".to_owned()]);
+        assert!(request.has_field("visual_representation"));
+        assert!(!request.has_field("cache_control"));
+    }
 }

@@ -1,0 +1,134 @@
+//! `verify_cache_execution`: the model's verdict on a replay, written to the file's metadata.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use retrace_cache::CacheMetadata;
+use retrace_cache::CacheStore;
+use retrace_cache::MetadataUpdate;
+use retrace_cache::Validators;
+use retrace_cache::apply_update;
+use retrace_cache::format_timestamp;
+use retrace_protocol::tool_names::VERIFY_CACHE_EXECUTION;
+use serde_json::Value;
+use serde_json::json;
+
+use super::FILE_KEY;
+use super::file_name;
+use super::file_property;
+use crate::tool::AgentTool;
+use crate::tool::FatalToolError;
+use crate::tool::ToolReply;
+
+/// The metadata field holding the last verdict: `{timestamp, success, notes}`.
+pub const VERIFICATION_FIELD: &str = "last_verification";
+
+/// Notes are cut to this many characters before they are written.
+const MAX_NOTES: usize = 1000;
+
+/// Records whether a replay reached its goal: [`MetadataUpdate::RecordCompletion`] (one more
+/// attempt; `last_executed_at` when successful) plus the verdict and notes in
+/// [`VERIFICATION_FIELD`]. After an unsuccessful replay the validators run and may invalidate
+/// the cache.
+pub struct VerifyCacheExecutionTool {
+    store: Arc<CacheStore>,
+    validators: Validators,
+}
+
+impl std::fmt::Debug for VerifyCacheExecutionTool {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("VerifyCacheExecutionTool").field("store", &self.store).finish_non_exhaustive()
+    }
+}
+
+impl VerifyCacheExecutionTool {
+    /// The tool over `store` with askui's default validators.
+    pub fn new(store: Arc<CacheStore>) -> Self {
+        Self { store, validators: Validators::default() }
+    }
+
+    /// The same tool with other validators.
+    pub fn with_validators(mut self, validators: Validators) -> Self {
+        self.validators = validators;
+        self
+    }
+}
+
+#[async_trait]
+impl AgentTool for VerifyCacheExecutionTool {
+    fn name(&self) -> &str {
+        VERIFY_CACHE_EXECUTION
+    }
+
+    fn description(&self) -> &str {
+        "After a replay of a recorded trajectory, say whether it reached the goal (look at the \
+         screen first). success: true or false, with a short note on what you saw. This is \
+         written to the trajectory's metadata; failed replays can invalidate it."
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                FILE_KEY: file_property(),
+                "success": {"type": "boolean", "description": "Whether the replay reached the goal."},
+                "notes": {"type": "string", "description": "What you saw, in a sentence."}
+            },
+            "required": [FILE_KEY, "success"],
+            "additionalProperties": false
+        })
+    }
+
+    fn cacheable(&self) -> bool {
+        false
+    }
+
+    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+        let name = match file_name(&input) {
+            Ok(name) => name,
+            Err(reply) => return Ok(reply),
+        };
+        let Some(success) = input.get("success").and_then(Value::as_bool) else {
+            return Ok(ToolReply::error("`success` (true or false) is required"));
+        };
+        let notes: Option<String> = match input.get("notes") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text.chars().take(MAX_NOTES).collect()),
+            Some(_) => return Ok(ToolReply::error("`notes` must be a string")),
+        };
+        let now = jiff::Timestamp::now();
+        let update = MetadataUpdate::RecordCompletion { success };
+        let result = self.store.update_metadata(name, |metadata| {
+            apply_update(metadata, &update, &self.validators, now)?;
+            metadata.insert(
+                VERIFICATION_FIELD.to_owned(),
+                json!({"timestamp": format_timestamp(now), "success": success, "notes": notes}),
+            );
+            let typed: CacheMetadata = serde_json::from_value(Value::Object(metadata.clone()))
+                .map_err(|error| format!("metadata no longer parses: {error}"))?;
+            let reason = if success { None } else { self.validators.invalidation_reason(&typed, None, now) };
+            if let Some(reason) = &reason {
+                metadata.insert("is_valid".to_owned(), Value::Bool(false));
+                metadata.insert("invalidation_reason".to_owned(), Value::String(reason.clone()));
+            }
+            Ok((typed.execution_attempts, typed.is_valid && reason.is_none(), typed.invalidation_reason, reason))
+        });
+        let (attempts, valid, old_reason, new_reason) = match result {
+            Ok(outcome) => outcome,
+            Err(error) => return Ok(ToolReply::error(error.to_string())),
+        };
+        let verdict = if success { "a successful" } else { "an unsuccessful" };
+        let state = match (new_reason, valid) {
+            (Some(reason), _) => format!("This invalidated the trajectory: {reason}."),
+            (None, true) => "The trajectory stays valid.".to_owned(),
+            (None, false) => format!(
+                "The trajectory was already invalid ({}).",
+                old_reason.as_deref().unwrap_or("no reason given")
+            ),
+        };
+        Ok(ToolReply::text(format!(
+            "Recorded {verdict} replay of {name} (attempt {attempts}){}. {state}",
+            if notes.is_some() { " with your notes" } else { "" }
+        )))
+    }
+}
