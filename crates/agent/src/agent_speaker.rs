@@ -104,7 +104,9 @@ pub fn tool_specs(toolbox: &Toolbox) -> Vec<ToolSpec> {
         .iter()
         .map(|tool| match tool.kind() {
             ToolKind::Computer { width, height } => ToolSpec::computer(width, height),
-            ToolKind::Custom => ToolSpec::custom(tool.name(), tool.description(), tool.input_schema()),
+            ToolKind::Custom => {
+                ToolSpec::custom(tool.name(), tool.description(), tool.input_schema())
+            }
         })
         .collect()
 }
@@ -120,9 +122,12 @@ impl Speaker for AgentSpeaker {
     }
 
     async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError> {
-        let mut request = MessageRequest::new(self.settings.context.view(turn.history), self.settings.max_tokens)
-            .with_system(self.system_prompt())
-            .with_tools(tool_specs(turn.toolbox));
+        let mut request = MessageRequest::new(
+            self.settings.context.view(turn.history),
+            self.settings.max_tokens,
+        )
+        .with_system(self.system_prompt())
+        .with_tools(tool_specs(turn.toolbox));
         request.temperature = self.settings.temperature;
         request.thinking = self.settings.thinking;
         let started = Instant::now();
@@ -130,7 +135,10 @@ impl Speaker for AgentSpeaker {
             .provider
             .create_message(&request)
             .await
-            .map_err(|source| AgentError::Model { step: turn.step, source })?;
+            .map_err(|source| AgentError::Model {
+                step: turn.step,
+                source,
+            })?;
         turn.events.emit(Event::ModelCall {
             step: turn.step,
             model: self.provider.model_id().to_owned(),
@@ -147,6 +155,10 @@ impl Speaker for AgentSpeaker {
             StopReason::PauseTurn => SpeakerResult::Continue,
             _ => SpeakerResult::Done,
         };
-        Ok(SpeakerTurn { messages: vec![message], usage: Some(response.usage), result })
+        Ok(SpeakerTurn {
+            messages: vec![message],
+            usage: Some(response.usage),
+            result,
+        })
     }
 }

@@ -78,12 +78,24 @@ impl Kind {
     fn schema(self) -> Value {
         let button = json!({"type": "string", "enum": ["left", "right", "middle"]});
         match self {
-            Kind::MoveMouse => json!({"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"]}),
-            Kind::MouseClick => json!({"type": "object", "properties": {"mouse_button": button, "number_of_clicks": {"type": "integer", "minimum": 1}}}),
-            Kind::MouseHoldDown | Kind::MouseRelease => json!({"type": "object", "properties": {"mouse_button": button}}),
-            Kind::MouseScroll => json!({"type": "object", "properties": {"dx": {"type": "integer"}, "dy": {"type": "integer"}}}),
-            Kind::Type => json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
-            Kind::KeyboardTap => json!({"type": "object", "properties": {"key": {"type": "string"}, "modifier_keys": {"type": "array", "items": {"type": "string"}}}, "required": ["key"]}),
+            Kind::MoveMouse => {
+                json!({"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"]})
+            }
+            Kind::MouseClick => {
+                json!({"type": "object", "properties": {"mouse_button": button, "number_of_clicks": {"type": "integer", "minimum": 1}}})
+            }
+            Kind::MouseHoldDown | Kind::MouseRelease => {
+                json!({"type": "object", "properties": {"mouse_button": button}})
+            }
+            Kind::MouseScroll => {
+                json!({"type": "object", "properties": {"dx": {"type": "integer"}, "dy": {"type": "integer"}}})
+            }
+            Kind::Type => {
+                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+            }
+            Kind::KeyboardTap => {
+                json!({"type": "object", "properties": {"key": {"type": "string"}, "modifier_keys": {"type": "array", "items": {"type": "string"}}}, "required": ["key"]})
+            }
             Kind::Screenshot => json!({"type": "object", "properties": {}}),
         }
     }
@@ -97,7 +109,10 @@ pub struct AskuiTool {
 
 impl std::fmt::Debug for AskuiTool {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("AskuiTool").field("name", &self.kind.name()).finish()
+        formatter
+            .debug_struct("AskuiTool")
+            .field("name", &self.kind.name())
+            .finish()
     }
 }
 
@@ -105,7 +120,12 @@ impl std::fmt::Debug for AskuiTool {
 pub fn askui_tools(backend: Arc<dyn Backend>) -> Vec<Arc<dyn AgentTool>> {
     Kind::ALL
         .iter()
-        .map(|kind| Arc::new(AskuiTool { kind: *kind, backend: backend.clone() }) as Arc<dyn AgentTool>)
+        .map(|kind| {
+            Arc::new(AskuiTool {
+                kind: *kind,
+                backend: backend.clone(),
+            }) as Arc<dyn AgentTool>
+        })
         .collect()
 }
 
@@ -133,7 +153,10 @@ pub fn xdotool_key(key: &str) -> String {
         "down" => "Down",
         "insert" => "Insert",
         _ => {
-            if let Some(number) = lower.strip_prefix('f').filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())) {
+            if let Some(number) = lower
+                .strip_prefix('f')
+                .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            {
                 return format!("F{number}");
             }
             return key.to_owned();
@@ -143,17 +166,25 @@ pub fn xdotool_key(key: &str) -> String {
 }
 
 fn button(input: &Value) -> Result<MouseButton, String> {
-    match input.get("mouse_button").and_then(Value::as_str).unwrap_or("left") {
+    match input
+        .get("mouse_button")
+        .and_then(Value::as_str)
+        .unwrap_or("left")
+    {
         "left" => Ok(MouseButton::Left),
         "right" => Ok(MouseButton::Right),
         "middle" => Ok(MouseButton::Middle),
-        other => Err(format!("unknown mouse_button `{other}`: use left, right or middle")),
+        other => Err(format!(
+            "unknown mouse_button `{other}`: use left, right or middle"
+        )),
     }
 }
 
 fn integer(input: &Value, field: &str) -> Option<i64> {
     match input.get(field)? {
-        Value::Number(number) => number.as_i64().or_else(|| number.as_f64().map(|f| f.round() as i64)),
+        Value::Number(number) => number
+            .as_i64()
+            .or_else(|| number.as_f64().map(|f| f.round() as i64)),
         Value::String(text) => text.trim().parse().ok(),
         _ => None,
     }
@@ -171,7 +202,9 @@ impl AskuiTool {
                     return Ok(Err(format!("({x}, {y}) is off the screen")));
                 };
                 backend.mouse_move(Point { x, y }).await?;
-                Ok(Ok(ToolReply::text(format!("moved the mouse to ({x}, {y})"))))
+                Ok(Ok(ToolReply::text(format!(
+                    "moved the mouse to ({x}, {y})"
+                ))))
             }
             Kind::MouseClick => {
                 let button = match button(input) {
@@ -199,10 +232,18 @@ impl AskuiTool {
                 let dx = integer(input, "dx").unwrap_or(0);
                 let dy = integer(input, "dy").unwrap_or(0);
                 let at = backend.cursor_position().await?;
-                for (delta, positive, negative) in [(dy, ScrollDirection::Down, ScrollDirection::Up), (dx, ScrollDirection::Right, ScrollDirection::Left)] {
+                for (delta, positive, negative) in [
+                    (dy, ScrollDirection::Down, ScrollDirection::Up),
+                    (dx, ScrollDirection::Right, ScrollDirection::Left),
+                ] {
                     if delta != 0 {
-                        let notches = u32::try_from((delta.abs() + PIXELS_PER_NOTCH - 1) / PIXELS_PER_NOTCH).unwrap_or(1).max(1);
-                        backend.scroll(at, if delta > 0 { positive } else { negative }, notches).await?;
+                        let notches =
+                            u32::try_from((delta.abs() + PIXELS_PER_NOTCH - 1) / PIXELS_PER_NOTCH)
+                                .unwrap_or(1)
+                                .max(1);
+                        backend
+                            .scroll(at, if delta > 0 { positive } else { negative }, notches)
+                            .await?;
                     }
                 }
                 Ok(Ok(ToolReply::text(format!("scrolled by ({dx}, {dy})"))))
@@ -212,7 +253,10 @@ impl AskuiTool {
                     return Ok(Err("type needs `text` (a string)".into()));
                 };
                 backend.type_text(text, None).await?;
-                Ok(Ok(ToolReply::text(format!("typed {} characters", text.chars().count()))))
+                Ok(Ok(ToolReply::text(format!(
+                    "typed {} characters",
+                    text.chars().count()
+                ))))
             }
             Kind::KeyboardTap => {
                 let Some(key) = input.get("key").and_then(Value::as_str) else {
@@ -221,7 +265,12 @@ impl AskuiTool {
                 let mut combo: Vec<String> = input
                     .get("modifier_keys")
                     .and_then(Value::as_array)
-                    .map(|keys| keys.iter().filter_map(Value::as_str).map(xdotool_key).collect())
+                    .map(|keys| {
+                        keys.iter()
+                            .filter_map(Value::as_str)
+                            .map(xdotool_key)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 combo.push(xdotool_key(key));
                 let combo = combo.join("+");
@@ -233,8 +282,15 @@ impl AskuiTool {
             }
             Kind::Screenshot => {
                 let shot = backend.screenshot().await?;
-                let output = retrace_drive::tool::ToolOutput { text: None, screenshot: Some(shot) };
-                Ok(Ok(ToolReply { content: crate::output_blocks(&output), is_error: false, switch_to: None }))
+                let output = retrace_drive::tool::ToolOutput {
+                    text: None,
+                    screenshot: Some(shot),
+                };
+                Ok(Ok(ToolReply {
+                    content: crate::output_blocks(&output),
+                    is_error: false,
+                    switch_to: None,
+                }))
             }
         }
     }

@@ -183,7 +183,11 @@ pub struct CacheExecutor {
 
 impl std::fmt::Debug for CacheExecutor {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("CacheExecutor").field("settings", &self.settings).field("replay", &self.replay).finish()
+        formatter
+            .debug_struct("CacheExecutor")
+            .field("settings", &self.settings)
+            .field("replay", &self.replay)
+            .finish()
     }
 }
 
@@ -219,8 +223,8 @@ impl CacheExecutor {
             .and_then(Value::as_str)
             .map(PathBuf::from)
             .ok_or("the cache executor needs `file` (a path) in its context")?;
-        let file: CacheFile =
-            retrace_cache::read_cache_file(&path, self.max_file_size).map_err(|error| error.to_string())?;
+        let file: CacheFile = retrace_cache::read_cache_file(&path, self.max_file_size)
+            .map_err(|error| error.to_string())?;
         let mut values = ParameterValues::new();
         if let Some(parameters) = context.get("parameters").and_then(Value::as_object) {
             for (name, value) in parameters {
@@ -236,31 +240,74 @@ impl CacheExecutor {
         let start = context.get("start").and_then(Value::as_u64).unwrap_or(0);
         let start = usize::try_from(start).unwrap_or(usize::MAX);
         if start > steps.len() {
-            return Err(format!("{}: start step {start} is past the last step ({})", path.display(), steps.len()));
+            return Err(format!(
+                "{}: start step {start} is past the last step ({})",
+                path.display(),
+                steps.len()
+            ));
         }
         let (method, region_size, visual_enabled) = match &file.metadata.visual_validation {
-            Some(visual) => (visual.method.parse::<Method>().unwrap_or(Method::Phash), visual.region_size, visual.enabled),
+            Some(visual) => (
+                visual.method.parse::<Method>().unwrap_or(Method::Phash),
+                visual.region_size,
+                visual.enabled,
+            ),
             None => (Method::Phash, 100, false),
         };
-        let run_tag = jiff::Timestamp::now().as_microsecond().rem_euclid(1_000_000_000).to_string();
-        Ok(Replay { path, steps, next: start, method, region_size, visual_enabled, pending: None, run_tag })
+        let run_tag = jiff::Timestamp::now()
+            .as_microsecond()
+            .rem_euclid(1_000_000_000)
+            .to_string();
+        Ok(Replay {
+            path,
+            steps,
+            next: start,
+            method,
+            region_size,
+            visual_enabled,
+            pending: None,
+            run_tag,
+        })
     }
 
     /// Ends the replay at a failed step: metadata, event, and the hand-over or the end.
-    fn fail_step(&mut self, turn: &TurnContext<'_>, step_index: usize, message: String) -> SpeakerTurn {
+    fn fail_step(
+        &mut self,
+        turn: &TurnContext<'_>,
+        step_index: usize,
+        message: String,
+    ) -> SpeakerTurn {
         let path = self.replay.as_ref().map(|replay| replay.path.clone());
         if let Some(path) = &path {
-            let update = MetadataUpdate::RecordFailure { step_index: step_index as u64, error_message: message.clone() };
-            if let Err(error) = retrace_cache::update_file(path, self.max_file_size, &update, &self.validators) {
-                tracing::warn!("could not record the failure in {}: {error}", path.display());
+            let update = MetadataUpdate::RecordFailure {
+                step_index: step_index as u64,
+                error_message: message.clone(),
+            };
+            if let Err(error) =
+                retrace_cache::update_file(path, self.max_file_size, &update, &self.validators)
+            {
+                tracing::warn!(
+                    "could not record the failure in {}: {error}",
+                    path.display()
+                );
             }
         }
-        let remaining = self.replay.as_ref().map(|replay| describe_remaining(&replay.steps, step_index)).unwrap_or_default();
+        let remaining = self
+            .replay
+            .as_ref()
+            .map(|replay| describe_remaining(&replay.steps, step_index))
+            .unwrap_or_default();
         self.replay = None;
         self.with_outcome(|outcome| outcome.failure = Some(message.clone()));
-        let report = Message::assistant(vec![ContentBlock::text(format!("Cached replay stopped. {message}"))]);
+        let report = Message::assistant(vec![ContentBlock::text(format!(
+            "Cached replay stopped. {message}"
+        ))]);
         match &self.settings.on_mismatch {
-            OnMismatch::Fail => SpeakerTurn { messages: vec![report], usage: None, result: SpeakerResult::Failed(StopCause::Failed(message)) },
+            OnMismatch::Fail => SpeakerTurn {
+                messages: vec![report],
+                usage: None,
+                result: SpeakerResult::Failed(StopCause::Failed(message)),
+            },
             OnMismatch::HandTo(speaker) => {
                 let _ = turn;
                 let instruction = Message::user_text(format!(
@@ -269,7 +316,11 @@ impl CacheExecutor {
                 SpeakerTurn {
                     messages: vec![report, instruction],
                     usage: None,
-                    result: SpeakerResult::SwitchTo { speaker: speaker.clone(), context: Value::Null, reason: "replay step failed".into() },
+                    result: SpeakerResult::SwitchTo {
+                        speaker: speaker.clone(),
+                        context: Value::Null,
+                        reason: "replay step failed".into(),
+                    },
                 }
             }
         }
@@ -278,16 +329,29 @@ impl CacheExecutor {
     /// Waits for the step's region to match its recorded hash. In visual mode, once the
     /// screen has stood still (mismatched) for `search_after`, it also searches nearby for
     /// the recorded region and stops early on a match.
-    async fn wait_for_screen(&self, recorded: &ImageHash, method: Method, point: (i64, i64), region_size: u32) -> Result<WaitResult, String> {
+    async fn wait_for_screen(
+        &self,
+        recorded: &ImageHash,
+        method: Method,
+        point: (i64, i64),
+        region_size: u32,
+    ) -> Result<WaitResult, String> {
         let started = Instant::now();
         let threshold = self.settings.threshold;
         let distance_of = |image: &Image| -> Result<u32, String> {
-            let region = retrace_vision::action_region(point, region_size, image.width(), image.height());
+            let region =
+                retrace_vision::action_region(point, region_size, image.width(), image.height());
             let hash_size = (recorded.bits().len() as f64).sqrt() as u32;
-            let current = retrace_vision::region_hash(image, region, method, hash_size).map_err(|e| e.to_string())?;
+            let current = retrace_vision::region_hash(image, region, method, hash_size)
+                .map_err(|e| e.to_string())?;
             current.distance(recorded).map_err(|e| e.to_string())
         };
-        let finish = |distance: u32, image: Image| WaitResult { distance, waited: started.elapsed(), image, hit: None };
+        let finish = |distance: u32, image: Image| WaitResult {
+            distance,
+            waited: started.elapsed(),
+            image,
+            hit: None,
+        };
         match self.settings.wait {
             WaitMode::Fixed(delay) => {
                 tokio::time::sleep(delay).await;
@@ -318,14 +382,22 @@ impl CacheExecutor {
                         return Ok(finish(distance, image));
                     }
                     let due = started.elapsed() >= self.settings.search_after
-                        && last_search.is_none_or(|at| at.elapsed() >= self.settings.search_after / 2);
+                        && last_search
+                            .is_none_or(|at| at.elapsed() >= self.settings.search_after / 2);
                     if due && self.settings.search_radius > 0 {
                         last_search = Some(Instant::now());
-                        let hit = self.search(&image, recorded, method, point, region_size).await;
-                        if let (Some(hit), Some(previous)) = (hit, last_hit) {
-                            if hit.offset == previous.offset {
-                                return Ok(WaitResult { distance, waited: started.elapsed(), image, hit: Some(hit) });
-                            }
+                        let hit = self
+                            .search(&image, recorded, method, point, region_size)
+                            .await;
+                        if let (Some(hit), Some(previous)) = (hit, last_hit)
+                            && hit.offset == previous.offset
+                        {
+                            return Ok(WaitResult {
+                                distance,
+                                waited: started.elapsed(),
+                                image,
+                                hit: Some(hit),
+                            });
                         }
                         last_hit = hit;
                     }
@@ -348,13 +420,27 @@ impl CacheExecutor {
     }
 
     /// Searches near `point` for the recorded region; a hit within the threshold or nothing.
-    async fn search(&self, image: &Image, recorded: &ImageHash, method: Method, point: (i64, i64), region_size: u32) -> Option<retrace_vision::SearchHit> {
-        let (image, recorded, radius, threshold) = (image.clone(), recorded.clone(), self.settings.search_radius, self.settings.search_threshold);
-        tokio::task::spawn_blocking(move || retrace_vision::search_near(&image, &recorded, method, point, region_size, radius))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .filter(|hit| hit.distance <= threshold)
+    async fn search(
+        &self,
+        image: &Image,
+        recorded: &ImageHash,
+        method: Method,
+        point: (i64, i64),
+        region_size: u32,
+    ) -> Option<retrace_vision::SearchHit> {
+        let (image, recorded, radius, threshold) = (
+            image.clone(),
+            recorded.clone(),
+            self.settings.search_radius,
+            self.settings.search_threshold,
+        );
+        tokio::task::spawn_blocking(move || {
+            retrace_vision::search_near(&image, &recorded, method, point, region_size, radius)
+        })
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .filter(|hit| hit.distance <= threshold)
     }
 }
 
@@ -376,7 +462,13 @@ fn describe_remaining(steps: &[ToolUseBlock], from: usize) -> String {
         .iter()
         .enumerate()
         .skip(from)
-        .map(|(index, step)| format!("  {index}: {} {}", step.name, crate::step_input::redacted_input_summary(&step.input)))
+        .map(|(index, step)| {
+            format!(
+                "  {index}: {} {}",
+                step.name,
+                crate::step_input::redacted_input_summary(&step.input)
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -395,14 +487,21 @@ impl Speaker for CacheExecutor {
         self.replay.is_some() || self.activation_error.is_some()
     }
 
-    async fn on_activate(&mut self, context: &Value, _turn: &TurnContext<'_>) -> Result<(), AgentError> {
+    async fn on_activate(
+        &mut self,
+        context: &Value,
+        _turn: &TurnContext<'_>,
+    ) -> Result<(), AgentError> {
         match self.load(context) {
             Ok(replay) => {
                 let path = replay.path.clone();
                 self.replay = Some(replay);
                 self.activation_error = None;
                 self.with_outcome(|outcome| {
-                    *outcome = ReplayOutcome { file: Some(path), ..ReplayOutcome::default() };
+                    *outcome = ReplayOutcome {
+                        file: Some(path),
+                        ..ReplayOutcome::default()
+                    };
                 });
             }
             Err(message) => {
@@ -418,31 +517,62 @@ impl Speaker for CacheExecutor {
             self.with_outcome(|outcome| outcome.failure = Some(message.clone()));
             return Ok(match &self.settings.on_mismatch {
                 OnMismatch::Fail => SpeakerTurn {
-                    messages: vec![Message::assistant(vec![ContentBlock::text(format!("Cannot replay: {message}"))])],
+                    messages: vec![Message::assistant(vec![ContentBlock::text(format!(
+                        "Cannot replay: {message}"
+                    ))])],
                     usage: None,
                     result: SpeakerResult::Failed(StopCause::Failed(message)),
                 },
                 OnMismatch::HandTo(speaker) => SpeakerTurn {
                     messages: vec![
-                        Message::assistant(vec![ContentBlock::text(format!("Cannot replay: {message}"))]),
-                        Message::user_text(format!("The trajectory could not be replayed: {message}\nComplete the goal yourself.")),
+                        Message::assistant(vec![ContentBlock::text(format!(
+                            "Cannot replay: {message}"
+                        ))]),
+                        Message::user_text(format!(
+                            "The trajectory could not be replayed: {message}\nComplete the goal yourself."
+                        )),
                     ],
                     usage: None,
-                    result: SpeakerResult::SwitchTo { speaker: speaker.clone(), context: Value::Null, reason: "replay could not start".into() },
+                    result: SpeakerResult::SwitchTo {
+                        speaker: speaker.clone(),
+                        context: Value::Null,
+                        reason: "replay could not start".into(),
+                    },
                 },
             });
         }
         let Some(replay) = self.replay.as_mut() else {
-            return Err(AgentError::Speaker { speaker: CACHE_EXECUTOR.into(), step: turn.step, message: "no trajectory is loaded".into() });
+            return Err(AgentError::Speaker {
+                speaker: CACHE_EXECUTOR.into(),
+                step: turn.step,
+                message: "no trajectory is loaded".into(),
+            });
         };
 
         // The previous step's tool result: an error fails that step.
         if let Some((index, id)) = replay.pending.take() {
-            let last = turn.history.last().filter(|message| message.role == Role::User);
-            let failed = last.and_then(|message| message.tool_results().find(|result| result.tool_use_id == id).filter(|result| result.is_error()).map(|result| result.text()));
+            let last = turn
+                .history
+                .last()
+                .filter(|message| message.role == Role::User);
+            let failed = last.and_then(|message| {
+                message
+                    .tool_results()
+                    .find(|result| result.tool_use_id == id)
+                    .filter(|result| result.is_error())
+                    .map(retrace_protocol::ToolResultBlock::text)
+            });
             if let Some(error) = failed {
-                let name = replay.steps.get(index).map(|step| step.name.clone()).unwrap_or_default();
-                return Ok(self.fail_step(turn, index, format!("Step {index} ({name}) failed when replayed: {error}")));
+                let name = replay
+                    .steps
+                    .get(index)
+                    .map(|step| step.name.clone())
+                    .unwrap_or_default();
+                return Ok(self.fail_step(
+                    turn,
+                    index,
+                    format!("Step {index} ({name}) failed when replayed: {error}"),
+                ));
             }
         }
 
@@ -454,17 +584,41 @@ impl Speaker for CacheExecutor {
             let path = replay.path.clone();
             self.replay = None;
             self.with_outcome(|outcome| outcome.completed = true);
-            if let Err(error) = retrace_cache::update_file(&path, self.max_file_size, &MetadataUpdate::RecordCompletion { success: true }, &self.validators) {
-                tracing::warn!("could not record the completed replay in {}: {error}", path.display());
+            if let Err(error) = retrace_cache::update_file(
+                &path,
+                self.max_file_size,
+                &MetadataUpdate::RecordCompletion { success: true },
+                &self.validators,
+            ) {
+                tracing::warn!(
+                    "could not record the completed replay in {}: {error}",
+                    path.display()
+                );
             }
-            let summary = Message::assistant(vec![ContentBlock::text(format!("Replayed every step of {}.", path.display()))]);
+            let summary = Message::assistant(vec![ContentBlock::text(format!(
+                "Replayed every step of {}.",
+                path.display()
+            ))]);
             return Ok(match self.settings.hand_back_on_completion.clone() {
                 Some(speaker) => SpeakerTurn {
-                    messages: vec![summary, Message::user_text("The cached trajectory was replayed to its end. Take a screenshot and check that the goal is reached; finish it if not.")],
+                    messages: vec![
+                        summary,
+                        Message::user_text(
+                            "The cached trajectory was replayed to its end. Take a screenshot and check that the goal is reached; finish it if not.",
+                        ),
+                    ],
                     usage: None,
-                    result: SpeakerResult::SwitchTo { speaker, context: Value::Null, reason: "replay completed".into() },
+                    result: SpeakerResult::SwitchTo {
+                        speaker,
+                        context: Value::Null,
+                        reason: "replay completed".into(),
+                    },
                 },
-                None => SpeakerTurn { messages: vec![summary], usage: None, result: SpeakerResult::Done },
+                None => SpeakerTurn {
+                    messages: vec![summary],
+                    usage: None,
+                    result: SpeakerResult::Done,
+                },
             });
         }
 
@@ -473,7 +627,11 @@ impl Speaker for CacheExecutor {
         let cacheable = turn.toolbox.get(&step.name).map(|tool| tool.cacheable());
         match cacheable {
             None => {
-                let message = format!("Step {index} uses the tool `{}`, which this run does not have (tools: {})", step.name, turn.toolbox.names());
+                let message = format!(
+                    "Step {index} uses the tool `{}`, which this run does not have (tools: {})",
+                    step.name,
+                    turn.toolbox.names()
+                );
                 return Ok(self.fail_step(turn, index, message));
             }
             Some(false) => {
@@ -485,10 +643,19 @@ impl Speaker for CacheExecutor {
                 // A pause, not a failure: no metadata is written.
                 self.replay = None;
                 return Ok(SpeakerTurn {
-                    messages: vec![Message::assistant(vec![ContentBlock::text(format!("Replay paused at step {index}."))]), Message::user_text(message.clone())],
+                    messages: vec![
+                        Message::assistant(vec![ContentBlock::text(format!(
+                            "Replay paused at step {index}."
+                        ))]),
+                        Message::user_text(message.clone()),
+                    ],
                     usage: None,
                     result: match &self.settings.on_mismatch {
-                        OnMismatch::HandTo(speaker) => SpeakerResult::SwitchTo { speaker: speaker.clone(), context: Value::Null, reason: "non-cacheable step".into() },
+                        OnMismatch::HandTo(speaker) => SpeakerResult::SwitchTo {
+                            speaker: speaker.clone(),
+                            context: Value::Null,
+                            reason: "non-cacheable step".into(),
+                        },
                         OnMismatch::Fail => SpeakerResult::Failed(StopCause::Failed(message)),
                     },
                 });
@@ -498,23 +665,48 @@ impl Speaker for CacheExecutor {
 
         // Visual validation.
         let point = retrace_vision::action_point(&step.input);
-        let recorded = step.visual_representation.as_deref().map(ImageHash::from_hex);
+        let recorded = step
+            .visual_representation
+            .as_deref()
+            .map(ImageHash::from_hex);
         let check = self.settings.visual && replay.visual_enabled;
         if let (true, Some(point), Some(recorded)) = (check, point, recorded) {
             let recorded = match recorded {
                 Ok(hash) => hash,
-                Err(error) => return Ok(self.fail_step(turn, index, format!("Step {index}: the recorded hash is unreadable: {error}"))),
+                Err(error) => {
+                    return Ok(self.fail_step(
+                        turn,
+                        index,
+                        format!("Step {index}: the recorded hash is unreadable: {error}"),
+                    ));
+                }
             };
             let (method, region_size) = (replay.method, replay.region_size);
-            let waited = self.wait_for_screen(&recorded, method, point, region_size).await;
-            let WaitResult { distance, waited, image, hit } = match waited {
+            let waited = self
+                .wait_for_screen(&recorded, method, point, region_size)
+                .await;
+            let WaitResult {
+                distance,
+                waited,
+                image,
+                hit,
+            } = match waited {
                 Ok(result) => result,
-                Err(error) => return Err(AgentError::Speaker { speaker: CACHE_EXECUTOR.into(), step: turn.step, message: format!("taking a screenshot for step {index}: {error}") }),
+                Err(error) => {
+                    return Err(AgentError::Speaker {
+                        speaker: CACHE_EXECUTOR.into(),
+                        step: turn.step,
+                        message: format!("taking a screenshot for step {index}: {error}"),
+                    });
+                }
             };
             let threshold = self.settings.threshold;
             let hit = match hit {
                 Some(hit) => Some(hit),
-                None if distance > threshold && self.settings.search_radius > 0 => self.search(&image, &recorded, method, point, region_size).await,
+                None if distance > threshold && self.settings.search_radius > 0 => {
+                    self.search(&image, &recorded, method, point, region_size)
+                        .await
+                }
                 None => None,
             };
             let mut shift = None;
@@ -523,7 +715,13 @@ impl Speaker for CacheExecutor {
                 shift = Some(hit.offset);
                 final_distance = hit.distance;
                 shift_point(&mut step.input, hit.offset);
-                self.with_outcome(|outcome| outcome.repairs.push(Repair { step_index: index, offset: hit.offset, distance: hit.distance }));
+                self.with_outcome(|outcome| {
+                    outcome.repairs.push(Repair {
+                        step_index: index,
+                        offset: hit.offset,
+                        distance: hit.distance,
+                    })
+                });
             }
             let passed = final_distance <= threshold;
             turn.events.emit(Event::VisualCheck {
@@ -533,7 +731,12 @@ impl Speaker for CacheExecutor {
                 threshold,
                 passed,
                 waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
-                shift: shift.map(|(dx, dy)| (i32::try_from(dx).unwrap_or(i32::MAX), i32::try_from(dy).unwrap_or(i32::MAX))),
+                shift: shift.map(|(dx, dy)| {
+                    (
+                        i32::try_from(dx).unwrap_or(i32::MAX),
+                        i32::try_from(dy).unwrap_or(i32::MAX),
+                    )
+                }),
             });
             if !passed {
                 let action = crate::step_input::action_name(&step);
@@ -552,12 +755,18 @@ impl Speaker for CacheExecutor {
         }
 
         let Some(replay) = self.replay.as_mut() else {
-            return Err(AgentError::Speaker { speaker: CACHE_EXECUTOR.into(), step: turn.step, message: "the replay ended unexpectedly".into() });
+            return Err(AgentError::Speaker {
+                speaker: CACHE_EXECUTOR.into(),
+                step: turn.step,
+                message: "the replay ended unexpectedly".into(),
+            });
         };
         step.id = format!("toolu_replay_{}_{index}", replay.run_tag);
         replay.pending = Some((index, step.id.clone()));
         replay.next += 1;
         self.with_outcome(|outcome| outcome.steps_replayed += 1);
-        Ok(SpeakerTurn::continue_with(vec![Message::assistant(vec![ContentBlock::ToolUse(step)])]))
+        Ok(SpeakerTurn::continue_with(vec![Message::assistant(vec![
+            ContentBlock::ToolUse(step),
+        ])]))
     }
 }

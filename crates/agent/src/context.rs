@@ -26,7 +26,10 @@ pub struct ContextPolicy {
 
 impl Default for ContextPolicy {
     fn default() -> Self {
-        Self { max_images: 3, max_messages: None }
+        Self {
+            max_images: 3,
+            max_messages: None,
+        }
     }
 }
 
@@ -35,10 +38,10 @@ impl ContextPolicy {
     pub fn view(&self, history: &[Message]) -> Vec<Message> {
         let start = self.first_kept_index(history);
         let mut view: Vec<Message> = Vec::with_capacity(history.len() - start + 1);
-        if start > 0 {
-            if let Some(first) = history.first() {
-                view.push(first.clone());
-            }
+        if start > 0
+            && let Some(first) = history.first()
+        {
+            view.push(first.clone());
         }
         view.extend(history[start..].iter().cloned());
         let mut images_left = self.max_images;
@@ -51,7 +54,9 @@ impl ContextPolicy {
     /// The index of the oldest message kept after the goal, so that the view starts a turn
     /// with an assistant message (never a tool_result whose tool_use was dropped).
     fn first_kept_index(&self, history: &[Message]) -> usize {
-        let Some(max_messages) = self.max_messages else { return 0 };
+        let Some(max_messages) = self.max_messages else {
+            return 0;
+        };
         if history.len() <= max_messages.max(1) {
             return 0;
         }
@@ -67,7 +72,9 @@ impl ContextPolicy {
 }
 
 fn replace_old_images(message: &mut Message, images_left: &mut usize) {
-    let MessageContent::Blocks(blocks) = &mut message.content else { return };
+    let MessageContent::Blocks(blocks) = &mut message.content else {
+        return;
+    };
     for block in blocks.iter_mut().rev() {
         match block {
             ContentBlock::Image { .. } => keep_or_replace(block, images_left),

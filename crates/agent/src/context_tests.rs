@@ -13,16 +13,16 @@ fn history(turns: usize) -> Vec<Message> {
     let mut messages = vec![Message::user_text("goal")];
     for turn in 0..turns {
         let id = format!("toolu_{turn}");
-        messages.push(Message::assistant(vec![ContentBlock::ToolUse(ToolUseBlock::new(
-            id.clone(),
-            "computer",
-            json!({"action": "screenshot"}),
-        ))]));
-        messages.push(Message::user(vec![ContentBlock::ToolResult(ToolResultBlock::new(
-            id,
-            vec![ContentBlock::png_base64(format!("image{turn}"))],
-            false,
-        ))]));
+        messages.push(Message::assistant(vec![ContentBlock::ToolUse(
+            ToolUseBlock::new(id.clone(), "computer", json!({"action": "screenshot"})),
+        )]));
+        messages.push(Message::user(vec![ContentBlock::ToolResult(
+            ToolResultBlock::new(
+                id,
+                vec![ContentBlock::png_base64(format!("image{turn}"))],
+                false,
+            ),
+        )]));
     }
     messages
 }
@@ -33,19 +33,36 @@ fn pairs_intact(view: &[Message]) -> bool {
         message.tool_results().all(|result| {
             index > 0
                 && view[index - 1].role == Role::Assistant
-                && view[index - 1].tool_uses().any(|tool_use| tool_use.id == result.tool_use_id)
+                && view[index - 1]
+                    .tool_uses()
+                    .any(|tool_use| tool_use.id == result.tool_use_id)
         })
     })
 }
 
 #[test]
 fn keeps_the_newest_images_and_notes_the_rest() {
-    let view = ContextPolicy { max_images: 2, max_messages: None }.view(&history(5));
+    let view = ContextPolicy {
+        max_images: 2,
+        max_messages: None,
+    }
+    .view(&history(5));
     assert_eq!(count_images(&view), 2);
-    let last = view.last().unwrap().tool_results().next().unwrap().images().next().cloned();
+    let last = view
+        .last()
+        .unwrap()
+        .tool_results()
+        .next()
+        .unwrap()
+        .images()
+        .next()
+        .cloned();
     assert_eq!(
         last,
-        Some(retrace_protocol::ImageSource::Base64 { media_type: "image/png".into(), data: "image4".into() })
+        Some(retrace_protocol::ImageSource::Base64 {
+            media_type: "image/png".into(),
+            data: "image4".into()
+        })
     );
     let first_result = view[2].tool_results().next().unwrap();
     assert_eq!(first_result.text(), OMITTED_IMAGE_NOTE);
@@ -54,13 +71,21 @@ fn keeps_the_newest_images_and_notes_the_rest() {
 #[test]
 fn history_itself_is_untouched() {
     let history = history(4);
-    let _ = ContextPolicy { max_images: 0, max_messages: Some(3) }.view(&history);
+    let _ = ContextPolicy {
+        max_images: 0,
+        max_messages: Some(3),
+    }
+    .view(&history);
     assert_eq!(count_images(&history), 4);
 }
 
 #[test]
 fn dropping_messages_keeps_goal_and_pairs() {
-    let view = ContextPolicy { max_images: 10, max_messages: Some(4) }.view(&history(6));
+    let view = ContextPolicy {
+        max_images: 10,
+        max_messages: Some(4),
+    }
+    .view(&history(6));
     assert_eq!(view[0].text(), "goal");
     assert_eq!(view[1].role, Role::Assistant);
     assert!(view.len() <= 4);

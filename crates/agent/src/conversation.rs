@@ -60,7 +60,9 @@ impl RunStatus {
         match self {
             RunStatus::Done => None,
             RunStatus::Failed(reason) | RunStatus::Refusal(reason) => Some(reason.clone()),
-            RunStatus::MaxSteps(limit) => Some(format!("stopped after {limit} steps without finishing")),
+            RunStatus::MaxSteps(limit) => {
+                Some(format!("stopped after {limit} steps without finishing"))
+            }
             RunStatus::MaxTokens => Some("the model's answer was cut off at max_tokens".into()),
         }
     }
@@ -96,7 +98,14 @@ impl std::fmt::Debug for Conversation {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter
             .debug_struct("Conversation")
-            .field("speakers", &self.speakers.iter().map(|speaker| speaker.name()).collect::<Vec<_>>())
+            .field(
+                "speakers",
+                &self
+                    .speakers
+                    .iter()
+                    .map(|speaker| speaker.name())
+                    .collect::<Vec<_>>(),
+            )
             .field("toolbox", &self.toolbox)
             .field("max_steps", &self.max_steps)
             .finish()
@@ -106,15 +115,30 @@ impl std::fmt::Debug for Conversation {
 impl Conversation {
     /// A conversation whose first speaker is the default one. When there is more than one
     /// speaker, the `switch_speaker` tool is added so the model can hand over.
-    pub fn new(speakers: Vec<Box<dyn Speaker>>, mut toolbox: Toolbox, events: Events) -> Result<Self, AgentError> {
+    pub fn new(
+        speakers: Vec<Box<dyn Speaker>>,
+        mut toolbox: Toolbox,
+        events: Events,
+    ) -> Result<Self, AgentError> {
         if speakers.is_empty() {
-            return Err(AgentError::Setup("a conversation needs at least one speaker".into()));
+            return Err(AgentError::Setup(
+                "a conversation needs at least one speaker".into(),
+            ));
         }
         if speakers.len() > 1 {
-            let roster = speakers.iter().map(|s| (s.name().to_owned(), s.description().to_owned())).collect();
+            let roster = speakers
+                .iter()
+                .map(|s| (s.name().to_owned(), s.description().to_owned()))
+                .collect();
             toolbox.add(Arc::new(SwitchSpeakerTool::new(roster)));
         }
-        Ok(Self { speakers, default_speaker: 0, toolbox, events, max_steps: 50 })
+        Ok(Self {
+            speakers,
+            default_speaker: 0,
+            toolbox,
+            events,
+            max_steps: 50,
+        })
     }
 
     /// Stops the run after this many speaker turns.
@@ -129,10 +153,18 @@ impl Conversation {
     }
 
     fn index_of(&self, name: &str) -> Result<usize, AgentError> {
-        self.speakers.iter().position(|speaker| speaker.name() == name).ok_or_else(|| AgentError::UnknownSpeaker {
-            name: name.to_owned(),
-            known: self.speakers.iter().map(|speaker| speaker.name()).collect::<Vec<_>>().join(", "),
-        })
+        self.speakers
+            .iter()
+            .position(|speaker| speaker.name() == name)
+            .ok_or_else(|| AgentError::UnknownSpeaker {
+                name: name.to_owned(),
+                known: self
+                    .speakers
+                    .iter()
+                    .map(|speaker| speaker.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 
     /// Runs from `history` (usually one user message with the goal) with `first` as the
@@ -144,17 +176,29 @@ impl Conversation {
         first: Option<(&str, Value)>,
     ) -> Result<RunReport, AgentError> {
         let started = Instant::now();
-        let roster: Vec<(String, String)> =
-            self.speakers.iter().map(|s| (s.name().to_owned(), s.description().to_owned())).collect();
+        let roster: Vec<(String, String)> = self
+            .speakers
+            .iter()
+            .map(|s| (s.name().to_owned(), s.description().to_owned()))
+            .collect();
         let mut active = self.default_speaker;
         let mut usage = Usage::default();
         let mut speakers_used: Vec<String> = Vec::new();
         if let Some((name, context)) = &first {
             active = self.index_of(name)?;
-            let turn = TurnContext { history: &history, toolbox: &self.toolbox, events: &self.events, step: 0, speakers: &roster };
+            let turn = TurnContext {
+                history: &history,
+                toolbox: &self.toolbox,
+                events: &self.events,
+                step: 0,
+                speakers: &roster,
+            };
             self.speakers[active].on_activate(context, &turn).await?;
         }
-        self.events.emit(Event::RunStarted { goal: goal.to_owned(), speaker: self.speakers[active].name().to_owned() });
+        self.events.emit(Event::RunStarted {
+            goal: goal.to_owned(),
+            speaker: self.speakers[active].name().to_owned(),
+        });
 
         let mut step = 0;
         let status = loop {
@@ -162,7 +206,13 @@ impl Conversation {
                 break RunStatus::MaxSteps(self.max_steps);
             }
             step += 1;
-            let turn_context = TurnContext { history: &history, toolbox: &self.toolbox, events: &self.events, step, speakers: &roster };
+            let turn_context = TurnContext {
+                history: &history,
+                toolbox: &self.toolbox,
+                events: &self.events,
+                step,
+                speakers: &roster,
+            };
             if !self.speakers[active].can_handle(&turn_context) && active != self.default_speaker {
                 let from = self.speakers[active].name().to_owned();
                 active = self.default_speaker;
@@ -176,12 +226,23 @@ impl Conversation {
             if !speakers_used.contains(&name) {
                 speakers_used.push(name.clone());
             }
-            self.events.emit(Event::StepStarted { step, speaker: name.clone() });
-            let SpeakerTurn { messages, usage: turn_usage, result } =
-                self.speakers[active].handle_step(&turn_context).await?;
+            self.events.emit(Event::StepStarted {
+                step,
+                speaker: name.clone(),
+            });
+            let SpeakerTurn {
+                messages,
+                usage: turn_usage,
+                result,
+            } = self.speakers[active].handle_step(&turn_context).await?;
             if let Some(step_usage) = turn_usage {
                 usage += step_usage;
-                self.events.emit(Event::Usage { step, step_usage, total: usage, cost_usd: None });
+                self.events.emit(Event::Usage {
+                    step,
+                    step_usage,
+                    total: usage,
+                    cost_usd: None,
+                });
             }
             let asked_tools = messages
                 .last()
@@ -190,12 +251,25 @@ impl Conversation {
             let (end, mut switch) = match result {
                 SpeakerResult::Continue => (None, None),
                 SpeakerResult::Done => (Some(RunStatus::Done), None),
-                SpeakerResult::Failed(StopCause::Failed(reason)) => (Some(RunStatus::Failed(reason)), None),
-                SpeakerResult::Failed(StopCause::MaxTokens) => (Some(RunStatus::MaxTokens), None),
-                SpeakerResult::Failed(StopCause::Refusal(text)) => (Some(RunStatus::Refusal(text)), None),
-                SpeakerResult::SwitchTo { speaker, context, reason } => {
-                    (None, Some(SwitchRequest { speaker, context, reason }))
+                SpeakerResult::Failed(StopCause::Failed(reason)) => {
+                    (Some(RunStatus::Failed(reason)), None)
                 }
+                SpeakerResult::Failed(StopCause::MaxTokens) => (Some(RunStatus::MaxTokens), None),
+                SpeakerResult::Failed(StopCause::Refusal(text)) => {
+                    (Some(RunStatus::Refusal(text)), None)
+                }
+                SpeakerResult::SwitchTo {
+                    speaker,
+                    context,
+                    reason,
+                } => (
+                    None,
+                    Some(SwitchRequest {
+                        speaker,
+                        context,
+                        reason,
+                    }),
+                ),
             };
             if asked_tools {
                 let (results, tool_switch) = self.run_tools(&history, step).await?;
@@ -210,10 +284,22 @@ impl Conversation {
             if let Some(request) = switch {
                 let next = self.index_of(&request.speaker)?;
                 let from = self.speakers[active].name().to_owned();
-                self.events.emit(Event::SpeakerSwitched { from, to: request.speaker.clone(), reason: request.reason.clone() });
+                self.events.emit(Event::SpeakerSwitched {
+                    from,
+                    to: request.speaker.clone(),
+                    reason: request.reason.clone(),
+                });
                 active = next;
-                let turn_context = TurnContext { history: &history, toolbox: &self.toolbox, events: &self.events, step, speakers: &roster };
-                self.speakers[active].on_activate(&request.context, &turn_context).await?;
+                let turn_context = TurnContext {
+                    history: &history,
+                    toolbox: &self.toolbox,
+                    events: &self.events,
+                    step,
+                    speakers: &roster,
+                };
+                self.speakers[active]
+                    .on_activate(&request.context, &turn_context)
+                    .await?;
             }
         };
         let duration = started.elapsed();
@@ -224,12 +310,23 @@ impl Conversation {
             usage,
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
         });
-        Ok(RunReport { status, steps: step, usage, duration, history, speakers_used })
+        Ok(RunReport {
+            status,
+            steps: step,
+            usage,
+            duration,
+            history,
+            speakers_used,
+        })
     }
 
     /// Runs the tool calls of the last assistant message in order; returns the user message
     /// with all results and the first switch request a control tool made.
-    async fn run_tools(&self, history: &[Message], step: usize) -> Result<(Message, Option<SwitchRequest>), AgentError> {
+    async fn run_tools(
+        &self,
+        history: &[Message],
+        step: usize,
+    ) -> Result<(Message, Option<SwitchRequest>), AgentError> {
         let Some(last) = history.last() else {
             return Ok((Message::user(Vec::new()), None));
         };
@@ -237,12 +334,19 @@ impl Conversation {
         let mut switch = None;
         for tool_use in last.tool_uses() {
             let started = Instant::now();
-            let action = tool_use.input.get("action").or_else(|| tool_use.input.get("command")).and_then(Value::as_str).map(str::to_owned);
+            let action = tool_use
+                .input
+                .get("action")
+                .or_else(|| tool_use.input.get("command"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             let reply = match self.toolbox.get(&tool_use.name) {
-                Some(tool) => tool.call(tool_use.input.clone()).await.map_err(|error| AgentError::ToolFatal {
-                    step,
-                    tool: tool_use.name.clone(),
-                    message: error.0,
+                Some(tool) => tool.call(tool_use.input.clone()).await.map_err(|error| {
+                    AgentError::ToolFatal {
+                        step,
+                        tool: tool_use.name.clone(),
+                        message: error.0,
+                    }
                 })?,
                 None => crate::tool::ToolReply::error(format!(
                     "unknown tool `{}`; the tools are: {}",
@@ -262,7 +366,11 @@ impl Conversation {
             if switch.is_none() {
                 switch = reply.switch_to;
             }
-            results.push(ContentBlock::ToolResult(ToolResultBlock::new(tool_use.id.clone(), reply.content, reply.is_error)));
+            results.push(ContentBlock::ToolResult(ToolResultBlock::new(
+                tool_use.id.clone(),
+                reply.content,
+                reply.is_error,
+            )));
         }
         Ok((Message::user(results), switch))
     }

@@ -26,7 +26,11 @@ struct Scripted {
 
 impl Scripted {
     fn new(name: &'static str, turns: Vec<SpeakerTurn>) -> Self {
-        Self { name, turns: turns.into(), activations: Arc::default() }
+        Self {
+            name,
+            turns: turns.into(),
+            activations: Arc::default(),
+        }
     }
 }
 
@@ -38,7 +42,11 @@ impl Speaker for Scripted {
     fn description(&self) -> &str {
         "plays a script"
     }
-    async fn on_activate(&mut self, context: &Value, _turn: &TurnContext<'_>) -> Result<(), AgentError> {
+    async fn on_activate(
+        &mut self,
+        context: &Value,
+        _turn: &TurnContext<'_>,
+    ) -> Result<(), AgentError> {
         self.activations.lock().unwrap().push(context.clone());
         Ok(())
     }
@@ -78,12 +86,25 @@ impl AgentTool for Echo {
 
 fn calls(calls: &[(&str, &str, Value)]) -> Message {
     Message::assistant(
-        calls.iter().map(|(id, name, input)| ContentBlock::ToolUse(ToolUseBlock::new(*id, *name, input.clone()))).collect(),
+        calls
+            .iter()
+            .map(|(id, name, input)| {
+                ContentBlock::ToolUse(ToolUseBlock::new(*id, *name, input.clone()))
+            })
+            .collect(),
     )
 }
 
 fn turn(message: Message, result: SpeakerResult) -> SpeakerTurn {
-    SpeakerTurn { messages: vec![message], usage: Some(Usage { input_tokens: 10, output_tokens: 1, ..Usage::default() }), result }
+    SpeakerTurn {
+        messages: vec![message],
+        usage: Some(Usage {
+            input_tokens: 10,
+            output_tokens: 1,
+            ..Usage::default()
+        }),
+        result,
+    }
 }
 
 fn toolbox() -> Toolbox {
@@ -95,22 +116,54 @@ async fn runs_tool_calls_in_order_into_one_result_message() {
     let speaker = Scripted::new(
         "agent",
         vec![
-            turn(calls(&[("a", "echo", json!({"text": "one"})), ("b", "echo", json!({"text": "two"}))]), SpeakerResult::Continue),
-            turn(Message::assistant(vec![ContentBlock::text("done")]), SpeakerResult::Done),
+            turn(
+                calls(&[
+                    ("a", "echo", json!({"text": "one"})),
+                    ("b", "echo", json!({"text": "two"})),
+                ]),
+                SpeakerResult::Continue,
+            ),
+            turn(
+                Message::assistant(vec![ContentBlock::text("done")]),
+                SpeakerResult::Done,
+            ),
         ],
     );
     let sink = MemorySink::new();
-    let mut conversation = Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none().with(sink.clone())).unwrap();
-    let report = conversation.run("goal", vec![Message::user_text("goal")], None).await.unwrap();
+    let mut conversation = Conversation::new(
+        vec![Box::new(speaker)],
+        toolbox(),
+        Events::none().with(sink.clone()),
+    )
+    .unwrap();
+    let report = conversation
+        .run("goal", vec![Message::user_text("goal")], None)
+        .await
+        .unwrap();
     assert_eq!(report.status, RunStatus::Done);
     assert_eq!(report.steps, 2);
     assert_eq!(report.usage.input_tokens, 20);
     assert_eq!(report.history.len(), 4);
-    let results: Vec<_> = report.history[2].tool_results().map(|r| (r.tool_use_id.clone(), r.text())).collect();
-    assert_eq!(results, vec![("a".to_owned(), "one".to_owned()), ("b".to_owned(), "two".to_owned())]);
-    let tool_events = sink.events().iter().filter(|e| matches!(e, Event::ToolCalled { .. })).count();
+    let results: Vec<_> = report.history[2]
+        .tool_results()
+        .map(|r| (r.tool_use_id.clone(), r.text()))
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            ("a".to_owned(), "one".to_owned()),
+            ("b".to_owned(), "two".to_owned())
+        ]
+    );
+    let tool_events = sink
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::ToolCalled { .. }))
+        .count();
     assert_eq!(tool_events, 2);
-    assert!(matches!(sink.events().last(), Some(Event::RunFinished { outcome, .. }) if outcome == "done"));
+    assert!(
+        matches!(sink.events().last(), Some(Event::RunFinished { outcome, .. }) if outcome == "done")
+    );
 }
 
 #[tokio::test]
@@ -118,33 +171,74 @@ async fn unknown_tool_is_an_error_the_model_reads() {
     let speaker = Scripted::new(
         "agent",
         vec![
-            turn(calls(&[("a", "teleport", json!({}))]), SpeakerResult::Continue),
-            turn(Message::assistant(vec![ContentBlock::text("ok")]), SpeakerResult::Done),
+            turn(
+                calls(&[("a", "teleport", json!({}))]),
+                SpeakerResult::Continue,
+            ),
+            turn(
+                Message::assistant(vec![ContentBlock::text("ok")]),
+                SpeakerResult::Done,
+            ),
         ],
     );
-    let mut conversation = Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none()).unwrap();
-    let report = conversation.run("goal", vec![Message::user_text("goal")], None).await.unwrap();
+    let mut conversation =
+        Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none()).unwrap();
+    let report = conversation
+        .run("goal", vec![Message::user_text("goal")], None)
+        .await
+        .unwrap();
     let result = report.history[2].tool_results().next().unwrap();
     assert!(result.is_error());
-    assert_eq!(result.text(), "unknown tool `teleport`; the tools are: echo");
+    assert_eq!(
+        result.text(),
+        "unknown tool `teleport`; the tools are: echo"
+    );
 }
 
 #[tokio::test]
 async fn fatal_tool_error_ends_the_run_with_the_step_and_tool() {
-    let speaker = Scripted::new("agent", vec![turn(calls(&[("a", "echo", json!({"fatal": true}))]), SpeakerResult::Continue)]);
-    let mut conversation = Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none()).unwrap();
-    let error = conversation.run("goal", vec![Message::user_text("goal")], None).await.unwrap_err();
-    assert_eq!(error.to_string(), "tool `echo` failed fatally at step 1: display went away");
+    let speaker = Scripted::new(
+        "agent",
+        vec![turn(
+            calls(&[("a", "echo", json!({"fatal": true}))]),
+            SpeakerResult::Continue,
+        )],
+    );
+    let mut conversation =
+        Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none()).unwrap();
+    let error = conversation
+        .run("goal", vec![Message::user_text("goal")], None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool `echo` failed fatally at step 1: display went away"
+    );
 }
 
 #[tokio::test]
 async fn stops_at_max_steps_and_says_so() {
-    let turns = (0..5).map(|i| turn(calls(&[(&*format!("t{i}"), "echo", json!({"text": "x"}))]), SpeakerResult::Continue)).collect();
+    let turns = (0..5)
+        .map(|i| {
+            turn(
+                calls(&[(&*format!("t{i}"), "echo", json!({"text": "x"}))]),
+                SpeakerResult::Continue,
+            )
+        })
+        .collect();
     let speaker = Scripted::new("agent", turns);
-    let mut conversation = Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none()).unwrap().with_max_steps(3);
-    let report = conversation.run("goal", vec![Message::user_text("goal")], None).await.unwrap();
+    let mut conversation = Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none())
+        .unwrap()
+        .with_max_steps(3);
+    let report = conversation
+        .run("goal", vec![Message::user_text("goal")], None)
+        .await
+        .unwrap();
     assert_eq!(report.status, RunStatus::MaxSteps(3));
-    assert_eq!(report.status.reason().unwrap(), "stopped after 3 steps without finishing");
+    assert_eq!(
+        report.status.reason().unwrap(),
+        "stopped after 3 steps without finishing"
+    );
     assert_eq!(report.steps, 3);
 }
 
@@ -152,17 +246,43 @@ async fn stops_at_max_steps_and_says_so() {
 async fn switch_speaker_tool_hands_over_with_context() {
     let agent = Scripted::new(
         "agent",
-        vec![turn(calls(&[("s", "switch_speaker", json!({"speaker": "replayer", "context": {"file": "login.json"}}))]), SpeakerResult::Continue)],
+        vec![turn(
+            calls(&[(
+                "s",
+                "switch_speaker",
+                json!({"speaker": "replayer", "context": {"file": "login.json"}}),
+            )]),
+            SpeakerResult::Continue,
+        )],
     );
-    let replayer = Scripted::new("replayer", vec![turn(Message::assistant(vec![ContentBlock::text("replayed")]), SpeakerResult::Done)]);
+    let replayer = Scripted::new(
+        "replayer",
+        vec![turn(
+            Message::assistant(vec![ContentBlock::text("replayed")]),
+            SpeakerResult::Done,
+        )],
+    );
     let activations = replayer.activations.clone();
     let sink = MemorySink::new();
-    let mut conversation =
-        Conversation::new(vec![Box::new(agent), Box::new(replayer)], toolbox(), Events::none().with(sink.clone())).unwrap();
-    let report = conversation.run("goal", vec![Message::user_text("goal")], None).await.unwrap();
+    let mut conversation = Conversation::new(
+        vec![Box::new(agent), Box::new(replayer)],
+        toolbox(),
+        Events::none().with(sink.clone()),
+    )
+    .unwrap();
+    let report = conversation
+        .run("goal", vec![Message::user_text("goal")], None)
+        .await
+        .unwrap();
     assert_eq!(report.status, RunStatus::Done);
-    assert_eq!(report.speakers_used, vec!["agent".to_owned(), "replayer".to_owned()]);
-    assert_eq!(*activations.lock().unwrap(), vec![json!({"file": "login.json"})]);
+    assert_eq!(
+        report.speakers_used,
+        vec!["agent".to_owned(), "replayer".to_owned()]
+    );
+    assert_eq!(
+        *activations.lock().unwrap(),
+        vec![json!({"file": "login.json"})]
+    );
     assert!(sink.events().iter().any(|e| matches!(e, Event::SpeakerSwitched { from, to, .. } if from == "agent" && to == "replayer")));
 }
 
@@ -171,27 +291,57 @@ async fn switch_to_unknown_speaker_is_an_error_for_the_model() {
     let agent = Scripted::new(
         "agent",
         vec![
-            turn(calls(&[("s", "switch_speaker", json!({"speaker": "nobody"}))]), SpeakerResult::Continue),
-            turn(Message::assistant(vec![ContentBlock::text("ok")]), SpeakerResult::Done),
+            turn(
+                calls(&[("s", "switch_speaker", json!({"speaker": "nobody"}))]),
+                SpeakerResult::Continue,
+            ),
+            turn(
+                Message::assistant(vec![ContentBlock::text("ok")]),
+                SpeakerResult::Done,
+            ),
         ],
     );
     let other = Scripted::new("replayer", vec![]);
-    let mut conversation = Conversation::new(vec![Box::new(agent), Box::new(other)], toolbox(), Events::none()).unwrap();
-    let report = conversation.run("goal", vec![Message::user_text("goal")], None).await.unwrap();
+    let mut conversation = Conversation::new(
+        vec![Box::new(agent), Box::new(other)],
+        toolbox(),
+        Events::none(),
+    )
+    .unwrap();
+    let report = conversation
+        .run("goal", vec![Message::user_text("goal")], None)
+        .await
+        .unwrap();
     let result = report.history[2].tool_results().next().unwrap();
     assert!(result.is_error());
-    assert_eq!(result.text(), "no speaker named `nobody`; speakers: agent, replayer");
+    assert_eq!(
+        result.text(),
+        "no speaker named `nobody`; speakers: agent, replayer"
+    );
 }
 
 #[tokio::test]
 async fn max_tokens_and_refusal_are_typed_outcomes() {
     for (cause, expected) in [
         (StopCause::MaxTokens, RunStatus::MaxTokens),
-        (StopCause::Refusal("no".into()), RunStatus::Refusal("no".into())),
+        (
+            StopCause::Refusal("no".into()),
+            RunStatus::Refusal("no".into()),
+        ),
     ] {
-        let speaker = Scripted::new("agent", vec![turn(Message::assistant(vec![ContentBlock::text("...")]), SpeakerResult::Failed(cause))]);
-        let mut conversation = Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none()).unwrap();
-        let report = conversation.run("goal", vec![Message::user_text("goal")], None).await.unwrap();
+        let speaker = Scripted::new(
+            "agent",
+            vec![turn(
+                Message::assistant(vec![ContentBlock::text("...")]),
+                SpeakerResult::Failed(cause),
+            )],
+        );
+        let mut conversation =
+            Conversation::new(vec![Box::new(speaker)], toolbox(), Events::none()).unwrap();
+        let report = conversation
+            .run("goal", vec![Message::user_text("goal")], None)
+            .await
+            .unwrap();
         assert_eq!(report.status, expected);
     }
 }

@@ -25,20 +25,30 @@ pub struct DriveTool {
 
 impl std::fmt::Debug for DriveTool {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("DriveTool").field("name", &self.tool.name()).field("kind", &self.kind).finish()
+        formatter
+            .debug_struct("DriveTool")
+            .field("name", &self.tool.name())
+            .field("kind", &self.kind)
+            .finish()
     }
 }
 
 impl DriveTool {
     /// A custom tool (described to the model by its JSON Schema).
     pub fn custom(tool: Arc<dyn Tool>) -> Self {
-        Self { tool, kind: ToolKind::Custom }
+        Self {
+            tool,
+            kind: ToolKind::Custom,
+        }
     }
 
     /// The computer tool, offered as Anthropic's computer-use tool at the size the model sees.
     pub fn computer(tool: Arc<retrace_drive::computer::ComputerTool>) -> Self {
         let (width, height) = tool.model_size();
-        Self { tool, kind: ToolKind::Computer { width, height } }
+        Self {
+            tool,
+            kind: ToolKind::Computer { width, height },
+        }
     }
 }
 
@@ -49,7 +59,9 @@ pub fn output_blocks(output: &retrace_drive::tool::ToolOutput) -> Vec<ContentBlo
         content.push(ContentBlock::text(text.clone()));
     }
     if let Some(screenshot) = &output.screenshot {
-        content.push(ContentBlock::png_base64(base64::engine::general_purpose::STANDARD.encode(&screenshot.png)));
+        content.push(ContentBlock::png_base64(
+            base64::engine::general_purpose::STANDARD.encode(&screenshot.png),
+        ));
     }
     content
 }
@@ -78,7 +90,11 @@ impl AgentTool for DriveTool {
 
     async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
         match self.tool.call(input).await {
-            Ok(output) => Ok(ToolReply { content: output_blocks(&output), is_error: false, switch_to: None }),
+            Ok(output) => Ok(ToolReply {
+                content: output_blocks(&output),
+                is_error: false,
+                switch_to: None,
+            }),
             Err(ToolError::ForModel(message)) => Ok(ToolReply::error(message)),
             Err(ToolError::Fatal(error)) => Err(FatalToolError(error.to_string())),
         }

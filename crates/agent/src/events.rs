@@ -187,7 +187,10 @@ impl MemorySink {
 
     /// A copy of the events received so far.
     pub fn events(&self) -> Vec<Event> {
-        self.events.lock().map(|events| events.clone()).unwrap_or_default()
+        self.events
+            .lock()
+            .map(|events| events.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -209,13 +212,17 @@ impl JsonLinesSink {
     /// Creates (or truncates) the log file.
     pub fn create(path: &Path) -> std::io::Result<Arc<Self>> {
         let file = std::fs::File::create(path)?;
-        Ok(Arc::new(Self { file: Mutex::new(std::io::BufWriter::new(file)) }))
+        Ok(Arc::new(Self {
+            file: Mutex::new(std::io::BufWriter::new(file)),
+        }))
     }
 }
 
 impl EventSink for JsonLinesSink {
     fn emit(&self, event: &Event) {
-        let Ok(mut file) = self.file.lock() else { return };
+        let Ok(mut file) = self.file.lock() else {
+            return;
+        };
         if let Ok(line) = serde_json::to_string(event) {
             // A log write that fails must not stop the run; the run's result is unaffected.
             let _ = writeln!(file, "{line}");

@@ -51,8 +51,8 @@ use crate::tool::Toolbox;
 #[path = "recorder_params.rs"]
 mod params;
 
-pub use params::IdentifiedParameter;
 pub use params::Identification;
+pub use params::IdentifiedParameter;
 pub use params::add_parameters;
 pub use params::identify_parameters;
 pub use params::is_parameter_name;
@@ -135,7 +135,9 @@ pub enum RecordError {
     #[error("nothing to record: the run made no tool calls")]
     Empty,
     /// A screenshot in the history is not a readable PNG.
-    #[error("step {step} (tool_use {id}): the screenshot in history message {message} cannot be decoded: {source}")]
+    #[error(
+        "step {step} (tool_use {id}): the screenshot in history message {message} cannot be decoded: {source}"
+    )]
     Screenshot {
         /// Trajectory index of the step that needed it.
         step: usize,
@@ -193,7 +195,10 @@ struct Screens<'a> {
 
 impl<'a> Screens<'a> {
     fn new(history: &'a [Message]) -> Self {
-        Self { history, decoded: HashMap::new() }
+        Self {
+            history,
+            decoded: HashMap::new(),
+        }
     }
 
     /// The decoded first image of the tool_result at `key`; `Ok(None)` when it is not an
@@ -226,7 +231,11 @@ fn png_data(history: &[Message], (message, block): ScreenKey) -> Option<&str> {
         return None;
     };
     match result.images().next()? {
-        ImageSource::Base64 { media_type, data } if media_type.eq_ignore_ascii_case("image/png") => Some(data),
+        ImageSource::Base64 { media_type, data }
+            if media_type.eq_ignore_ascii_case("image/png") =>
+        {
+            Some(data)
+        }
         _ => None,
     }
 }
@@ -242,12 +251,18 @@ fn first_screenshot(message: &Message) -> Option<usize> {
 /// Where each tool_use's own result screenshot is, by tool_use id.
 fn result_screenshots(history: &[Message]) -> HashMap<&str, ScreenKey> {
     let mut found = HashMap::new();
-    for (index, message) in history.iter().enumerate().filter(|(_, m)| m.role == Role::User) {
+    for (index, message) in history
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::User)
+    {
         for (block, content) in blocks_of(message).iter().enumerate() {
             if let ContentBlock::ToolResult(result) = content
                 && result.images().next().is_some()
             {
-                found.entry(result.tool_use_id.as_str()).or_insert((index, block));
+                found
+                    .entry(result.tool_use_id.as_str())
+                    .or_insert((index, block));
             }
         }
     }
@@ -282,11 +297,19 @@ pub fn build_cache_file(
                 continue;
             }
             let step = trajectory.len();
-            let cacheable = toolbox.get(&tool_use.name).is_some_and(|tool| tool.cacheable());
-            let input = if cacheable { tool_use.input.clone() } else { Value::Object(Map::new()) };
+            let cacheable = toolbox
+                .get(&tool_use.name)
+                .is_some_and(|tool| tool.cacheable());
+            let input = if cacheable {
+                tool_use.input.clone()
+            } else {
+                Value::Object(Map::new())
+            };
             let mut recorded = ToolUseBlock::new(tool_use.id.clone(), tool_use.name.clone(), input);
             if let Some(point) = retrace_vision::action_point(&recorded.input) {
-                let shot = |key: Option<ScreenKey>, screens: &mut Screens<'_>| -> Result<Option<String>, RecordError> {
+                let shot = |key: Option<ScreenKey>,
+                            screens: &mut Screens<'_>|
+                 -> Result<Option<String>, RecordError> {
                     let Some(key) = key else { return Ok(None) };
                     let image = screens.get(key).map_err(|source| RecordError::Screenshot {
                         step,
@@ -295,14 +318,35 @@ pub fn build_cache_file(
                         source,
                     })?;
                     let Some(image) = image else { return Ok(None) };
-                    let region = retrace_vision::action_region(point, settings.region_size, image.width(), image.height());
-                    let hash = retrace_vision::region_hash(image, region, settings.method, settings.hash_size)
-                        .map_err(|source| RecordError::Hash { step, id: tool_use.id.clone(), x: point.0, y: point.1, source })?;
+                    let region = retrace_vision::action_region(
+                        point,
+                        settings.region_size,
+                        image.width(),
+                        image.height(),
+                    );
+                    let hash = retrace_vision::region_hash(
+                        image,
+                        region,
+                        settings.method,
+                        settings.hash_size,
+                    )
+                    .map_err(|source| RecordError::Hash {
+                        step,
+                        id: tool_use.id.clone(),
+                        x: point.0,
+                        y: point.1,
+                        source,
+                    })?;
                     Ok(Some(hash.to_string()))
                 };
                 recorded.visual_representation = shot(before, &mut screens)?;
-                if let Some(after) = shot(after_screens.get(tool_use.id.as_str()).copied(), &mut screens)? {
-                    recorded.extra.insert(AFTER_HASH_FIELD.to_owned(), Value::String(after));
+                if let Some(after) = shot(
+                    after_screens.get(tool_use.id.as_str()).copied(),
+                    &mut screens,
+                )? {
+                    recorded
+                        .extra
+                        .insert(AFTER_HASH_FIELD.to_owned(), Value::String(after));
                 }
             }
             if first_size.is_none()
@@ -338,14 +382,19 @@ pub fn build_cache_file(
         extra: Map::new(),
     });
     if let Some((width, height)) = settings.display_size.or(first_size) {
-        metadata.extra.insert(DISPLAY_SIZE_FIELD.to_owned(), json!([width, height]));
+        metadata
+            .extra
+            .insert(DISPLAY_SIZE_FIELD.to_owned(), json!([width, height]));
     }
     let mut file = CacheFile::new(metadata, trajectory);
     file.cache_parameters = parameters_in_trajectory(&file.trajectory)
         .into_iter()
         .map(|name| {
-            let description =
-                settings.parameter_descriptions.get(&name).cloned().unwrap_or_else(|| default_description(&name));
+            let description = settings
+                .parameter_descriptions
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| default_description(&name));
             (name, description)
         })
         .collect();
@@ -364,7 +413,9 @@ fn preset_pairs(values: &ParameterValues) -> Vec<(String, String)> {
     values
         .names()
         .filter_map(|name| {
-            let value = Template::parse(&format!("{{{{{name}}}}}")).render(values).ok()?;
+            let value = Template::parse(&format!("{{{{{name}}}}}"))
+                .render(values)
+                .ok()?;
             Some((name.to_owned(), value))
         })
         .collect()
@@ -383,7 +434,11 @@ fn warn_on_leftover_values(file: &CacheFile, values: &[(String, String)]) {
 
 /// Writes `file` to `store` as `name`, or under a generated name when `None`. Returns the
 /// path written.
-pub fn record(store: &CacheStore, name: Option<&str>, file: &CacheFile) -> Result<PathBuf, RecordError> {
+pub fn record(
+    store: &CacheStore,
+    name: Option<&str>,
+    file: &CacheFile,
+) -> Result<PathBuf, RecordError> {
     Ok(match name {
         Some(name) => store.write(name, file)?,
         None => store.write_new(file)?,
@@ -402,19 +457,37 @@ pub struct RepairedRecord {
 /// Writes the trajectory of a run the model had to repair as `name`, keeping the file it
 /// replaces beside it as `<name>.previous-<UTC time>.json`. The kept copy is marked invalid
 /// (so listings and the model do not offer it) with a reason naming the new file.
-pub fn record_repaired(store: &CacheStore, name: &str, file: &CacheFile) -> Result<RepairedRecord, RecordError> {
+pub fn record_repaired(
+    store: &CacheStore,
+    name: &str,
+    file: &CacheFile,
+) -> Result<RepairedRecord, RecordError> {
     let path = store.resolve(name)?;
     let previous = if path.exists() {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("trajectory").to_owned();
-        let at = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%S%6fZ").to_string();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("trajectory")
+            .to_owned();
+        let at = jiff::Timestamp::now()
+            .strftime("%Y%m%dT%H%M%S%6fZ")
+            .to_string();
         let previous_name = format!("{stem}.previous-{at}.json");
         let previous_path = store.resolve(&previous_name)?;
-        std::fs::copy(&path, &previous_path)
-            .map_err(|source| RecordError::KeepPrevious { path: previous_path.clone(), source })?;
-        let file_name = path.file_name().and_then(|s| s.to_str()).unwrap_or(name).to_owned();
+        std::fs::copy(&path, &previous_path).map_err(|source| RecordError::KeepPrevious {
+            path: previous_path.clone(),
+            source,
+        })?;
+        let file_name = path
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or(name)
+            .to_owned();
         store.update(
             &previous_name,
-            &MetadataUpdate::Invalidate { reason: format!("replaced by the repaired recording {file_name}") },
+            &MetadataUpdate::Invalidate {
+                reason: format!("replaced by the repaired recording {file_name}"),
+            },
             &Validators::none(),
         )?;
         Some(previous_path)

@@ -63,7 +63,9 @@ fn is_word(c: char) -> bool {
 /// Whether `name` is a valid placeholder name, `[a-zA-Z_][a-zA-Z0-9_]*`.
 pub fn is_parameter_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
@@ -73,12 +75,18 @@ fn replace_in_literal(text: &str, pairs: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut index = 0;
     while index < text.len() {
-        let delimited_before = text[..index].chars().next_back().is_none_or(|c| !is_word(c));
+        let delimited_before = text[..index]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_word(c));
         let found = delimited_before
             .then(|| {
                 pairs.iter().find(|(_, value)| {
                     text[index..].starts_with(value)
-                        && text[index + value.len()..].chars().next().is_none_or(|c| !is_word(c))
+                        && text[index + value.len()..]
+                            .chars()
+                            .next()
+                            .is_none_or(|c| !is_word(c))
                 })
             })
             .flatten();
@@ -130,10 +138,17 @@ pub fn parameterize_value(value: &Value, values: &[(String, String)]) -> Value {
 fn parameterize_with(value: &Value, pairs: &[(&str, &str)]) -> Value {
     match value {
         Value::String(text) => Value::String(parameterize_text(text, pairs)),
-        Value::Array(items) => Value::Array(items.iter().map(|item| parameterize_with(item, pairs)).collect()),
-        Value::Object(map) => {
-            Value::Object(map.iter().map(|(key, item)| (key.clone(), parameterize_with(item, pairs))).collect())
-        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| parameterize_with(item, pairs))
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| (key.clone(), parameterize_with(item, pairs)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -141,7 +156,10 @@ fn parameterize_with(value: &Value, pairs: &[(&str, &str)]) -> Value {
 /// Applies accepted parameters to a recording: values replaced in every step input and in the
 /// goal, and a `cache_parameters` entry for each one now used.
 pub fn add_parameters(file: &mut CacheFile, parameters: &[IdentifiedParameter]) {
-    let values: Vec<(String, String)> = parameters.iter().map(|p| (p.name.clone(), p.value.clone())).collect();
+    let values: Vec<(String, String)> = parameters
+        .iter()
+        .map(|p| (p.name.clone(), p.value.clone()))
+        .collect();
     for step in &mut file.trajectory {
         step.input = parameterize_value(&step.input, &values);
     }
@@ -156,7 +174,9 @@ pub fn add_parameters(file: &mut CacheFile, parameters: &[IdentifiedParameter]) 
         } else {
             parameter.description.clone()
         };
-        file.cache_parameters.entry(parameter.name.clone()).or_insert(description);
+        file.cache_parameters
+            .entry(parameter.name.clone())
+            .or_insert(description);
     }
 }
 
@@ -187,7 +207,8 @@ pub async fn identify_parameters(
         "Goal: {goal}\n\nRecorded tool calls:\n{}",
         serde_json::to_string_pretty(&steps).unwrap_or_default()
     );
-    let request = MessageRequest::new(vec![Message::user_text(prompt)], 1024).with_system(IDENTIFY_SYSTEM);
+    let request =
+        MessageRequest::new(vec![Message::user_text(prompt)], 1024).with_system(IDENTIFY_SYSTEM);
     let response = provider.create_message(&request).await?;
     let list = parse_list(&response.text())?;
     Ok(check_proposals(&list, trajectory))
@@ -199,8 +220,14 @@ fn parse_list(text: &str) -> Result<Vec<Value>, RecordError> {
     let trimmed = text.trim();
     let candidates = [
         Some(trimmed),
-        trimmed.strip_prefix("```json").or_else(|| trimmed.strip_prefix("```")).and_then(|t| t.strip_suffix("```")),
-        trimmed.find('[').zip(trimmed.rfind(']')).and_then(|(start, end)| trimmed.get(start..=end)),
+        trimmed
+            .strip_prefix("```json")
+            .or_else(|| trimmed.strip_prefix("```"))
+            .and_then(|t| t.strip_suffix("```")),
+        trimmed
+            .find('[')
+            .zip(trimmed.rfind(']'))
+            .and_then(|(start, end)| trimmed.get(start..=end)),
     ];
     for candidate in candidates.into_iter().flatten() {
         if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(candidate.trim()) {
@@ -214,10 +241,15 @@ fn parse_list(text: &str) -> Result<Vec<Value>, RecordError> {
 
 fn occurs_in(value: &Value, needle: &str) -> bool {
     match value {
-        Value::String(text) => Template::parse(text).tokens().iter().any(|token| match token {
-            Token::Literal(literal) => replace_in_literal(literal, &[("x", needle)]) != *literal,
-            Token::Parameter(_) => false,
-        }),
+        Value::String(text) => Template::parse(text)
+            .tokens()
+            .iter()
+            .any(|token| match token {
+                Token::Literal(literal) => {
+                    replace_in_literal(literal, &[("x", needle)]) != *literal
+                }
+                Token::Parameter(_) => false,
+            }),
         Value::Array(items) => items.iter().any(|item| occurs_in(item, needle)),
         Value::Object(map) => map.values().any(|item| occurs_in(item, needle)),
         _ => false,
@@ -228,10 +260,20 @@ fn check_proposals(list: &[Value], trajectory: &[ToolUseBlock]) -> Identificatio
     let mut taken: BTreeSet<String> = parameters_in_trajectory(trajectory);
     let mut result = Identification::default();
     for (index, item) in list.iter().enumerate() {
-        let name = item.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let label = if name.is_empty() { format!("entry {index}") } else { name.clone() };
+        let name = item
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let label = if name.is_empty() {
+            format!("entry {index}")
+        } else {
+            name.clone()
+        };
         let Some(value) = item.get("value").and_then(Value::as_str) else {
-            result.dropped.push((label, "`value` is missing or not a string".to_owned()));
+            result
+                .dropped
+                .push((label, "`value` is missing or not a string".to_owned()));
             continue;
         };
         let reason = if !is_parameter_name(&name) {
@@ -250,8 +292,17 @@ fn check_proposals(list: &[Value], trajectory: &[ToolUseBlock]) -> Identificatio
             continue;
         }
         taken.insert(name.clone());
-        let description = item.get("description").and_then(Value::as_str).unwrap_or_default().trim().to_owned();
-        result.accepted.push(IdentifiedParameter { name, value: value.to_owned(), description });
+        let description = item
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        result.accepted.push(IdentifiedParameter {
+            name,
+            value: value.to_owned(),
+            description,
+        });
     }
     result
 }

@@ -24,28 +24,43 @@ pub struct BackendScreen {
 
 impl std::fmt::Debug for BackendScreen {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("BackendScreen").field("backend", &self.backend.name()).finish()
+        formatter
+            .debug_struct("BackendScreen")
+            .field("backend", &self.backend.name())
+            .finish()
     }
 }
 
 impl BackendScreen {
     /// Screenshots of `backend` as they come (model size = display size).
     pub fn new(backend: Arc<dyn Backend>) -> Self {
-        Self { backend, scaler: None }
+        Self {
+            backend,
+            scaler: None,
+        }
     }
 
     /// Screenshots of `backend` scaled by `scaler` to the model's size.
     pub fn scaled(backend: Arc<dyn Backend>, scaler: Scaler) -> Self {
-        Self { backend, scaler: Some(scaler) }
+        Self {
+            backend,
+            scaler: Some(scaler),
+        }
     }
 }
 
 #[async_trait]
 impl Screen for BackendScreen {
     async fn capture(&self) -> Result<Image, String> {
-        let shot = self.backend.screenshot().await.map_err(|error| error.to_string())?;
+        let shot = self
+            .backend
+            .screenshot()
+            .await
+            .map_err(|error| error.to_string())?;
         let shot = match &self.scaler {
-            Some(scaler) => scaler.screenshot_for_model(shot).map_err(|error| error.to_string())?,
+            Some(scaler) => scaler
+                .screenshot_for_model(shot)
+                .map_err(|error| error.to_string())?,
             None => shot,
         };
         tokio::task::spawn_blocking(move || retrace_vision::decode_png(&shot.png))

@@ -44,22 +44,33 @@ impl Speaker for ScriptSpeaker {
 
     async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError> {
         // A tool error in the previous call ends the script: later calls assume it worked.
-        if let Some(error) = turn.history.last().and_then(|m| m.tool_results().find(|r| r.is_error()).map(|r| r.text())) {
+        if let Some(error) = turn.history.last().and_then(|m| {
+            m.tool_results()
+                .find(|r| r.is_error())
+                .map(retrace_protocol::ToolResultBlock::text)
+        }) {
             return Ok(SpeakerTurn {
                 messages: Vec::new(),
                 usage: None,
-                result: SpeakerResult::Failed(crate::speaker::StopCause::Failed(format!("script step {} failed: {error}", self.next))),
+                result: SpeakerResult::Failed(crate::speaker::StopCause::Failed(format!(
+                    "script step {} failed: {error}",
+                    self.next
+                ))),
             });
         }
         let Some((tool, input)) = self.calls.get(self.next).cloned() else {
             return Ok(SpeakerTurn {
-                messages: vec![Message::assistant(vec![ContentBlock::text("Script finished.")])],
+                messages: vec![Message::assistant(vec![ContentBlock::text(
+                    "Script finished.",
+                )])],
                 usage: None,
                 result: SpeakerResult::Done,
             });
         };
         let id = format!("toolu_script_{:03}", self.next);
         self.next += 1;
-        Ok(SpeakerTurn::continue_with(vec![Message::assistant(vec![ContentBlock::ToolUse(ToolUseBlock::new(id, tool, input))])]))
+        Ok(SpeakerTurn::continue_with(vec![Message::assistant(vec![
+            ContentBlock::ToolUse(ToolUseBlock::new(id, tool, input)),
+        ])]))
     }
 }

@@ -73,15 +73,27 @@ pub struct SpeakerTurn {
 impl SpeakerTurn {
     /// A turn that appends `messages` and continues.
     pub fn continue_with(messages: Vec<Message>) -> Self {
-        Self { messages, usage: None, result: SpeakerResult::Continue }
+        Self {
+            messages,
+            usage: None,
+            result: SpeakerResult::Continue,
+        }
     }
 
     /// A turn that appends nothing and hands over.
-    pub fn switch_to(speaker: impl Into<String>, context: Value, reason: impl Into<String>) -> Self {
+    pub fn switch_to(
+        speaker: impl Into<String>,
+        context: Value,
+        reason: impl Into<String>,
+    ) -> Self {
         Self {
             messages: Vec::new(),
             usage: None,
-            result: SpeakerResult::SwitchTo { speaker: speaker.into(), context, reason: reason.into() },
+            result: SpeakerResult::SwitchTo {
+                speaker: speaker.into(),
+                context,
+                reason: reason.into(),
+            },
         }
     }
 }

@@ -10,8 +10,13 @@ const OBSERVE_ONLY: &[&str] = &["screenshot", "cursor_position", "GET_DOM"];
 
 /// Whether a step only observes (a screenshot, the cursor position, a DOM read).
 pub fn is_observe_only(step: &ToolUseBlock) -> bool {
-    let action = step.input.get("action").or_else(|| step.input.get("command")).and_then(Value::as_str);
-    OBSERVE_ONLY.contains(&base_name(&step.name)) || action.is_some_and(|action| OBSERVE_ONLY.contains(&action))
+    let action = step
+        .input
+        .get("action")
+        .or_else(|| step.input.get("command"))
+        .and_then(Value::as_str);
+    OBSERVE_ONLY.contains(&base_name(&step.name))
+        || action.is_some_and(|action| OBSERVE_ONLY.contains(&action))
 }
 
 /// The step's action (`left_click`), or its tool's base name (`mouse_click`).
@@ -27,12 +32,12 @@ pub fn action_name(step: &ToolUseBlock) -> String {
 /// (`coordinate`, else `x`/`y`, else `x1`/`y1`), keeping numbers as numbers and numeric
 /// strings as strings.
 pub fn shift_point(input: &mut Value, offset: (i64, i64)) {
-    if let Some(Value::Array(coordinate)) = input.get_mut("coordinate") {
-        if coordinate.len() == 2 {
-            shift_number(&mut coordinate[0], offset.0);
-            shift_number(&mut coordinate[1], offset.1);
-            return;
-        }
+    if let Some(Value::Array(coordinate)) = input.get_mut("coordinate")
+        && coordinate.len() == 2
+    {
+        shift_number(&mut coordinate[0], offset.0);
+        shift_number(&mut coordinate[1], offset.1);
+        return;
     }
     for (x, y) in [("x", "y"), ("x1", "y1")] {
         if input.get(x).is_some() && input.get(y).is_some() {
@@ -69,7 +74,11 @@ fn shift_number(value: &mut Value, delta: i64) {
 /// only its length (typed text may be a parameter value, such as a password).
 pub fn redacted_input_summary(input: &Value) -> String {
     let mut parts = Vec::new();
-    if let Some(action) = input.get("action").or_else(|| input.get("command")).and_then(Value::as_str) {
+    if let Some(action) = input
+        .get("action")
+        .or_else(|| input.get("command"))
+        .and_then(Value::as_str)
+    {
         parts.push(action.to_owned());
     }
     if let Some((x, y)) = retrace_vision::action_point(input) {
@@ -105,9 +114,21 @@ mod tests {
 
     #[test]
     fn observe_only_steps() {
-        assert!(is_observe_only(&ToolUseBlock::new("1", "computer", json!({"action": "screenshot"}))));
-        assert!(is_observe_only(&ToolUseBlock::new("1", "screenshot_tags_computer_831bfe95-59f6-48b4-b54f", json!({}))));
-        assert!(!is_observe_only(&ToolUseBlock::new("1", "computer", json!({"action": "left_click", "coordinate": [1, 2]}))));
+        assert!(is_observe_only(&ToolUseBlock::new(
+            "1",
+            "computer",
+            json!({"action": "screenshot"})
+        )));
+        assert!(is_observe_only(&ToolUseBlock::new(
+            "1",
+            "screenshot_tags_computer_831bfe95-59f6-48b4-b54f",
+            json!({})
+        )));
+        assert!(!is_observe_only(&ToolUseBlock::new(
+            "1",
+            "computer",
+            json!({"action": "left_click", "coordinate": [1, 2]})
+        )));
     }
 
     #[test]

@@ -20,11 +20,18 @@ pub struct SwitchSpeakerTool {
 impl SwitchSpeakerTool {
     /// A switch tool for these speakers (name, description).
     pub fn new(roster: Vec<(String, String)>) -> Self {
-        let list = roster.iter().map(|(name, what)| format!("- {name}: {what}")).collect::<Vec<_>>().join("\n");
+        let list = roster
+            .iter()
+            .map(|(name, what)| format!("- {name}: {what}"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let description = format!(
             "Hand the conversation to another speaker after this turn. Speakers:\n{list}\nPass `context` with what that speaker needs."
         );
-        Self { roster, description }
+        Self {
+            roster,
+            description,
+        }
     }
 }
 
@@ -56,16 +63,32 @@ impl AgentTool for SwitchSpeakerTool {
     }
 
     async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
-        let names = || self.roster.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>().join(", ");
+        let names = || {
+            self.roster
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let Some(speaker) = input.get("speaker").and_then(Value::as_str) else {
-            return Ok(ToolReply::error(format!("`speaker` (a string) is required; speakers: {}", names())));
+            return Ok(ToolReply::error(format!(
+                "`speaker` (a string) is required; speakers: {}",
+                names()
+            )));
         };
         if !self.roster.iter().any(|(name, _)| name == speaker) {
-            return Ok(ToolReply::error(format!("no speaker named `{speaker}`; speakers: {}", names())));
+            return Ok(ToolReply::error(format!(
+                "no speaker named `{speaker}`; speakers: {}",
+                names()
+            )));
         }
         let context = input.get("context").cloned().unwrap_or(Value::Null);
         let mut reply = ToolReply::text(format!("Switching to {speaker}."));
-        reply.switch_to = Some(SwitchRequest { speaker: speaker.to_owned(), context, reason: "requested by the model".into() });
+        reply.switch_to = Some(SwitchRequest {
+            speaker: speaker.to_owned(),
+            context,
+            reason: "requested by the model".into(),
+        });
         Ok(reply)
     }
 }

@@ -50,12 +50,20 @@ pub struct ToolReply {
 impl ToolReply {
     /// A successful reply with text only.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { content: vec![ContentBlock::text(text)], is_error: false, switch_to: None }
+        Self {
+            content: vec![ContentBlock::text(text)],
+            is_error: false,
+            switch_to: None,
+        }
     }
 
     /// An error the model reads.
     pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![ContentBlock::text(text)], is_error: true, switch_to: None }
+        Self {
+            content: vec![ContentBlock::text(text)],
+            is_error: true,
+            switch_to: None,
+        }
     }
 
     /// The text parts joined by newlines.
@@ -104,7 +112,10 @@ pub struct Toolbox {
 
 impl std::fmt::Debug for Toolbox {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_list().entries(self.tools.iter().map(|tool| tool.name())).finish()
+        formatter
+            .debug_list()
+            .entries(self.tools.iter().map(|tool| tool.name()))
+            .finish()
     }
 }
 
@@ -129,10 +140,15 @@ impl Toolbox {
     /// Finds a tool by exact name, or else by askui base name (`move_mouse_tags_..._<uuid>`
     /// finds `move_mouse`), the way askui matches recorded names at replay.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn AgentTool>> {
-        self.tools.iter().find(|tool| tool.name() == name).or_else(|| {
-            let base = retrace_protocol::tool_names::base_name(name);
-            self.tools.iter().find(|tool| retrace_protocol::tool_names::base_name(tool.name()) == base)
-        })
+        self.tools
+            .iter()
+            .find(|tool| tool.name() == name)
+            .or_else(|| {
+                let base = retrace_protocol::tool_names::base_name(name);
+                self.tools
+                    .iter()
+                    .find(|tool| retrace_protocol::tool_names::base_name(tool.name()) == base)
+            })
     }
 
     /// All tools, in the order added.
@@ -142,6 +158,10 @@ impl Toolbox {
 
     /// The names of all tools, comma-separated, for error messages.
     pub fn names(&self) -> String {
-        self.tools.iter().map(|tool| tool.name()).collect::<Vec<_>>().join(", ")
+        self.tools
+            .iter()
+            .map(|tool| tool.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }

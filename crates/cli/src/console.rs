@@ -31,9 +31,19 @@ impl ConsoleSink {
 impl EventSink for ConsoleSink {
     fn emit(&self, event: &Event) {
         match event {
-            Event::VisualCheck { trajectory_index, distance, threshold, passed, waited_ms, shift, .. } => {
+            Event::VisualCheck {
+                trajectory_index,
+                distance,
+                threshold,
+                passed,
+                waited_ms,
+                shift,
+                ..
+            } => {
                 let verdict = if *passed { "ok" } else { "MISMATCH" };
-                let shifted = shift.map(|(dx, dy)| format!("  repaired: shifted {dx:+},{dy:+} px")).unwrap_or_default();
+                let shifted = shift
+                    .map(|(dx, dy)| format!("  repaired: shifted {dx:+},{dy:+} px"))
+                    .unwrap_or_default();
                 let text = format!(
                     "#{trajectory_index:<3} distance {distance:>2}/{threshold:<2} {verdict:<8} waited {:>5.2} s{shifted}",
                     *waited_ms as f64 / 1000.0
@@ -46,26 +56,65 @@ impl EventSink for ConsoleSink {
                     self.print(&format!("  {text}"));
                 }
             }
-            Event::ToolCalled { step, tool, action, duration_ms, is_error, error } => {
-                let check = self.pending_check.lock().ok().and_then(|mut pending| pending.take());
-                let what = action.as_ref().map_or_else(|| tool.clone(), |action| format!("{tool}.{action}"));
-                let status = if *is_error { format!("  ERROR: {}", error.clone().unwrap_or_default()) } else { String::new() };
+            Event::ToolCalled {
+                step,
+                tool,
+                action,
+                duration_ms,
+                is_error,
+                error,
+            } => {
+                let check = self
+                    .pending_check
+                    .lock()
+                    .ok()
+                    .and_then(|mut pending| pending.take());
+                let what = action
+                    .as_ref()
+                    .map_or_else(|| tool.clone(), |action| format!("{tool}.{action}"));
+                let status = if *is_error {
+                    format!("  ERROR: {}", error.clone().unwrap_or_default())
+                } else {
+                    String::new()
+                };
                 match check {
-                    Some(check) => self.print(&format!("  {check}  {what} ({duration_ms} ms){status}")),
-                    None => self.print(&format!("  step {step:<3} {what} ({duration_ms} ms){status}")),
+                    Some(check) => {
+                        self.print(&format!("  {check}  {what} ({duration_ms} ms){status}"))
+                    }
+                    None => self.print(&format!(
+                        "  step {step:<3} {what} ({duration_ms} ms){status}"
+                    )),
                 }
             }
-            Event::SpeakerSwitched { from, to, reason } => self.print(&format!("  -> {from} hands over to {to}: {reason}")),
-            Event::Retry { attempt, delay_ms, error, .. } => {
-                self.print(&format!("  model call failed (attempt {attempt}: {error}); retrying in {:.1} s", *delay_ms as f64 / 1000.0));
+            Event::SpeakerSwitched { from, to, reason } => {
+                self.print(&format!("  -> {from} hands over to {to}: {reason}"))
             }
-            Event::ModelCall { step, model, duration_ms, usage, .. } => self.print(&format!(
+            Event::Retry {
+                attempt,
+                delay_ms,
+                error,
+                ..
+            } => {
+                self.print(&format!(
+                    "  model call failed (attempt {attempt}: {error}); retrying in {:.1} s",
+                    *delay_ms as f64 / 1000.0
+                ));
+            }
+            Event::ModelCall {
+                step,
+                model,
+                duration_ms,
+                usage,
+                ..
+            } => self.print(&format!(
                 "  step {step:<3} {model} answered in {:.1} s ({} in / {} out tokens)",
                 *duration_ms as f64 / 1000.0,
                 usage.total_input(),
                 usage.output_tokens
             )),
-            Event::CacheWritten { path, steps } => self.print(&format!("  recorded {steps} steps to {}", path.display())),
+            Event::CacheWritten { path, steps } => {
+                self.print(&format!("  recorded {steps} steps to {}", path.display()))
+            }
             _ => {}
         }
     }

@@ -31,24 +31,45 @@ struct LoginPoints {
 
 fn login_points(runtime: &tokio::runtime::Runtime, url: &str) -> LoginPoints {
     runtime.block_on(async {
-        let config = ChromiumConfig { width: 1280, height: 800, ..ChromiumConfig::default() };
+        let config = ChromiumConfig {
+            width: 1280,
+            height: 800,
+            ..ChromiumConfig::default()
+        };
         let browser = ChromiumBrowser::launch(&config).await.unwrap();
         let page = browser.open_page().await.unwrap();
         page.navigate(url).await.unwrap();
         let mut centres = Vec::new();
         for selector in ["#username", "#password", "#sign-in"] {
-            let found = page.query_selector(selector).await.unwrap().unwrap_or_else(|| panic!("no {selector} on the login page"));
-            centres.push(((found.x + found.width / 2.0).round() as i64, (found.y + found.height / 2.0).round() as i64));
+            let found = page
+                .query_selector(selector)
+                .await
+                .unwrap()
+                .unwrap_or_else(|| panic!("no {selector} on the login page"));
+            centres.push((
+                (found.x + found.width / 2.0).round() as i64,
+                (found.y + found.height / 2.0).round() as i64,
+            ));
         }
-        LoginPoints { username: centres[0], password: centres[1], sign_in: centres[2] }
+        LoginPoints {
+            username: centres[0],
+            password: centres[1],
+            sign_in: centres[2],
+        }
     })
 }
 
 /// The scripted model: look, click the username field, type, click the password field, type,
 /// click "Sign in", then answer in text.
 fn login_script(points: &LoginPoints) -> Vec<ScriptStep> {
-    let click = |(x, y): (i64, i64)| ScriptStep::tool_use("computer", json!({"action": "left_click", "coordinate": [x, y]}));
-    let typing = |text: &str| ScriptStep::tool_use("computer", json!({"action": "type", "text": text}));
+    let click = |(x, y): (i64, i64)| {
+        ScriptStep::tool_use(
+            "computer",
+            json!({"action": "left_click", "coordinate": [x, y]}),
+        )
+    };
+    let typing =
+        |text: &str| ScriptStep::tool_use("computer", json!({"action": "type", "text": text}));
     vec![
         ScriptStep::tool_use("computer", json!({"action": "screenshot"})),
         click(points.username),
@@ -61,22 +82,35 @@ fn login_script(points: &LoginPoints) -> Vec<ScriptStep> {
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 fn retrace(args: &[&str], base_url: Option<&str>) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_retrace"));
-    command.args(args).env_remove("ANTHROPIC_API_KEY").env_remove("RETRACE_ANTHROPIC_BASE_URL").env_remove("OPENAI_API_KEY");
+    command
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("RETRACE_ANTHROPIC_BASE_URL")
+        .env_remove("OPENAI_API_KEY");
     if let Some(base_url) = base_url {
-        command.env("ANTHROPIC_API_KEY", "test-key").env("RETRACE_ANTHROPIC_BASE_URL", base_url);
+        command
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("RETRACE_ANTHROPIC_BASE_URL", base_url);
     }
     command.output().unwrap()
 }
 
-fn summary(output: &Output) -> Value {
+fn parse_summary(output: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let last = stdout.lines().last().unwrap_or_else(|| panic!("no output; stderr: {stderr}"));
+    let last = stdout
+        .lines()
+        .last()
+        .unwrap_or_else(|| panic!("no output; stderr: {stderr}"));
     serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {stdout}\nstderr: {stderr}"))
 }
 
@@ -84,7 +118,11 @@ fn summary(output: &Output) -> Value {
 fn count_images(value: &Value) -> usize {
     match value {
         Value::Object(map) => {
-            let here = usize::from(map.get("type").and_then(Value::as_str).is_some_and(|t| t == "image" || t == "image_url"));
+            let here = usize::from(
+                map.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t == "image" || t == "image_url"),
+            );
             here + map.values().map(count_images).sum::<usize>()
         }
         Value::Array(items) => items.iter().map(count_images).sum(),
@@ -98,10 +136,17 @@ fn assert_requests_carry_screenshots(requests: &[RecordedRequest]) {
     assert_eq!(requests.len(), 7, "one request per scripted turn");
     for (index, request) in requests.iter().enumerate() {
         let text = request.body.to_string();
-        assert!(!text.contains("visual_representation"), "request {index} leaks visual_representation");
+        assert!(
+            !text.contains("visual_representation"),
+            "request {index} leaks visual_representation"
+        );
         // Each action answers with a screenshot; the request after it carries it.
         if index > 0 {
-            assert!(count_images(&request.body) >= 1, "request {index} has no screenshot: {}", &text[..text.len().min(400)]);
+            assert!(
+                count_images(&request.body) >= 1,
+                "request {index} has no screenshot: {}",
+                &text[..text.len().min(400)]
+            );
         }
     }
 }
@@ -113,12 +158,32 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
     let points = login_points(&runtime, demo.url());
     let fake = runtime.block_on(FakeAnthropic::start(login_script(&points)));
     let base_url = fake.base_url();
-    let output = retrace(&["act", "Log in to the demo app", "--url", demo.url(), "--json"], Some(&base_url));
-    let summary = summary(&output);
-    assert_eq!(output.status.code(), Some(0), "{summary}\n{}", String::from_utf8_lossy(&output.stderr));
+    let output = retrace(
+        &[
+            "act",
+            "Log in to the demo app",
+            "--url",
+            demo.url(),
+            "--json",
+        ],
+        Some(&base_url),
+    );
+    let summary = parse_summary(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(summary["outcome"], "done");
     assert_eq!(summary["steps"], 7);
-    assert!(summary["final_url"].as_str().unwrap().ends_with("/dashboard"), "{summary}");
+    assert!(
+        summary["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
+        "{summary}"
+    );
     // Known model, known prices: a cost estimate.
     assert!(summary["cost_usd"].as_f64().unwrap() > 0.0, "{summary}");
 
@@ -126,15 +191,33 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
     assert_requests_carry_screenshots(&requests);
     let first = &requests[0];
     assert_eq!(first.header("x-api-key"), Some("test-key"));
-    assert!(first.header("anthropic-beta").unwrap_or_default().contains("computer-use"));
-    let computer = first.body["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "computer").unwrap();
+    assert!(
+        first
+            .header("anthropic-beta")
+            .unwrap_or_default()
+            .contains("computer-use")
+    );
+    let computer = first.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "computer")
+        .unwrap();
     assert_eq!(computer["display_width_px"], 1280);
     assert_eq!(computer["display_height_px"], 800);
     // The last request's screenshot is the page after "Sign in": the tool_result image.
     let last = requests.last().unwrap();
     let last_user = last.body["messages"].as_array().unwrap().last().unwrap();
     assert_eq!(last_user["content"][0]["type"], "tool_result");
-    assert_eq!(last_user["content"][0]["content"].as_array().unwrap().iter().filter(|b| b["type"] == "image").count(), 1);
+    assert_eq!(
+        last_user["content"][0]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["type"] == "image")
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -143,19 +226,47 @@ fn act_logs_in_to_the_demo_app_through_the_openai_compatible_client() {
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
     let fake = runtime.block_on(FakeOpenAi::start(login_script(&points)));
-    let base_url = format!("{}/v1", fake.base_url().trim_end_matches('/'));
+    let base_url = fake.base_url();
     let output = retrace(
-        &["act", "Log in to the demo app", "--url", demo.url(), "--provider", "openai", "--model", "qwen2.5-vl-7b", "--base-url", &base_url, "--json"],
+        &[
+            "act",
+            "Log in to the demo app",
+            "--url",
+            demo.url(),
+            "--provider",
+            "openai",
+            "--model",
+            "qwen2.5-vl-7b",
+            "--base-url",
+            &base_url,
+            "--json",
+        ],
         None,
     );
-    let summary = summary(&output);
-    assert_eq!(output.status.code(), Some(0), "{summary}\n{}", String::from_utf8_lossy(&output.stderr));
+    let summary = parse_summary(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(summary["outcome"], "done");
-    assert!(summary["final_url"].as_str().unwrap().ends_with("/dashboard"), "{summary}");
+    assert!(
+        summary["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
+        "{summary}"
+    );
     let requests = fake.requests();
     assert_requests_carry_screenshots(&requests);
     assert_eq!(requests[0].body["model"], "qwen2.5-vl-7b");
-    assert!(requests[1].body.to_string().contains("data:image/png;base64,"));
+    assert!(
+        requests[1]
+            .body
+            .to_string()
+            .contains("data:image/png;base64,")
+    );
 }
 
 #[test]
@@ -163,14 +274,29 @@ fn act_without_a_key_names_the_variable_to_set() {
     let output = retrace(&["act", "Log in", "--url", "http://127.0.0.1:9/"], None);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("ANTHROPIC_API_KEY") && stderr.contains("--api-key-env"), "{stderr}");
-    let output = retrace(&["act", "Log in", "--url", "http://127.0.0.1:9/", "--api-key-env", "MY_RETRACE_TEST_KEY"], None);
+    assert!(
+        stderr.contains("ANTHROPIC_API_KEY") && stderr.contains("--api-key-env"),
+        "{stderr}"
+    );
+    let output = retrace(
+        &[
+            "act",
+            "Log in",
+            "--url",
+            "http://127.0.0.1:9/",
+            "--api-key-env",
+            "MY_RETRACE_TEST_KEY",
+        ],
+        None,
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("MY_RETRACE_TEST_KEY"));
 }
 
 fn hex16(value: &Value) -> bool {
-    value.as_str().is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
+    value
+        .as_str()
+        .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 #[test]
@@ -207,30 +333,68 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         ],
         Some(&base_url),
     );
-    let summary = summary(&output);
-    assert_eq!(output.status.code(), Some(0), "{summary}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(summary["final_url"].as_str().unwrap().ends_with("/dashboard"), "{summary}");
+    let summary = parse_summary(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        summary["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
+        "{summary}"
+    );
     let file = cache_dir.join("login.json");
-    assert_eq!(summary["recorded"].as_str().map(Path::new), Some(file.as_path()));
+    assert_eq!(
+        summary["recorded"].as_str().map(Path::new),
+        Some(file.as_path())
+    );
 
     // The model was sent the filled goal; the file, the event log and stdout never see the
     // password.
     let requests_after_recording = fake.requests().len();
     assert_eq!(requests_after_recording, 7);
-    assert!(fake.requests()[0].body.to_string().contains(&format!("with password {PASSWORD}")));
+    assert!(
+        fake.requests()[0]
+            .body
+            .to_string()
+            .contains(&format!("with password {PASSWORD}"))
+    );
     let text = std::fs::read_to_string(&file).unwrap();
-    assert!(!text.contains(PASSWORD), "the password leaked into the cache file");
-    assert!(!std::fs::read_to_string(&events).unwrap().contains(PASSWORD), "the password leaked into the event log");
+    assert!(
+        !text.contains(PASSWORD),
+        "the password leaked into the cache file"
+    );
+    assert!(
+        !std::fs::read_to_string(&events).unwrap().contains(PASSWORD),
+        "the password leaked into the event log"
+    );
     assert!(!String::from_utf8_lossy(&output.stdout).contains(PASSWORD));
 
     let cache: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(cache["metadata"]["goal"], "Log in as {{username}} with password {{password}}");
+    assert_eq!(
+        cache["metadata"]["goal"],
+        "Log in as {{username}} with password {{password}}"
+    );
     let parameters = cache["cache_parameters"].as_object().unwrap();
-    assert!(parameters.contains_key("username") && parameters.contains_key("password"), "{parameters:?}");
+    assert!(
+        parameters.contains_key("username") && parameters.contains_key("password"),
+        "{parameters:?}"
+    );
     let steps = cache["trajectory"].as_array().unwrap();
-    let typed: Vec<&str> = steps.iter().filter(|s| s["input"]["action"] == "type").map(|s| s["input"]["text"].as_str().unwrap()).collect();
+    let typed: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["input"]["action"] == "type")
+        .map(|s| s["input"]["text"].as_str().unwrap())
+        .collect();
     assert_eq!(typed, ["{{username}}", "{{password}}"]);
-    let acting_at_a_point: Vec<&Value> = steps.iter().filter(|s| s["input"].get("coordinate").is_some()).collect();
+    let acting_at_a_point: Vec<&Value> = steps
+        .iter()
+        .filter(|s| s["input"].get("coordinate").is_some())
+        .collect();
     assert_eq!(acting_at_a_point.len(), 3, "three clicks");
     for step in acting_at_a_point {
         assert!(hex16(&step["visual_representation"]), "no hash at {step}");
@@ -238,13 +402,32 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
 
     // Replay with no provider at all: no key, no base URL, and the fake hears nothing.
     let output = retrace(
-        &["replay", file.to_str().unwrap(), "--url", demo.url(), "--param", &username, "--param", &password, "--json"],
+        &[
+            "replay",
+            file.to_str().unwrap(),
+            "--url",
+            demo.url(),
+            "--param",
+            &username,
+            "--param",
+            &password,
+            "--json",
+        ],
         None,
     );
-    let replay = summary(&output);
-    assert_eq!(output.status.code(), Some(0), "{replay}\n{}", String::from_utf8_lossy(&output.stderr));
+    let replay = parse_summary(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{replay}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(replay["passed"], true);
     assert_eq!(replay["steps_replayed"], 5, "{replay}");
     assert_eq!(replay["visual_checks_passed"], 3, "{replay}");
-    assert_eq!(fake.requests().len(), requests_after_recording, "replay must not call the model");
+    assert_eq!(
+        fake.requests().len(),
+        requests_after_recording,
+        "replay must not call the model"
+    );
 }

@@ -53,7 +53,7 @@ fn hash_matches_the_imagehash_vectors() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v.to_string())
+        .map(ToString::to_string)
         .collect();
     let out = retrace(&[
         "hash",

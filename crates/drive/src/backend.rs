@@ -88,8 +88,12 @@ pub trait Backend: Send + Sync {
     /// Presses the left button at `from`, moves to `to`, releases.
     async fn drag(&self, from: Point, to: Point) -> Result<(), DriveError>;
     /// Scrolls `amount` notches in `direction` with the pointer at `at`.
-    async fn scroll(&self, at: Point, direction: ScrollDirection, amount: u32)
-    -> Result<(), DriveError>;
+    async fn scroll(
+        &self,
+        at: Point,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<(), DriveError>;
     /// Types `text`; with `delay_ms`, waits that long between characters.
     async fn type_text(&self, text: &str, delay_ms: Option<u64>) -> Result<(), DriveError>;
     /// Presses and releases a key combination in xdotool names (`ctrl+a`, `Return`,

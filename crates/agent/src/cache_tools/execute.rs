@@ -60,7 +60,10 @@ fn parameter_values(input: &Value) -> Result<Map<String, Value>, String> {
     if bad.is_empty() {
         Ok(values)
     } else {
-        Err(format!("parameter values must be strings; not a string: {}", bad.join(", ")))
+        Err(format!(
+            "parameter values must be strings; not a string: {}",
+            bad.join(", ")
+        ))
     }
 }
 
@@ -105,7 +108,7 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
     async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
         let name = match file_name(&input) {
             Ok(name) => name,
-            Err(reply) => return Ok(reply),
+            Err(message) => return Ok(ToolReply::error(message)),
         };
         let path = match self.store.resolve(name) {
             Ok(path) => path,
@@ -118,7 +121,10 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
         if !file.metadata.is_valid {
             return Ok(ToolReply::error(format!(
                 "trajectory {name} is invalidated ({}); do not replay it, do the task yourself",
-                file.metadata.invalidation_reason.as_deref().unwrap_or("no reason given")
+                file.metadata
+                    .invalidation_reason
+                    .as_deref()
+                    .unwrap_or("no reason given")
             )));
         }
         let values = match parameter_values(&input) {
@@ -138,8 +144,10 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
                 }
             },
         };
-        let typed: ParameterValues =
-            values.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned())).collect();
+        let typed: ParameterValues = values
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+            .collect();
         match substitute_trajectory(&file.trajectory, &typed) {
             Ok(_) => {}
             Err(CacheError::MissingParameters { names }) => {
@@ -153,7 +161,10 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
         let names = if values.is_empty() {
             "no parameters".to_owned()
         } else {
-            format!("parameters {}", values.keys().cloned().collect::<Vec<_>>().join(", "))
+            format!(
+                "parameters {}",
+                values.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
         };
         let mut reply = ToolReply::text(format!(
             "Replaying {name} from step {start} of {} with {names}. The cache executor takes over now; \

@@ -55,7 +55,7 @@ impl AgentTool for InspectCacheMetadataTool {
     async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
         let name = match file_name(&input) {
             Ok(name) => name,
-            Err(reply) => return Ok(reply),
+            Err(message) => return Ok(ToolReply::error(message)),
         };
         let file = match self.store.read(name) {
             Ok(file) => file,
@@ -67,6 +67,8 @@ impl AgentTool for InspectCacheMetadataTool {
             "cache_parameters": file.cache_parameters,
             "metadata": file.metadata,
         });
-        Ok(ToolReply::text(serde_json::to_string_pretty(&report).unwrap_or_else(|_| report.to_string())))
+        Ok(ToolReply::text(
+            serde_json::to_string_pretty(&report).unwrap_or_else(|_| report.to_string()),
+        ))
     }
 }

@@ -12,7 +12,6 @@ use retrace_cache::CacheStore;
 use serde_json::Value;
 
 use crate::tool::AgentTool;
-use crate::tool::ToolReply;
 
 mod execute;
 mod inspect;
@@ -44,16 +43,16 @@ again with start_from_step_index set to the next step.";
 /// The input key naming a cache file.
 pub(crate) const FILE_KEY: &str = "trajectory_file";
 
-/// The cache file name in `input`, or an error reply saying what is wrong.
-pub(crate) fn file_name(input: &Value) -> Result<&str, ToolReply> {
+/// The cache file name in `input`, or a message for the model saying what is wrong.
+pub(crate) fn file_name(input: &Value) -> Result<&str, String> {
     match input.get(FILE_KEY) {
         Some(Value::String(name)) if !name.trim().is_empty() => Ok(name),
-        Some(_) => Err(ToolReply::error(format!(
+        Some(_) => Err(format!(
             "`{FILE_KEY}` must be a non-empty string: a file name as retrieve_available_trajectories_tool lists it"
-        ))),
-        None => Err(ToolReply::error(format!(
+        )),
+        None => Err(format!(
             "`{FILE_KEY}` is required: a file name as retrieve_available_trajectories_tool lists it"
-        ))),
+        )),
     }
 }
 

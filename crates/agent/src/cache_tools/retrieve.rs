@@ -30,18 +30,34 @@ impl RetrieveTrajectoriesTool {
 
 /// One line describing a cache file.
 pub(crate) fn describe(name: &str, file: &CacheFile) -> String {
-    let goal = file.metadata.goal.as_deref().map_or_else(|| "(no goal recorded)".to_owned(), |goal| format!("{goal:?}"));
+    let goal = file.metadata.goal.as_deref().map_or_else(
+        || "(no goal recorded)".to_owned(),
+        |goal| format!("{goal:?}"),
+    );
     let parameters = if file.cache_parameters.is_empty() {
         "none".to_owned()
     } else {
-        file.cache_parameters.keys().cloned().collect::<Vec<_>>().join(", ")
+        file.cache_parameters
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let validity = if file.metadata.is_valid {
         "valid".to_owned()
     } else {
-        format!("INVALID ({})", file.metadata.invalidation_reason.as_deref().unwrap_or("no reason given"))
+        format!(
+            "INVALID ({})",
+            file.metadata
+                .invalidation_reason
+                .as_deref()
+                .unwrap_or("no reason given")
+        )
     };
-    let last_run = file.metadata.last_executed_at.map_or_else(|| "never".to_owned(), format_timestamp);
+    let last_run = file
+        .metadata
+        .last_executed_at
+        .map_or_else(|| "never".to_owned(), format_timestamp);
     format!(
         "- {name}: goal {goal}; parameters: {parameters}; {} steps; {validity}; {} replays, {} failures; last successful replay: {last_run}",
         file.trajectory.len(),
@@ -84,7 +100,11 @@ impl AgentTool for RetrieveTrajectoriesTool {
         };
         let listing = match self.store.list(include_invalid) {
             Ok(listing) => listing,
-            Err(error) => return Ok(ToolReply::error(format!("cannot list the trajectories: {error}"))),
+            Err(error) => {
+                return Ok(ToolReply::error(format!(
+                    "cannot list the trajectories: {error}"
+                )));
+            }
         };
         let dir = self.store.dir().display();
         let mut text = if listing.entries.is_empty() {

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::*;
 use crate::cache_executor::CACHE_EXECUTOR;
+use crate::tool::ToolReply;
 
 const EXAMPLES: [&str; 5] = [
     "legacy_v0_24_bare_list",
@@ -32,7 +33,10 @@ fn example_store() -> (tempfile::TempDir, Arc<CacheStore>) {
 }
 
 fn tool(store: &Arc<CacheStore>, name: &str) -> Arc<dyn AgentTool> {
-    cache_tools(Arc::clone(store)).into_iter().find(|tool| tool.name() == name).unwrap()
+    cache_tools(Arc::clone(store))
+        .into_iter()
+        .find(|tool| tool.name() == name)
+        .unwrap()
 }
 
 async fn call(store: &Arc<CacheStore>, name: &str, input: Value) -> ToolReply {
@@ -54,9 +58,16 @@ fn the_tools_have_askui_names_and_are_never_cached() {
         ]
     );
     assert!(tools.iter().all(|tool| !tool.cacheable()));
-    assert!(tools.iter().all(|tool| tool.input_schema()["type"] == "object"));
+    assert!(
+        tools
+            .iter()
+            .all(|tool| tool.input_schema()["type"] == "object")
+    );
     for name in names {
-        assert!(CACHE_TOOLS_PROMPT.contains(name), "the prompt does not mention {name}");
+        assert!(
+            CACHE_TOOLS_PROMPT.contains(name),
+            "the prompt does not mention {name}"
+        );
     }
 }
 
@@ -64,7 +75,13 @@ fn the_tools_have_askui_names_and_are_never_cached() {
 async fn listing_hides_invalid_trajectories_unless_asked() {
     let (_dir, store) = example_store();
     store
-        .update("ownership_open_chapter", &MetadataUpdate::Invalidate { reason: "UI redesigned".into() }, &Validators::none())
+        .update(
+            "ownership_open_chapter",
+            &MetadataUpdate::Invalidate {
+                reason: "UI redesigned".into(),
+            },
+            &Validators::none(),
+        )
         .unwrap();
     let reply = call(&store, tool_names::RETRIEVE_TRAJECTORIES, json!({})).await;
     assert!(!reply.is_error);
@@ -72,35 +89,78 @@ async fn listing_hides_invalid_trajectories_unless_asked() {
     assert!(text.starts_with("4 recorded trajectories in "), "{text}");
     assert!(!text.contains("ownership_open_chapter"), "{text}");
     assert!(text.contains("1 invalidated trajectories hidden"), "{text}");
-    let reference = text.lines().find(|line| line.starts_with("- reference_replays_with_failures.json")).unwrap();
-    assert!(reference.contains("parameters: term; 12 steps; valid; 5 replays, 2 failures"), "{reference}");
-    assert!(reference.contains("goal \"In the Rust Reference, search for {{term}}"), "{reference}");
+    let reference = text
+        .lines()
+        .find(|line| line.starts_with("- reference_replays_with_failures.json"))
+        .unwrap();
+    assert!(
+        reference.contains("parameters: term; 12 steps; valid; 5 replays, 2 failures"),
+        "{reference}"
+    );
+    assert!(
+        reference.contains("goal \"In the Rust Reference, search for {{term}}"),
+        "{reference}"
+    );
 
-    let all = call(&store, tool_names::RETRIEVE_TRAJECTORIES, json!({"include_invalid": true})).await.text_content();
-    let invalid = all.lines().find(|line| line.starts_with("- ownership_open_chapter.json")).unwrap();
+    let all = call(
+        &store,
+        tool_names::RETRIEVE_TRAJECTORIES,
+        json!({"include_invalid": true}),
+    )
+    .await
+    .text_content();
+    let invalid = all
+        .lines()
+        .find(|line| line.starts_with("- ownership_open_chapter.json"))
+        .unwrap();
     assert!(invalid.contains("INVALID (UI redesigned)"), "{invalid}");
     assert!(!all.contains("hidden"), "{all}");
 
-    let wrong = call(&store, tool_names::RETRIEVE_TRAJECTORIES, json!({"include_invalid": "yes"})).await;
+    let wrong = call(
+        &store,
+        tool_names::RETRIEVE_TRAJECTORIES,
+        json!({"include_invalid": "yes"}),
+    )
+    .await;
     assert!(wrong.is_error);
 }
 
 #[tokio::test]
 async fn inspect_shows_attempts_and_failures() {
     let (_dir, store) = example_store();
-    let reply = call(&store, tool_names::INSPECT_CACHE_METADATA, json!({"trajectory_file": "reference_replays_with_failures"})).await;
+    let reply = call(
+        &store,
+        tool_names::INSPECT_CACHE_METADATA,
+        json!({"trajectory_file": "reference_replays_with_failures"}),
+    )
+    .await;
     assert!(!reply.is_error, "{}", reply.text_content());
     let report: Value = serde_json::from_str(&reply.text_content()).unwrap();
     assert_eq!(report["metadata"]["execution_attempts"], json!(5));
     assert_eq!(report["metadata"]["failures"].as_array().unwrap().len(), 2);
-    assert_eq!(report["metadata"]["failures"][1]["failure_count_at_step"], json!(2));
+    assert_eq!(
+        report["metadata"]["failures"][1]["failure_count_at_step"],
+        json!(2)
+    );
     assert_eq!(report["metadata"]["is_valid"], json!(true));
-    assert_eq!(report["cache_parameters"], json!({"term": "Parameter for term"}));
+    assert_eq!(
+        report["cache_parameters"],
+        json!({"term": "Parameter for term"})
+    );
     assert_eq!(report["steps"], json!(12));
 
-    let missing = call(&store, tool_names::INSPECT_CACHE_METADATA, json!({"trajectory_file": "nope.json"})).await;
+    let missing = call(
+        &store,
+        tool_names::INSPECT_CACHE_METADATA,
+        json!({"trajectory_file": "nope.json"}),
+    )
+    .await;
     assert!(missing.is_error);
-    assert!(missing.text_content().contains("nope.json"), "{}", missing.text_content());
+    assert!(
+        missing.text_content().contains("nope.json"),
+        "{}",
+        missing.text_content()
+    );
 }
 
 #[tokio::test]
@@ -116,13 +176,21 @@ async fn execute_switches_to_the_cache_executor_with_its_context() {
     let switch = reply.switch_to.unwrap();
     assert_eq!(switch.speaker, CACHE_EXECUTOR);
     let path = dir.path().join("reference_replays_with_failures.json");
-    assert_eq!(switch.context, json!({"file": path.to_string_lossy(), "parameters": {"term": "literal"}, "start": 3}));
+    assert_eq!(
+        switch.context,
+        json!({"file": path.to_string_lossy(), "parameters": {"term": "literal"}, "start": 3})
+    );
 }
 
 #[tokio::test]
 async fn execute_names_every_missing_parameter() {
     let (_dir, store) = example_store();
-    let reply = call(&store, tool_names::EXECUTE_CACHED_TRAJECTORY, json!({"trajectory_file": "std_search_error_code"})).await;
+    let reply = call(
+        &store,
+        tool_names::EXECUTE_CACHED_TRAJECTORY,
+        json!({"trajectory_file": "std_search_error_code"}),
+    )
+    .await;
     assert!(reply.is_error);
     assert!(reply.switch_to.is_none());
     assert_eq!(
@@ -136,17 +204,30 @@ async fn execute_names_every_missing_parameter() {
     )
     .await;
     assert!(unknown.is_error);
-    assert!(unknown.text_content().contains("colour"), "{}", unknown.text_content());
+    assert!(
+        unknown.text_content().contains("colour"),
+        "{}",
+        unknown.text_content()
+    );
 }
 
 #[tokio::test]
 async fn execute_refuses_names_outside_the_cache_dir_and_bad_steps() {
     let (_dir, store) = example_store();
     for name in ["../x", "../x.json", "/etc/passwd", "sub/login.json"] {
-        let reply = call(&store, tool_names::EXECUTE_CACHED_TRAJECTORY, json!({"trajectory_file": name})).await;
+        let reply = call(
+            &store,
+            tool_names::EXECUTE_CACHED_TRAJECTORY,
+            json!({"trajectory_file": name}),
+        )
+        .await;
         assert!(reply.is_error, "{name} was accepted");
         assert!(reply.switch_to.is_none());
-        assert!(reply.text_content().contains("refused"), "{name}: {}", reply.text_content());
+        assert!(
+            reply.text_content().contains("refused"),
+            "{name}: {}",
+            reply.text_content()
+        );
     }
     let out_of_range = call(
         &store,
@@ -155,7 +236,11 @@ async fn execute_refuses_names_outside_the_cache_dir_and_bad_steps() {
     )
     .await;
     assert!(out_of_range.is_error);
-    assert!(out_of_range.text_content().contains("from 0 to 2"), "{}", out_of_range.text_content());
+    assert!(
+        out_of_range.text_content().contains("from 0 to 2"),
+        "{}",
+        out_of_range.text_content()
+    );
     let missing_file = call(&store, tool_names::EXECUTE_CACHED_TRAJECTORY, json!({})).await;
     assert!(missing_file.is_error);
     assert!(missing_file.text_content().contains("trajectory_file"));
@@ -165,12 +250,26 @@ async fn execute_refuses_names_outside_the_cache_dir_and_bad_steps() {
 async fn execute_refuses_an_invalidated_trajectory() {
     let (_dir, store) = example_store();
     store
-        .update("ownership_open_chapter", &MetadataUpdate::Invalidate { reason: "UI redesigned".into() }, &Validators::none())
+        .update(
+            "ownership_open_chapter",
+            &MetadataUpdate::Invalidate {
+                reason: "UI redesigned".into(),
+            },
+            &Validators::none(),
+        )
         .unwrap();
-    let reply =
-        call(&store, tool_names::EXECUTE_CACHED_TRAJECTORY, json!({"trajectory_file": "ownership_open_chapter"})).await;
+    let reply = call(
+        &store,
+        tool_names::EXECUTE_CACHED_TRAJECTORY,
+        json!({"trajectory_file": "ownership_open_chapter"}),
+    )
+    .await;
     assert!(reply.is_error);
-    assert!(reply.text_content().contains("invalidated (UI redesigned)"), "{}", reply.text_content());
+    assert!(
+        reply.text_content().contains("invalidated (UI redesigned)"),
+        "{}",
+        reply.text_content()
+    );
 }
 
 #[tokio::test]
@@ -192,7 +291,10 @@ async fn verify_writes_the_verdict_to_metadata() {
     let last = file.metadata.last_executed_at.unwrap();
     assert!(jiff::Timestamp::now().duration_since(last).as_secs() < 60);
     let verdict = &file.metadata.extra[VERIFICATION_FIELD];
-    assert_eq!((verdict["success"].clone(), verdict["notes"].clone()), (json!(true), json!("grammar rule open")));
+    assert_eq!(
+        (verdict["success"].clone(), verdict["notes"].clone()),
+        (json!(true), json!("grammar rule open"))
+    );
 }
 
 #[tokio::test]
@@ -211,18 +313,51 @@ async fn an_unsuccessful_verdict_on_a_stale_cache_invalidates_it() {
     )
     .await;
     let text = reply.text_content();
-    assert!(text.starts_with("Recorded an unsuccessful replay of reference_replays_with_failures (attempt 6). "), "{text}");
-    assert!(text.contains("This invalidated the trajectory: StaleCache: "), "{text}");
+    assert!(
+        text.starts_with(
+            "Recorded an unsuccessful replay of reference_replays_with_failures (attempt 6). "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("This invalidated the trajectory: StaleCache: "),
+        "{text}"
+    );
     let file = store.read("reference_replays_with_failures").unwrap();
     assert!(!file.metadata.is_valid);
     assert_eq!(file.metadata.execution_attempts, 6);
-    assert_eq!(file.metadata.last_executed_at.map(retrace_cache::format_timestamp).as_deref(), Some("2026-01-01T00:00:00Z"));
-    assert_eq!(file.metadata.extra[VERIFICATION_FIELD]["success"], json!(false));
+    assert_eq!(
+        file.metadata
+            .last_executed_at
+            .map(retrace_cache::format_timestamp)
+            .as_deref(),
+        Some("2026-01-01T00:00:00Z")
+    );
+    assert_eq!(
+        file.metadata.extra[VERIFICATION_FIELD]["success"],
+        json!(false)
+    );
 
-    let bad = call(&store, tool_names::VERIFY_CACHE_EXECUTION, json!({"trajectory_file": "../x", "success": true})).await;
+    let bad = call(
+        &store,
+        tool_names::VERIFY_CACHE_EXECUTION,
+        json!({"trajectory_file": "../x", "success": true}),
+    )
+    .await;
     assert!(bad.is_error);
-    let no_verdict =
-        call(&store, tool_names::VERIFY_CACHE_EXECUTION, json!({"trajectory_file": "ownership_open_chapter"})).await;
+    let no_verdict = call(
+        &store,
+        tool_names::VERIFY_CACHE_EXECUTION,
+        json!({"trajectory_file": "ownership_open_chapter"}),
+    )
+    .await;
     assert!(no_verdict.is_error);
-    assert_eq!(store.read("ownership_open_chapter").unwrap().metadata.execution_attempts, 0);
+    assert_eq!(
+        store
+            .read("ownership_open_chapter")
+            .unwrap()
+            .metadata
+            .execution_attempts,
+        0
+    );
 }

@@ -37,14 +37,20 @@ pub struct VerifyCacheExecutionTool {
 
 impl std::fmt::Debug for VerifyCacheExecutionTool {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("VerifyCacheExecutionTool").field("store", &self.store).finish_non_exhaustive()
+        formatter
+            .debug_struct("VerifyCacheExecutionTool")
+            .field("store", &self.store)
+            .finish_non_exhaustive()
     }
 }
 
 impl VerifyCacheExecutionTool {
     /// The tool over `store` with askui's default validators.
     pub fn new(store: Arc<CacheStore>) -> Self {
-        Self { store, validators: Validators::default() }
+        Self {
+            store,
+            validators: Validators::default(),
+        }
     }
 
     /// The same tool with other validators.
@@ -86,7 +92,7 @@ impl AgentTool for VerifyCacheExecutionTool {
     async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
         let name = match file_name(&input) {
             Ok(name) => name,
-            Err(reply) => return Ok(reply),
+            Err(message) => return Ok(ToolReply::error(message)),
         };
         let Some(success) = input.get("success").and_then(Value::as_bool) else {
             return Ok(ToolReply::error("`success` (true or false) is required"));
@@ -106,18 +112,34 @@ impl AgentTool for VerifyCacheExecutionTool {
             );
             let typed: CacheMetadata = serde_json::from_value(Value::Object(metadata.clone()))
                 .map_err(|error| format!("metadata no longer parses: {error}"))?;
-            let reason = if success { None } else { self.validators.invalidation_reason(&typed, None, now) };
+            let reason = if success {
+                None
+            } else {
+                self.validators.invalidation_reason(&typed, None, now)
+            };
             if let Some(reason) = &reason {
                 metadata.insert("is_valid".to_owned(), Value::Bool(false));
-                metadata.insert("invalidation_reason".to_owned(), Value::String(reason.clone()));
+                metadata.insert(
+                    "invalidation_reason".to_owned(),
+                    Value::String(reason.clone()),
+                );
             }
-            Ok((typed.execution_attempts, typed.is_valid && reason.is_none(), typed.invalidation_reason, reason))
+            Ok((
+                typed.execution_attempts,
+                typed.is_valid && reason.is_none(),
+                typed.invalidation_reason,
+                reason,
+            ))
         });
         let (attempts, valid, old_reason, new_reason) = match result {
             Ok(outcome) => outcome,
             Err(error) => return Ok(ToolReply::error(error.to_string())),
         };
-        let verdict = if success { "a successful" } else { "an unsuccessful" };
+        let verdict = if success {
+            "a successful"
+        } else {
+            "an unsuccessful"
+        };
         let state = match (new_reason, valid) {
             (Some(reason), _) => format!("This invalidated the trajectory: {reason}."),
             (None, true) => "The trajectory stays valid.".to_owned(),
@@ -128,7 +150,11 @@ impl AgentTool for VerifyCacheExecutionTool {
         };
         Ok(ToolReply::text(format!(
             "Recorded {verdict} replay of {name} (attempt {attempts}){}. {state}",
-            if notes.is_some() { " with your notes" } else { "" }
+            if notes.is_some() {
+                " with your notes"
+            } else {
+                ""
+            }
         )))
     }
 }

@@ -34,6 +34,7 @@ use retrace_cache::CacheStore;
 use retrace_cache::ParameterValues;
 use retrace_cache::params::Template;
 use retrace_drive::Backend;
+use retrace_drive::BrowserBackend;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_llm::ApiKey;
@@ -166,7 +167,9 @@ impl std::str::FromStr for CacheMode {
             "record" | "write" => Ok(CacheMode::Record),
             "execute" | "read" => Ok(CacheMode::Execute),
             "auto" | "both" => Ok(CacheMode::Auto),
-            _ => Err(format!("unknown cache mode `{text}`: use record, execute, auto or none")),
+            _ => Err(format!(
+                "unknown cache mode `{text}`: use record, execute, auto or none"
+            )),
         }
     }
 }
@@ -186,11 +189,22 @@ impl EventSink for StepTracker {
 /// The API key: from `--api-key-env VAR` or the provider's usual variable.
 fn api_key(args: &ActArgs) -> anyhow::Result<Option<ApiKey>> {
     let anthropic = args.provider == "anthropic";
-    let variable = args.api_key_env.clone().unwrap_or_else(|| if anthropic { ANTHROPIC_KEY_ENV } else { OPENAI_KEY_ENV }.to_owned());
-    let value = std::env::var(&variable).ok().filter(|value| !value.trim().is_empty());
+    let variable = args.api_key_env.clone().unwrap_or_else(|| {
+        if anthropic {
+            ANTHROPIC_KEY_ENV
+        } else {
+            OPENAI_KEY_ENV
+        }
+        .to_owned()
+    });
+    let value = std::env::var(&variable)
+        .ok()
+        .filter(|value| !value.trim().is_empty());
     match (value, anthropic, &args.api_key_env) {
         (Some(value), _, _) => Ok(Some(ApiKey::new(value.trim()))),
-        (None, _, Some(_)) => bail!("no API key: the variable {variable} (named by --api-key-env) is not set or empty"),
+        (None, _, Some(_)) => bail!(
+            "no API key: the variable {variable} (named by --api-key-env) is not set or empty"
+        ),
         (None, true, None) => bail!(
             "no API key: set {ANTHROPIC_KEY_ENV}, or name the variable that holds the key with --api-key-env VAR"
         ),
@@ -199,7 +213,11 @@ fn api_key(args: &ActArgs) -> anyhow::Result<Option<ApiKey>> {
 }
 
 /// The provider the flags ask for, wrapped in the retry policy whose waits become events.
-fn provider(args: &ActArgs, events: &Events, tracker: Arc<StepTracker>) -> anyhow::Result<Arc<dyn VlmProvider>> {
+fn provider(
+    args: &ActArgs,
+    events: &Events,
+    tracker: Arc<StepTracker>,
+) -> anyhow::Result<Arc<dyn VlmProvider>> {
     let key = api_key(args)?;
     let events = events.clone();
     let observer = Arc::new(move |attempt: u32, delay: Duration, error: &VlmError| {
@@ -211,9 +229,17 @@ fn provider(args: &ActArgs, events: &Events, tracker: Arc<StepTracker>) -> anyho
         });
     });
     if args.provider == "anthropic" {
-        let model = args.model.clone().unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
-        let base_url = args.base_url.clone().or_else(|| std::env::var(ANTHROPIC_BASE_URL_ENV).ok().filter(|url| !url.is_empty()));
-        let mut config = AnthropicConfig::new(key.unwrap_or_else(|| ApiKey::new("")), model.clone());
+        let model = args
+            .model
+            .clone()
+            .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
+        let base_url = args.base_url.clone().or_else(|| {
+            std::env::var(ANTHROPIC_BASE_URL_ENV)
+                .ok()
+                .filter(|url| !url.is_empty())
+        });
+        let mut config =
+            AnthropicConfig::new(key.unwrap_or_else(|| ApiKey::new("")), model.clone());
         if let Some(base_url) = base_url {
             config = config.with_base_url(base_url);
         }
@@ -221,18 +247,25 @@ fn provider(args: &ActArgs, events: &Events, tracker: Arc<StepTracker>) -> anyho
             config = config.with_pricing(pricing);
         }
         let client = AnthropicClient::new(config)?;
-        Ok(Arc::new(RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer)))
+        Ok(Arc::new(
+            RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
+        ))
     } else {
         let Some(model) = args.model.clone() else {
             bail!("--model is required with --provider openai (the model id the server serves)");
         };
-        let base_url = args.base_url.clone().unwrap_or_else(|| DEFAULT_OPENAI_BASE_URL.to_owned());
+        let base_url = args
+            .base_url
+            .clone()
+            .unwrap_or_else(|| DEFAULT_OPENAI_BASE_URL.to_owned());
         let mut config = OpenAiConfig::new(base_url, model);
         if let Some(key) = key {
             config = config.with_api_key(key);
         }
         let client = OpenAiClient::new(config)?;
-        Ok(Arc::new(RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer)))
+        Ok(Arc::new(
+            RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
+        ))
     }
 }
 
@@ -261,7 +294,10 @@ fn acting_steps(history: &[Message]) -> usize {
         .iter()
         .filter(|message| message.role == Role::Assistant)
         .flat_map(Message::tool_uses)
-        .filter(|step| !CONTROL_TOOLS.contains(&step.name.as_str()) && !retrace_agent::step_input::is_observe_only(step))
+        .filter(|step| {
+            !CONTROL_TOOLS.contains(&step.name.as_str())
+                && !retrace_agent::step_input::is_observe_only(step)
+        })
         .count()
 }
 
@@ -273,22 +309,38 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
         events.subscribe(ConsoleSink::new());
     }
     if let Some(path) = &args.events {
-        events.subscribe(JsonLinesSink::create(path).with_context(|| format!("cannot create {}", path.display()))?);
+        events.subscribe(
+            JsonLinesSink::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
     }
     let provider = provider(args, &events, tracker)?;
     let model = provider.model_id().to_owned();
     let pricing = provider.pricing();
 
-    let browser_args = BrowserArgs { size: args.size, chromium: args.chromium.clone() };
+    let browser_args = BrowserArgs {
+        size: args.size,
+        chromium: args.chromium.clone(),
+    };
     let (_browser, page) = crate::commands::screenshot::open(&browser_args, &args.url).await?;
-    let page: Arc<dyn Backend> = Arc::new(page);
+    let browser_page = Arc::new(page);
+    let page: Arc<dyn Backend> = browser_page.clone();
     let computer = Arc::new(
-        ComputerTool::new(page.clone(), ComputerToolConfig { model_size: Some(args.size), ..ComputerToolConfig::default() })
-            .await
-            .context("setting up the computer tool")?,
+        ComputerTool::new(
+            page.clone(),
+            ComputerToolConfig {
+                model_size: Some(args.size),
+                ..ComputerToolConfig::default()
+            },
+        )
+        .await
+        .context("setting up the computer tool")?,
     );
     let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(computer)));
-    let mut settings = AgentSettings { max_tokens: args.max_tokens, ..AgentSettings::default() };
+    let mut settings = AgentSettings {
+        max_tokens: args.max_tokens,
+        ..AgentSettings::default()
+    };
     let store = Arc::new(CacheStore::new(&args.cache_dir));
     let mut replay_outcome = None;
     let mut speakers: Vec<Box<dyn Speaker>> = Vec::new();
@@ -303,7 +355,8 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
             hand_back_on_completion: Some(AGENT_SPEAKER.to_owned()),
             ..ReplaySettings::default()
         };
-        let cache_executor = CacheExecutor::new(replay_settings, Arc::new(BackendScreen::new(page.clone())));
+        let cache_executor =
+            CacheExecutor::new(replay_settings, Arc::new(BackendScreen::new(page.clone())));
         replay_outcome = Some(cache_executor.outcome_handle());
         executor = Some(cache_executor);
     }
@@ -311,13 +364,26 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
     if let Some(executor) = executor {
         speakers.push(Box::new(executor));
     }
-    let mut conversation = Conversation::new(speakers, toolbox, events.clone())?.with_max_steps(args.max_steps);
-    let report = conversation.run(&args.goal, vec![Message::user_text(goal)], None).await?;
-    let final_url = page.current_url().await.ok();
-    let replay = replay_outcome.and_then(|handle| handle.lock().ok().map(|outcome| outcome.clone())).filter(|o| o.file.is_some());
+    let mut conversation =
+        Conversation::new(speakers, toolbox, events.clone())?.with_max_steps(args.max_steps);
+    let report = conversation
+        .run(&args.goal, vec![Message::user_text(goal)], None)
+        .await?;
+    let final_url = browser_page.current_url().await.ok();
+    let replay = replay_outcome
+        .and_then(|handle| handle.lock().ok().map(|outcome| outcome.clone()))
+        .filter(|o| o.file.is_some());
     let cost_usd = pricing.map(|pricing| pricing.cost(&report.usage));
 
-    let mut run = ActRun { report, model, cost_usd, replay, recorded: None, previous: None, final_url };
+    let mut run = ActRun {
+        report,
+        model,
+        cost_usd,
+        replay,
+        recorded: None,
+        previous: None,
+        final_url,
+    };
     if args.cache.records() && run.report.status == RunStatus::Done {
         record(args, values, conversation.toolbox(), &events, &mut run)?;
     }
@@ -326,8 +392,17 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
 
 /// Records a successful run: a new trajectory, or the repaired version of the one replayed.
 /// A run that only replayed a trajectory writes nothing.
-fn record(args: &ActArgs, values: &ParameterValues, toolbox: &Toolbox, events: &Events, run: &mut ActRun) -> anyhow::Result<()> {
-    let replayed_steps = run.replay.as_ref().map_or(0, |replay| replay.steps_replayed);
+fn record(
+    args: &ActArgs,
+    values: &ParameterValues,
+    toolbox: &Toolbox,
+    events: &Events,
+    run: &mut ActRun,
+) -> anyhow::Result<()> {
+    let replayed_steps = run
+        .replay
+        .as_ref()
+        .map_or(0, |replay| replay.steps_replayed);
     let model_acted = acting_steps(&run.report.history) > replayed_steps;
     if !model_acted {
         return Ok(());
@@ -339,19 +414,35 @@ fn record(args: &ActArgs, values: &ParameterValues, toolbox: &Toolbox, events: &
         display_size: Some(args.size),
         ..RecordSettings::default()
     };
-    let file = retrace_agent::recorder::build_cache_file(&args.goal, &run.report.history, toolbox, run.report.usage, &settings)
-        .context("recording the run")?;
+    let file = retrace_agent::recorder::build_cache_file(
+        &args.goal,
+        &run.report.history,
+        toolbox,
+        run.report.usage,
+        &settings,
+    )
+    .context("recording the run")?;
     let store = settings.store();
-    let replayed = run.replay.as_ref().and_then(|replay| replay.file.as_ref()).and_then(|path| path.file_name()).and_then(|name| name.to_str());
+    let replayed = run
+        .replay
+        .as_ref()
+        .and_then(|replay| replay.file.as_ref())
+        .and_then(|path| path.file_name())
+        .and_then(|name| name.to_str());
     let path = match replayed {
         Some(name) => {
-            let written = retrace_agent::recorder::record_repaired(&store, name, &file).context("recording the repaired run")?;
+            let written = retrace_agent::recorder::record_repaired(&store, name, &file)
+                .context("recording the repaired run")?;
             run.previous = written.previous;
             written.path
         }
-        None => retrace_agent::recorder::record(&store, args.cache_file.as_deref(), &file).context("recording the run")?,
+        None => retrace_agent::recorder::record(&store, args.cache_file.as_deref(), &file)
+            .context("recording the run")?,
     };
-    events.emit(Event::CacheWritten { path: path.clone(), steps: file.trajectory.len() });
+    events.emit(Event::CacheWritten {
+        path: path.clone(),
+        steps: file.trajectory.len(),
+    });
     run.recorded = Some(path);
     Ok(())
 }
@@ -359,15 +450,24 @@ fn record(args: &ActArgs, values: &ParameterValues, toolbox: &Toolbox, events: &
 /// Runs `retrace act` and prints what happened.
 pub fn run(args: ActArgs) -> anyhow::Result<Outcome> {
     let values: ParameterValues = args.params.iter().cloned().collect();
-    let goal = Template::parse(&args.goal).render(&values).context("filling the goal's {{placeholders}} from --param")?;
+    let goal = Template::parse(&args.goal)
+        .render(&values)
+        .context("filling the goal's {{placeholders}} from --param")?;
     // Fail on a missing key before starting a browser.
     api_key(&args)?;
     if !args.json {
-        println!("acting on {} at {}x{}: {}", args.url, args.size.0, args.size.1, args.goal);
+        println!(
+            "acting on {} at {}x{}: {}",
+            args.url, args.size.0, args.size.1, args.goal
+        );
     }
     let run = crate::commands::screenshot::runtime()?.block_on(act(&args, &goal, &values))?;
     print_summary(&run, args.json);
-    Ok(if run.report.status == RunStatus::Done { Outcome::Pass } else { Outcome::CheckFailed })
+    Ok(if run.report.status == RunStatus::Done {
+        Outcome::Pass
+    } else {
+        Outcome::CheckFailed
+    })
 }
 
 /// Prints the end of a run: a few lines, or one JSON object.
@@ -398,9 +498,16 @@ fn print_summary(run: &ActRun, json: bool) {
     }
     let verdict = match &report.status {
         RunStatus::Done => "DONE".to_owned(),
-        status => format!("{}: {}", status.label().to_uppercase(), status.reason().unwrap_or_default()),
+        status => format!(
+            "{}: {}",
+            status.label().to_uppercase(),
+            status.reason().unwrap_or_default()
+        ),
     };
-    let cost = run.cost_usd.map(|cost| format!(", about ${cost:.4}")).unwrap_or_default();
+    let cost = run
+        .cost_usd
+        .map(|cost| format!(", about ${cost:.4}"))
+        .unwrap_or_default();
     println!(
         "{verdict}\n  {} steps, {} input + {} output tokens{cost}, {:.1} s ({})",
         report.steps,
@@ -410,9 +517,20 @@ fn print_summary(run: &ActRun, json: bool) {
         run.model
     );
     if let Some(replay) = &run.replay {
-        let file = replay.file.as_ref().map(|path| path.display().to_string()).unwrap_or_default();
-        let state = if replay.completed { "completed".to_owned() } else { replay.failure.clone().unwrap_or_else(|| "stopped".into()) };
-        println!("  replayed {file}: {} steps, {state}", replay.steps_replayed);
+        let file = replay
+            .file
+            .as_ref()
+            .map(|path| path.display().to_string())
+            .unwrap_or_default();
+        let state = if replay.completed {
+            "completed".to_owned()
+        } else {
+            replay.failure.clone().unwrap_or_else(|| "stopped".into())
+        };
+        println!(
+            "  replayed {file}: {} steps, {state}",
+            replay.steps_replayed
+        );
     }
     if let Some(path) = &run.recorded {
         println!("  recorded {}", path.display());

@@ -35,7 +35,8 @@ use crate::outcome::Outcome;
 pub const DEMO_RECORDING: &str = include_str!("../../assets/demo_login.json");
 
 /// The goal the bundled recording was made for.
-pub const DEMO_GOAL: &str = "Sign in as {{username}} with password {{password}}, then generate the monthly report";
+pub const DEMO_GOAL: &str =
+    "Sign in as {{username}} with password {{password}}, then generate the monthly report";
 
 /// The viewport the demo runs at.
 const DEMO_SIZE: (u32, u32) = (1280, 800);
@@ -89,19 +90,51 @@ fn demo_script() -> Vec<(String, serde_json::Value)> {
 /// Records the demo flow on a fresh demo app (no latency) into `path`.
 async fn rerecord(chromium: &Path, path: &Path) -> anyhow::Result<()> {
     let server = retrace_demo::start(DemoConfig::default(), "127.0.0.1:0".parse()?).await?;
-    let browser = crate::commands::screenshot::BrowserArgs { size: DEMO_SIZE, chromium: chromium.to_owned() };
+    let browser = crate::commands::screenshot::BrowserArgs {
+        size: DEMO_SIZE,
+        chromium: chromium.to_owned(),
+    };
     let (_browser, page) = crate::commands::screenshot::open(&browser, &server.url()).await?;
     let page: Arc<dyn Backend> = Arc::new(page);
-    let computer = Arc::new(ComputerTool::new(page, ComputerToolConfig { model_size: Some(DEMO_SIZE), ..ComputerToolConfig::default() }).await?);
+    let computer = Arc::new(
+        ComputerTool::new(
+            page,
+            ComputerToolConfig {
+                model_size: Some(DEMO_SIZE),
+                ..ComputerToolConfig::default()
+            },
+        )
+        .await?,
+    );
     let toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(computer)));
-    let mut conversation = Conversation::new(vec![Box::new(ScriptSpeaker::new(demo_script()))], toolbox.clone(), Events::none())?;
-    let report = conversation.run(DEMO_GOAL, vec![Message::user_text(DEMO_GOAL)], None).await?;
-    anyhow::ensure!(report.status == RunStatus::Done, "the demo script did not finish: {:?}", report.status);
+    let mut conversation = Conversation::new(
+        vec![Box::new(ScriptSpeaker::new(demo_script()))],
+        toolbox.clone(),
+        Events::none(),
+    )?;
+    let report = conversation
+        .run(DEMO_GOAL, vec![Message::user_text(DEMO_GOAL)], None)
+        .await?;
+    anyhow::ensure!(
+        report.status == RunStatus::Done,
+        "the demo script did not finish: {:?}",
+        report.status
+    );
     let mut parameters = ParameterValues::new();
     parameters.insert("username", retrace_demo::DEMO_USERNAME);
     parameters.insert("password", retrace_demo::DEMO_PASSWORD);
-    let settings = RecordSettings { parameters, display_size: Some(DEMO_SIZE), ..RecordSettings::default() };
-    let file = retrace_agent::recorder::build_cache_file(DEMO_GOAL, &report.history, &toolbox, report.usage, &settings)?;
+    let settings = RecordSettings {
+        parameters,
+        display_size: Some(DEMO_SIZE),
+        ..RecordSettings::default()
+    };
+    let file = retrace_agent::recorder::build_cache_file(
+        DEMO_GOAL,
+        &report.history,
+        &toolbox,
+        report.usage,
+        &settings,
+    )?;
     let text = retrace_cache::to_askui_json(&file.to_json(), retrace_cache::RECORDING_INDENT)?;
     retrace_cache::atomic_write(path, &text)?;
     server.shutdown().await?;
@@ -129,17 +162,31 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
     let out = args.out.join(format!("demo-{stamp}"));
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let recording = out.join("demo_login.json");
-    std::fs::write(&recording, DEMO_RECORDING).with_context(|| format!("cannot write {}", recording.display()))?;
+    std::fs::write(&recording, DEMO_RECORDING)
+        .with_context(|| format!("cannot write {}", recording.display()))?;
 
     let phases = runtime.block_on(async {
-        let config = DemoConfig { latency: args.latency_ms.clone(), ..DemoConfig::default() };
+        let config = DemoConfig {
+            latency: args.latency_ms,
+            ..DemoConfig::default()
+        };
         let server = retrace_demo::start(config, "127.0.0.1:0".parse()?).await?;
         if !args.json {
-            println!("retrace demo: the demo app runs at {} (latency {} ms)", server.url(), args.latency_ms);
-            println!("replaying {} (recorded once by an agent; no model is called now)\n", recording.display());
+            println!(
+                "retrace demo: the demo app runs at {} (latency {} ms)",
+                server.url(),
+                args.latency_ms
+            );
+            println!(
+                "replaying {} (recorded once by an agent; no model is called now)\n",
+                recording.display()
+            );
         }
         let mut phases = Vec::new();
-        for (title, layout) in [("1. the layout it was recorded on", "v1"), ("2. the v2 layout: a moved and a changed control", "v2")] {
+        for (title, layout) in [
+            ("1. the layout it was recorded on", "v1"),
+            ("2. the v2 layout: a moved and a changed control", "v2"),
+        ] {
             if !args.json {
                 println!("{title}");
             }
@@ -153,7 +200,10 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
                     ("password".into(), retrace_demo::DEMO_PASSWORD.into()),
                 ],
                 size: DEMO_SIZE,
-                settings: ReplaySettings { step_timeout: Duration::from_secs(5), ..ReplaySettings::default() },
+                settings: ReplaySettings {
+                    step_timeout: Duration::from_secs(5),
+                    ..ReplaySettings::default()
+                },
                 chromium: args.chromium.clone(),
                 events_log: Some(events_log.clone()),
                 live: !args.json,
@@ -164,7 +214,13 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
                 crate::commands::replay::print_summary(&run, false);
                 println!();
             }
-            phases.push(Phase { title, layout, run, events_log, screenshot });
+            phases.push(Phase {
+                title,
+                layout,
+                run,
+                events_log,
+                screenshot,
+            });
         }
         server.shutdown().await?;
         anyhow::Ok(phases)
@@ -190,30 +246,57 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
         println!("{summary}");
     } else {
         for phase in &phases {
-            println!("{}: events {}, final screen {}", phase.title, phase.events_log.display(), phase.screenshot.display());
+            println!(
+                "{}: events {}, final screen {}",
+                phase.title,
+                phase.events_log.display(),
+                phase.screenshot.display()
+            );
         }
-        println!("the replayed file with its updated metadata: {}", recording.display());
+        println!(
+            "the replayed file with its updated metadata: {}",
+            recording.display()
+        );
         match &expected {
-            Ok(()) => println!("\ndemo OK: the recording replayed without a model, the moved button was repaired, the changed button was caught."),
+            Ok(()) => println!(
+                "\ndemo OK: the recording replayed without a model, the moved button was repaired, the changed button was caught."
+            ),
             Err(problem) => println!("\ndemo NOT as expected: {problem}"),
         }
     }
-    Ok(if expected.is_ok() { Outcome::Pass } else { Outcome::CheckFailed })
+    Ok(if expected.is_ok() {
+        Outcome::Pass
+    } else {
+        Outcome::CheckFailed
+    })
 }
 
 /// Whether the demo showed what it should: v1 passes; v2 repairs the moved sign-in button
 /// (step 5) and fails at the changed report button (step 6).
 fn judge(phases: &[Phase]) -> Result<(), String> {
-    let [v1, v2] = phases else { return Err("the demo did not run both layouts".into()) };
+    let [v1, v2] = phases else {
+        return Err("the demo did not run both layouts".into());
+    };
     if !v1.run.outcome.completed {
-        return Err(format!("the recorded layout did not replay: {}", v1.run.outcome.failure.clone().unwrap_or_default()));
+        return Err(format!(
+            "the recorded layout did not replay: {}",
+            v1.run.outcome.failure.clone().unwrap_or_default()
+        ));
     }
-    if !v2.run.outcome.repairs.iter().any(|repair| repair.step_index == 5) {
+    if !v2
+        .run
+        .outcome
+        .repairs
+        .iter()
+        .any(|repair| repair.step_index == 5)
+    {
         return Err("the moved sign-in button (step 5) was not repaired on v2".into());
     }
     match &v2.run.outcome.failure {
         Some(failure) if failure.contains("step 6") => Ok(()),
-        Some(failure) => Err(format!("v2 failed, but not at the changed report button (step 6): {failure}")),
+        Some(failure) => Err(format!(
+            "v2 failed, but not at the changed report button (step 6): {failure}"
+        )),
         None => Err("v2 replayed to the end although its report button changed".into()),
     }
 }

@@ -87,7 +87,10 @@ pub struct ReplayArgs {
 pub fn parse_param(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
-        _ => Err(format!("`{}` is not NAME=VALUE", text.split('=').next().unwrap_or(""))),
+        _ => Err(format!(
+            "`{}` is not NAME=VALUE",
+            text.split('=').next().unwrap_or("")
+        )),
     }
 }
 
@@ -136,46 +139,98 @@ pub fn recorded_size(file: &std::path::Path) -> Option<(u32, u32)> {
 
 /// Launches Chromium, opens the page and replays the file into it.
 pub async fn replay(request: &ReplayRequest) -> anyhow::Result<ReplayRun> {
-    let browser_args = BrowserArgs { size: request.size, chromium: request.chromium.clone() };
+    let browser_args = BrowserArgs {
+        size: request.size,
+        chromium: request.chromium.clone(),
+    };
     let (_browser, page) = crate::commands::screenshot::open(&browser_args, &request.url).await?;
     let page: Arc<dyn Backend> = Arc::new(page);
     let computer = Arc::new(
-        ComputerTool::new(page.clone(), ComputerToolConfig { model_size: Some(request.size), ..ComputerToolConfig::default() })
-            .await
-            .context("setting up the computer tool")?,
+        ComputerTool::new(
+            page.clone(),
+            ComputerToolConfig {
+                model_size: Some(request.size),
+                ..ComputerToolConfig::default()
+            },
+        )
+        .await
+        .context("setting up the computer tool")?,
     );
     let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(computer)));
     for tool in retrace_agent::askui_tools::askui_tools(page.clone()) {
         toolbox.add(tool);
     }
-    let executor = CacheExecutor::new(request.settings.clone(), Arc::new(BackendScreen::new(page.clone())));
+    let executor = CacheExecutor::new(
+        request.settings.clone(),
+        Arc::new(BackendScreen::new(page.clone())),
+    );
     let outcome = executor.outcome_handle();
     let mut events = Events::none();
     if request.live {
         events.subscribe(ConsoleSink::new());
     }
     if let Some(path) = &request.events_log {
-        events.subscribe(JsonLinesSink::create(path).with_context(|| format!("cannot create {}", path.display()))?);
+        events.subscribe(
+            JsonLinesSink::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
     }
-    let mut conversation = Conversation::new(vec![Box::new(executor)], toolbox, events)?.with_max_steps(10_000);
-    let parameters: serde_json::Map<String, serde_json::Value> =
-        request.params.iter().map(|(name, value)| (name.clone(), serde_json::Value::String(value.clone()))).collect();
+    let mut conversation =
+        Conversation::new(vec![Box::new(executor)], toolbox, events)?.with_max_steps(10_000);
+    let parameters: serde_json::Map<String, serde_json::Value> = request
+        .params
+        .iter()
+        .map(|(name, value)| (name.clone(), serde_json::Value::String(value.clone())))
+        .collect();
     let context = serde_json::json!({"file": request.file, "parameters": parameters, "start": 0});
     let goal = format!("Replay {}", request.file.display());
-    let report = conversation.run(&goal, vec![Message::user_text(goal.clone())], Some((CACHE_EXECUTOR, context))).await?;
-    let outcome = outcome.lock().map(|outcome| outcome.clone()).unwrap_or_default();
+    let report = conversation
+        .run(
+            &goal,
+            vec![Message::user_text(goal.clone())],
+            Some((CACHE_EXECUTOR, context)),
+        )
+        .await?;
+    let outcome = outcome
+        .lock()
+        .map(|outcome| outcome.clone())
+        .unwrap_or_default();
     if let Some(path) = &request.final_screenshot {
-        let shot = page.screenshot().await.context("taking the final screenshot")?;
+        let shot = page
+            .screenshot()
+            .await
+            .context("taking the final screenshot")?;
         crate::commands::screenshot::write_png(path, &shot.png)?;
     }
-    Ok(ReplayRun { status: report.status, outcome, duration: report.duration })
+    Ok(ReplayRun {
+        status: report.status,
+        outcome,
+        duration: report.duration,
+    })
 }
 
 /// Replays the file and prints what happened.
 pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
-    // Fail fast on a file that cannot be read, before starting a browser.
-    retrace_cache::read_cache_file(&args.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
-    let size = args.size.or_else(|| recorded_size(&args.file)).unwrap_or((1280, 800));
+    // Fail fast, before starting a browser, on a file that cannot be read or parameters that
+    // are missing (one message naming all of them).
+    let cache = retrace_cache::read_cache_file(&args.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
+    let needed = retrace_cache::params::parameters_in_trajectory(&cache.trajectory);
+    let missing: Vec<&str> = needed
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !args.params.iter().any(|(given, _)| given == name))
+        .collect();
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "{} needs values for its parameters: {} (pass --param NAME=VALUE for each)",
+            args.file.display(),
+            missing.join(", ")
+        );
+    }
+    let size = args
+        .size
+        .or_else(|| recorded_size(&args.file))
+        .unwrap_or((1280, 800));
     let settings = ReplaySettings {
         threshold: args.threshold,
         step_timeout: Duration::from_secs_f64(args.step_timeout.max(0.0)),
@@ -197,11 +252,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         final_screenshot: None,
     };
     if !args.json {
-        println!("replaying {} on {} at {}x{}", args.file.display(), args.url, size.0, size.1);
+        println!(
+            "replaying {} on {} at {}x{}",
+            args.file.display(),
+            args.url,
+            size.0,
+            size.1
+        );
     }
     let run = crate::commands::screenshot::runtime()?.block_on(replay(&request))?;
     print_summary(&run, args.json);
-    Ok(if run.outcome.completed { Outcome::Pass } else { Outcome::CheckFailed })
+    Ok(if run.outcome.completed {
+        Outcome::Pass
+    } else {
+        Outcome::CheckFailed
+    })
 }
 
 /// Prints the end of a replay: a sentence, or one JSON object.
@@ -230,7 +295,15 @@ pub fn print_summary(run: &ReplayRun, json: bool) {
             run.duration.as_secs_f64()
         );
     } else {
-        let reason = outcome.failure.clone().or_else(|| run.status.reason()).unwrap_or_default();
-        println!("FAIL after {} steps in {:.2} s: {reason}", outcome.steps_replayed, run.duration.as_secs_f64());
+        let reason = outcome
+            .failure
+            .clone()
+            .or_else(|| run.status.reason())
+            .unwrap_or_default();
+        println!(
+            "FAIL after {} steps in {:.2} s: {reason}",
+            outcome.steps_replayed,
+            run.duration.as_secs_f64()
+        );
     }
 }

@@ -92,6 +92,8 @@ impl ChromiumPage {
         self.check_open(doing)?;
         let mut params = CaptureScreenshotParams {
             format: Some(CaptureScreenshotFormat::Png),
+            // Faster PNG encoding (less compression): replay screenshots every step.
+            optimize_for_speed: Some(true),
             ..CaptureScreenshotParams::default()
         };
         if full_page {
@@ -390,7 +392,11 @@ impl BrowserBackend for ChromiumPage {
                 detail: format!("the script threw: {message}"),
             });
         }
-        Ok(answer.result.result.value.unwrap_or(serde_json::Value::Null))
+        Ok(answer
+            .result
+            .result
+            .value
+            .unwrap_or(serde_json::Value::Null))
     }
 
     async fn close(&self) -> Result<(), DriveError> {

@@ -95,8 +95,8 @@ pub enum WebError {
         session: String,
         /// The selector, when the command had one.
         selector: Option<String>,
-        /// The backend's error.
-        source: DriveError,
+        /// The backend's error (boxed: it is the largest variant).
+        source: Box<DriveError>,
     },
 }
 
@@ -109,10 +109,8 @@ impl WebError {
     pub fn is_fatal(&self) -> bool {
         matches!(
             self,
-            WebError::Backend {
-                source: DriveError::BackendGone { .. } | DriveError::Launch { .. },
-                ..
-            }
+            WebError::Backend { source, .. }
+                if matches!(**source, DriveError::BackendGone { .. } | DriveError::Launch { .. })
         )
     }
 }

@@ -197,7 +197,7 @@ impl WebExecutor {
                 action: command::OPEN_SESSION.to_owned(),
                 session: id.clone(),
                 selector: None,
-                source,
+                source: Box::new(source),
             })?;
         let session = Arc::new(Session {
             page,
@@ -221,7 +221,7 @@ impl WebExecutor {
                 action: command::CLOSE_SESSION.to_owned(),
                 session: id.to_owned(),
                 selector: None,
-                source,
+                source: Box::new(source),
             })
     }
 
@@ -356,10 +356,9 @@ impl WebExecutor {
     }
 
     fn session(&self, action: &str, id: &str) -> Result<Arc<Session>, WebError> {
-        lock(&self.sessions)
-            .get(id)
-            .cloned()
-            .ok_or_else(|| self.unknown_session(action, id))
+        // The guard must be gone before `unknown_session` locks the map again.
+        let found = lock(&self.sessions).get(id).cloned();
+        found.ok_or_else(|| self.unknown_session(action, id))
     }
 
     fn unknown_session(&self, action: &str, id: &str) -> WebError {
@@ -397,7 +396,7 @@ impl Run<'_> {
             action: self.action.to_owned(),
             session: self.id.to_owned(),
             selector: self.selector.map(str::to_owned),
-            source,
+            source: Box::new(source),
         }
     }
 

@@ -104,17 +104,20 @@ impl Tool for WebExecutorTool {
 
 /// A fatal web error as the drive error the run ends with, keeping the command context.
 fn fatal(error: WebError) -> DriveError {
-    match error {
-        WebError::Backend {
-            action,
-            session,
-            selector,
-            source:
-                DriveError::BackendGone {
-                    backend,
-                    doing,
-                    detail,
-                },
+    let WebError::Backend {
+        action,
+        session,
+        selector,
+        source,
+    } = error
+    else {
+        return DriveError::InvalidInput(error.to_string());
+    };
+    match *source {
+        DriveError::BackendGone {
+            backend,
+            doing,
+            detail,
         } => {
             let target = selector.map_or_else(String::new, |s| format!(" on `{s}`"));
             DriveError::BackendGone {
@@ -123,15 +126,10 @@ fn fatal(error: WebError) -> DriveError {
                 detail,
             }
         }
-        WebError::Backend {
-            action,
-            session,
-            source: DriveError::Launch { backend, detail },
-            ..
-        } => DriveError::Launch {
+        DriveError::Launch { backend, detail } => DriveError::Launch {
             backend,
             detail: format!("{detail} ({action} in session `{session}`)"),
         },
-        other => DriveError::InvalidInput(other.to_string()),
+        other => other,
     }
 }

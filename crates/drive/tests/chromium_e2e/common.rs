@@ -87,16 +87,18 @@ pub async fn page_at(url: &str) -> (ChromiumBrowser, Arc<ChromiumPage>) {
     (browser, page)
 }
 
-/// Polls a JavaScript expression until it returns `true` (5 s at most).
+/// Polls a JavaScript expression until it returns `true` (10 s at most). Errors while
+/// polling (a navigation replacing the document) count as "not yet".
 pub async fn wait_for_js(page: &ChromiumPage, expression: &str) {
     let started = std::time::Instant::now();
     loop {
-        if page.evaluate(expression).await.unwrap() == serde_json::json!(true) {
+        let answer = page.evaluate(expression).await;
+        if matches!(&answer, Ok(value) if *value == serde_json::json!(true)) {
             return;
         }
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(5),
-            "`{expression}` never became true"
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "`{expression}` never became true (last answer: {answer:?})"
         );
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }

@@ -11,6 +11,8 @@ mod common;
 mod backend;
 /// The `computer` tool: every action, scaling, input errors, and logging in with it.
 mod computer_tool;
+/// The acceptance test on the real demo app.
+mod demo_app;
 /// Browser lifecycle: dying browsers, crashes, dropped handles, `ws://` connections.
 mod lifecycle;
 /// The tool collection: names, schemas, unknown tools.

@@ -1,0 +1,102 @@
+//! The replay inner loop in real headless Chromium on the demo app at 1280x800:
+//!
+//! - `screenshot+decode+hash`: capture a PNG over CDP, decode it, pHash the 100x100 region
+//!   around an action point (what replay does before every step);
+//! - `click dispatch`: one left click (move, press, release) over CDP.
+//!
+//! Prints p50, p95 and max of each. Run: `cargo bench -p retrace-drive --bench replay_loop`
+//! (`-- --iterations N` to change the sample count, 60 by default).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::time::Duration;
+use std::time::Instant;
+
+use retrace_drive::Backend;
+use retrace_drive::BrowserBackend;
+use retrace_drive::backend::MouseButton;
+use retrace_drive::backend::Point;
+use retrace_drive::chromium::ChromiumBrowser;
+use retrace_drive::chromium::ChromiumConfig;
+use retrace_vision::Method;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn report(name: &str, mut samples: Vec<Duration>) {
+    samples.sort_unstable();
+    println!(
+        "{name:<24} n={:<4} p50={:>7.2} ms  p95={:>7.2} ms  max={:>7.2} ms",
+        samples.len(),
+        percentile(&samples, 0.50).as_secs_f64() * 1e3,
+        percentile(&samples, 0.95).as_secs_f64() * 1e3,
+        samples[samples.len() - 1].as_secs_f64() * 1e3,
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let iterations = args
+        .iter()
+        .position(|a| a == "--iterations")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(60usize);
+    // `cargo test --benches` runs benches with `--test`: one quick pass proves they work.
+    let iterations = if args.iter().any(|a| a == "--test") {
+        3
+    } else {
+        iterations
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let demo = retrace_test_support::demo::start_demo(Default::default()).await;
+        let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
+            .await
+            .unwrap();
+        let page = browser.open_page().await.unwrap();
+        page.navigate(&demo.url()).await.unwrap();
+        page.wait_for_network_idle(200, 5_000).await.unwrap();
+
+        // Warm up the capture path.
+        for _ in 0..3 {
+            page.screenshot().await.unwrap();
+        }
+        let mut loop_samples = Vec::with_capacity(iterations);
+        let mut capture_samples = Vec::with_capacity(iterations);
+        for _ in 0..iterations {
+            let started = Instant::now();
+            let shot = page.screenshot().await.unwrap();
+            capture_samples.push(started.elapsed());
+            assert_eq!((shot.width, shot.height), (1280, 800));
+            let image = retrace_vision::decode_png(&shot.png).unwrap();
+            let region =
+                retrace_vision::action_region((551, 467), 100, image.width(), image.height());
+            let hash = retrace_vision::region_hash(&image, region, Method::Phash, 8).unwrap();
+            std::hint::black_box(hash);
+            loop_samples.push(started.elapsed());
+        }
+
+        let mut click_samples = Vec::with_capacity(iterations);
+        for i in 0..iterations {
+            // A blank spot of the page: clicks there change nothing.
+            let at = Point {
+                x: 20 + (i % 10) as i32,
+                y: 780,
+            };
+            let started = Instant::now();
+            page.click(at, MouseButton::Left, 1).await.unwrap();
+            click_samples.push(started.elapsed());
+        }
+
+        report("screenshot (capture)", capture_samples);
+        report("screenshot+decode+hash", loop_samples);
+        report("click dispatch", click_samples);
+    });
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Replay benchmark: the bundled demo flow against the demo app with random latency
+# 100..1500 ms, N runs (default 20) each of `--wait visual` (retrace's default: wait until the
+# screen shows what was recorded) and `--wait fixed:1.0` (askui's behaviour: sleep one second
+# before each step). Prints passes, total wall time of each, and the ratio, all from this one
+# run on this machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+runs="${1:-20}"
+cargo build --release --locked -p retrace-cli >/dev/null
+retrace="$CARGO_TARGET_DIR/release/retrace"
+work="$(mktemp -d)"
+trap 'kill "${demo_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$retrace" serve-demo --port "$port" --latency-ms 100..1500 >"$work/demo.log" 2>&1 &
+demo_pid=$!
+for _ in $(seq 50); do grep -q "Demo app at" "$work/demo.log" 2>/dev/null && break; sleep 0.1; done
+
+bench_mode() {
+  local mode="$1" passed=0 start end
+  cp crates/cli/assets/demo_login.json "$work/$mode.json"
+  start=$(date +%s.%N)
+  for _ in $(seq "$runs"); do
+    if "$retrace" replay "$work/$mode.json" --url "http://127.0.0.1:$port/" --wait "$mode" \
+        --param username=demo --param password=retrace-demo-pw --step-timeout 5 --json >"$work/last.json" 2>&1; then
+      passed=$((passed + 1))
+    fi
+  done
+  end=$(date +%s.%N)
+  echo "$mode $passed $(python3 -c "print(f'{$end-$start:.1f}')")"
+}
+
+read -r _ visual_passed visual_time < <(bench_mode visual)
+read -r _ fixed_passed fixed_time < <(bench_mode fixed:1.0)
+python3 - "$runs" "$visual_passed" "$visual_time" "$fixed_passed" "$fixed_time" <<'PY'
+import sys
+runs, vp, vt, fp, ft = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+print(f"demo flow, app latency 100..1500 ms, {runs} runs each")
+print(f"  --wait visual    : {vp}/{runs} passed, {vt:7.1f} s in all, {vt/runs:5.2f} s per run")
+print(f"  --wait fixed:1.0 : {fp}/{runs} passed ({runs-fp} failed), {ft:7.1f} s in all, {ft/runs:5.2f} s per run")
+print(f"  visual is {ft/vt:.2f}x faster in total wall time")
+PY
