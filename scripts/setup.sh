@@ -11,13 +11,16 @@ command -v xedit >/dev/null 2>&1 || need+=(x11-apps)
 command -v xev >/dev/null 2>&1 || need+=(x11-utils)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+# The demo app's pixels (and so the hashes in its bundled recording) depend on the fonts
+# Chromium finds: Liberation is what Debian's chromium recommends and what it was recorded with.
+[ -e /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ] || need+=(fonts-liberation)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
 # The cargo target directory lives outside the checkout so rebuilds stay incremental.
