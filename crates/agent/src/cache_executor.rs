@@ -273,7 +273,6 @@ impl CacheExecutor {
     /// Ends the replay at a failed step: metadata, event, and the hand-over or the end.
     fn fail_step(
         &mut self,
-        turn: &TurnContext<'_>,
         step_index: usize,
         message: String,
     ) -> SpeakerTurn {
@@ -309,7 +308,6 @@ impl CacheExecutor {
                 result: SpeakerResult::Failed(StopCause::Failed(message)),
             },
             OnMismatch::HandTo(speaker) => {
-                let _ = turn;
                 let instruction = Message::user_text(format!(
                     "The recorded trajectory could not continue: {message}\nTake a screenshot, then complete the goal from the current state yourself. The steps that were not replayed:\n{remaining}"
                 ));
@@ -568,9 +566,7 @@ impl Speaker for CacheExecutor {
                     .get(index)
                     .map(|step| step.name.clone())
                     .unwrap_or_default();
-                return Ok(self.fail_step(
-                    turn,
-                    index,
+                return Ok(self.fail_step(index,
                     format!("Step {index} ({name}) failed when replayed: {error}"),
                 ));
             }
@@ -632,7 +628,7 @@ impl Speaker for CacheExecutor {
                     step.name,
                     turn.toolbox.names()
                 );
-                return Ok(self.fail_step(turn, index, message));
+                return Ok(self.fail_step(index, message));
             }
             Some(false) => {
                 let message = format!(
@@ -674,9 +670,7 @@ impl Speaker for CacheExecutor {
             let recorded = match recorded {
                 Ok(hash) => hash,
                 Err(error) => {
-                    return Ok(self.fail_step(
-                        turn,
-                        index,
+                    return Ok(self.fail_step(index,
                         format!("Step {index}: the recorded hash is unreadable: {error}"),
                     ));
                 }
@@ -747,7 +741,7 @@ impl Speaker for CacheExecutor {
                     waited.as_secs_f64(),
                     self.settings.search_radius
                 );
-                return Ok(self.fail_step(turn, index, message));
+                return Ok(self.fail_step(index, message));
             }
             self.with_outcome(|outcome| outcome.checks_passed += 1);
         } else if let WaitMode::Fixed(delay) = self.settings.wait {

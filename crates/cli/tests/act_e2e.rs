@@ -431,3 +431,250 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         "replay must not call the model"
     );
 }
+
+/// The centre of the dashboard's report button at 1280x800, asked of the page after signing in
+/// through the form.
+fn report_button_point(runtime: &tokio::runtime::Runtime, url: &str) -> (i64, i64) {
+    runtime.block_on(async {
+        let config = ChromiumConfig {
+            width: 1280,
+            height: 800,
+            ..ChromiumConfig::default()
+        };
+        let browser = ChromiumBrowser::launch(&config).await.unwrap();
+        let page = browser.open_page().await.unwrap();
+        page.navigate(url).await.unwrap();
+        page.evaluate(&format!(
+            "document.querySelector('#username').value = '{USERNAME}';
+             document.querySelector('#password').value = '{PASSWORD}';
+             document.querySelector('#sign-in').click(); true"
+        ))
+        .await
+        .unwrap();
+        for _ in 0..100 {
+            let on_dashboard = page
+                .current_url()
+                .await
+                .is_ok_and(|url| url.contains("/dashboard"));
+            if on_dashboard {
+                if let Some(found) = page.query_selector("#generate-report").await.unwrap() {
+                    return (
+                        (found.x + found.width / 2.0).round() as i64,
+                        (found.y + found.height / 2.0).round() as i64,
+                    );
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("never reached the dashboard's report button");
+    })
+}
+
+fn hamming(a: &str, b: &str) -> u32 {
+    let a = u64::from_str_radix(a, 16).unwrap();
+    let b = u64::from_str_radix(b, 16).unwrap();
+    (a ^ b).count_ones()
+}
+
+/// The acting steps of a cache file whose input has a coordinate, as (point, hash).
+fn steps_at_points(cache: &Value) -> Vec<((i64, i64), String)> {
+    cache["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|step| {
+            let point = step["input"].get("coordinate")?;
+            Some((
+                (point[0].as_i64().unwrap(), point[1].as_i64().unwrap()),
+                step["visual_representation"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// Recorded on v1, executed on v2: the moved "Sign in" is repaired without the model, the
+/// restyled report button fails its visual check and the run is handed to the (scripted) model,
+/// which finishes it; the repaired trajectory is written and the previous file is kept. The
+/// repaired file then replays on v2 with no model at all.
+#[test]
+fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let points = login_points(&runtime, demo.url());
+    let report = report_button_point(&runtime, demo.url());
+    let click = |(x, y): (i64, i64)| {
+        ScriptStep::tool_use(
+            "computer",
+            json!({"action": "left_click", "coordinate": [x, y]}),
+        )
+    };
+    let look = || ScriptStep::tool_use("computer", json!({"action": "screenshot"}));
+    let mut recording_script = login_script(&points);
+    recording_script.pop();
+    recording_script.extend([
+        look(),
+        click(report),
+        ScriptStep::text("Signed in and generated the report."),
+    ]);
+    let recorder = runtime.block_on(FakeAnthropic::start(recording_script));
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().join("cache");
+    let cache_dir_arg = cache_dir.to_str().unwrap();
+    let username = format!("username={USERNAME}");
+    let password = format!("password={PASSWORD}");
+    let goal = "Log in as {{username}} with password {{password}}, then generate the report";
+    let output = retrace(
+        &[
+            "act",
+            goal,
+            "--url",
+            demo.url(),
+            "--cache",
+            "record",
+            "--cache-dir",
+            cache_dir_arg,
+            "--cache-file",
+            "login.json",
+            "--param",
+            &username,
+            "--param",
+            &password,
+            "--json",
+        ],
+        Some(&recorder.base_url()),
+    );
+    let summary = parse_summary(&output);
+    assert_eq!(output.status.code(), Some(0), "{summary}");
+    let file = cache_dir.join("login.json");
+    let original: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let original_steps = steps_at_points(&original);
+    assert_eq!(
+        original_steps
+            .iter()
+            .map(|(point, _)| *point)
+            .collect::<Vec<_>>(),
+        [points.username, points.password, points.sign_in, report]
+    );
+
+    // On v2 the model only asks for the recording; then it is handed the failed step.
+    let v2_url = format!("{}?layout=v2", demo.url());
+    let model = runtime.block_on(FakeAnthropic::start(vec![
+        ScriptStep::tool_use(
+            "execute_cached_executions_tool",
+            json!({
+                "trajectory_file": "login.json",
+                "parameter_values": {"username": USERNAME, "password": PASSWORD},
+            }),
+        ),
+        look(),
+        click(report),
+        ScriptStep::text("The report button is now called Export report; clicked it."),
+    ]));
+    let output = retrace(
+        &[
+            "act",
+            goal,
+            "--url",
+            &v2_url,
+            "--cache",
+            "auto",
+            "--cache-dir",
+            cache_dir_arg,
+            "--cache-file",
+            "login.json",
+            "--param",
+            &username,
+            "--param",
+            &password,
+            "--json",
+        ],
+        Some(&model.base_url()),
+    );
+    let summary = parse_summary(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(model.requests().len(), 4, "one request per scripted turn");
+    let replayed = &summary["replayed"];
+    assert_eq!(
+        replayed["repairs"], 1,
+        "the moved sign-in button: {summary}"
+    );
+    assert_eq!(replayed["completed"], false, "{summary}");
+    let report_index = original["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|step| step["input"]["coordinate"] == json!([report.0, report.1]))
+        .unwrap();
+    let report_step = format!("at step {report_index} (");
+    let failure = replayed["failure"].as_str().unwrap();
+    assert!(
+        failure.contains(&report_step) && failure.contains("threshold: 10"),
+        "the failure names the report step, its distance and threshold: {failure}"
+    );
+    // The model was told which step failed and why.
+    let handed_over = model.requests()[1].body.to_string();
+    assert!(handed_over.contains("could not continue"), "{handed_over}");
+    assert!(handed_over.contains(&report_step), "{handed_over}");
+    assert!(
+        summary["final_url"]
+            .as_str()
+            .unwrap()
+            .contains("/dashboard")
+    );
+
+    // The repaired recording replaced login.json; the old one is kept, marked invalid.
+    assert_eq!(
+        summary["recorded"].as_str().map(Path::new),
+        Some(file.as_path())
+    );
+    let previous = Path::new(summary["previous"].as_str().unwrap());
+    assert!(previous.exists() && previous.parent() == Some(cache_dir.as_path()));
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(previous).unwrap()).unwrap();
+    assert_eq!(kept["trajectory"], original["trajectory"]);
+    assert_eq!(kept["metadata"]["is_valid"], false);
+    let repaired_text = std::fs::read_to_string(&file).unwrap();
+    assert!(!repaired_text.contains(PASSWORD), "the password leaked");
+    let repaired: Value = serde_json::from_str(&repaired_text).unwrap();
+    let repaired_steps = steps_at_points(&repaired);
+    assert_eq!(repaired_steps.len(), 4, "{repaired_steps:?}");
+    let (moved, _) = repaired_steps[2];
+    let shift = (moved.0 - points.sign_in.0, moved.1 - points.sign_in.1);
+    assert!(
+        (shift.0 - 40).abs() <= 3 && (shift.1 - 24).abs() <= 3,
+        "sign-in recorded at its v2 place, shifted by {shift:?}"
+    );
+    let (report_point, report_hash) = &repaired_steps[3];
+    assert_eq!(*report_point, report);
+    assert!(
+        hamming(report_hash, &original_steps[3].1) > 10,
+        "the report step now carries the v2 look"
+    );
+
+    // The repaired file replays on v2 with no model at all.
+    let output = retrace(
+        &[
+            "replay",
+            file.to_str().unwrap(),
+            "--url",
+            &v2_url,
+            "--param",
+            &username,
+            "--param",
+            &password,
+            "--json",
+        ],
+        None,
+    );
+    let replay = parse_summary(&output);
+    assert_eq!(output.status.code(), Some(0), "{replay}");
+    assert_eq!(replay["passed"], true, "{replay}");
+    assert_eq!(model.requests().len(), 4, "replay must not call the model");
+}
