@@ -35,7 +35,14 @@ const rows = [
   ['invalid, is_valid vs ajv (first error)', rust.invalid_per_sec.is_valid, ajv.invalid_per_sec.default],
   ['invalid, full report vs ajv (first error)', rust.invalid_per_sec.full_report, ajv.invalid_per_sec.default],
   ['invalid, full report vs ajv allErrors', rust.invalid_per_sec.full_report, ajv.invalid_per_sec.all_errors],
+  ['compact: valid, is_valid vs ajv', rust.compact_per_sec.valid, ajv.valid_per_sec.default],
+  ['compact: invalid, is_valid vs ajv', rust.compact_per_sec.invalid, ajv.invalid_per_sec.default],
+  ['compact: invalid, full report vs allErrors', rust.compact_per_sec.invalid_full_report, ajv.invalid_per_sec.all_errors],
+  ['jsonschema crate: valid vs ajv', rust.reference_per_sec.valid, ajv.valid_per_sec.default],
+  ['jsonschema crate: invalid vs ajv', rust.reference_per_sec.invalid, ajv.invalid_per_sec.default],
 ];
+console.log('rows: serde_json::Value instances (default), CompactJson instances (compact), and the');
+console.log('jsonschema crate on Value instances (the engine the specialised validator replaced)');
 console.log(`ajv ${ajv.ajv} + ajv-formats ${ajv.ajv_formats} on node ${ajv.node}; ` +
   `${rust.instances.valid} valid and ${rust.instances.invalid} invalid instances`);
 console.log('');

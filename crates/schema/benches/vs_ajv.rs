@@ -2,6 +2,12 @@
 //! vectors (the same schema and instances ajv is run on), the cost of a full error report,
 //! and schema generation uncached and cached. Prints one JSON object on stdout.
 //!
+//! Validation is measured three ways on the same instances: `serde_json::Value`s on the
+//! specialised validator (the default rows), the same instances parsed once into
+//! [`CompactJson`] (the flat form, as ajv gets them parsed once into JavaScript objects),
+//! and the `jsonschema` crate on `Value`s (the engine the specialised validator replaced).
+//! `--validation-only` skips generation.
+//!
 //! Run it through the script, or alone: `cargo bench -p retrace-schema --bench vs_ajv`.
 //!
 //! Time is the thread's CPU time from `/proc/self/schedstat` (the ajv script reads the same
@@ -20,6 +26,7 @@ use std::time::Instant;
 
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
+use retrace_schema::CompactJson;
 use retrace_schema::ComparisonOptions;
 use retrace_schema::CompiledSchema;
 use retrace_schema::DEFAULT_VERSION;
@@ -105,6 +112,49 @@ fn main() {
     let invalid_is_valid = throughput(&invalid, |v| usize::from(schema.is_valid(v)));
     let invalid_report = throughput(&invalid, |v| schema.validate(v).errors.len());
     let report_ns = 1e9 / invalid_report;
+    // The same instances parsed once into the flat form (as ajv gets them parsed once into
+    // JavaScript objects).
+    let compact = |items: &[Value]| -> Vec<CompactJson> {
+        items
+            .iter()
+            .map(|v| CompactJson::parse(v.to_string()).unwrap())
+            .collect()
+    };
+    let (valid_compact, invalid_compact) = (compact(&valid), compact(&invalid));
+    assert!(valid_compact.iter().all(|d| schema.is_valid_compact(d)));
+    assert!(invalid_compact.iter().all(|d| !schema.is_valid_compact(d)));
+    let compact_valid = throughput(&valid_compact, |d| usize::from(schema.is_valid_compact(d)));
+    let compact_invalid = throughput(&invalid_compact, |d| {
+        usize::from(schema.is_valid_compact(d))
+    });
+    let compact_report = throughput(&invalid_compact, |d| {
+        schema.validate_compact(d).unwrap().errors.len()
+    });
+    // The `jsonschema` crate on the same instances: the engine the specialised one replaced.
+    let reference = CompiledSchema::compile_reference(Arc::clone(schema.schema())).unwrap();
+    let reference_valid = throughput(&valid, |v| usize::from(reference.is_valid(v)));
+    let reference_invalid = throughput(&invalid, |v| usize::from(reference.is_valid(v)));
+    let reference_report = throughput(&invalid, |v| reference.validate(v).errors.len());
+    if std::env::args().any(|a| a == "--validation-only") {
+        println!(
+            "{}",
+            json!({
+                "valid_per_sec": { "is_valid": valid_is_valid, "validate": valid_report },
+                "invalid_per_sec": { "is_valid": invalid_is_valid, "full_report": invalid_report },
+                "compact_per_sec": {
+                    "valid": compact_valid,
+                    "invalid": compact_invalid,
+                    "invalid_full_report": compact_report,
+                },
+                "reference_per_sec": {
+                    "valid": reference_valid,
+                    "invalid": reference_invalid,
+                    "invalid_full_report": reference_report,
+                },
+            })
+        );
+        return;
+    }
 
     let manager = SchemaManager::new();
     let mut kinds = vec![
@@ -140,6 +190,16 @@ fn main() {
         "valid_per_sec": { "is_valid": valid_is_valid, "validate": valid_report },
         "invalid_per_sec": { "is_valid": invalid_is_valid, "full_report": invalid_report },
         "full_report_mean_ns": report_ns,
+        "compact_per_sec": {
+            "valid": compact_valid,
+            "invalid": compact_invalid,
+            "invalid_full_report": compact_report,
+        },
+        "reference_per_sec": {
+            "valid": reference_valid,
+            "invalid": reference_invalid,
+            "invalid_full_report": reference_report,
+        },
         "generation": generation,
         "generation_worst_ns": { "uncached": worst_uncached, "cached": worst_cached },
     });

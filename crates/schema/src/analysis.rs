@@ -19,6 +19,7 @@ use crate::fragments::confidence;
 use crate::fragments::count;
 use crate::fragments::metadata;
 use crate::fragments::number;
+use crate::fragments::obj;
 use crate::fragments::object;
 use crate::fragments::one_of;
 use crate::fragments::props;
@@ -77,12 +78,12 @@ fn element(options: AnalysisOptions) -> Value {
     )
 }
 
-fn visual_elements(options: AnalysisOptions) -> Value {
-    let mut schema = json!({
-        "type": "array",
-        "description": "Elements detected on the screenshot.",
-        "items": element(options),
-    });
+fn visual_elements(options: AnalysisOptions, element: Value) -> Value {
+    let mut schema = obj([
+        ("type", "array".into()),
+        ("description", "Elements detected on the screenshot.".into()),
+        ("items", element),
+    ]);
     if options.require_detected_elements {
         schema["minItems"] = 1.into();
     }
@@ -113,11 +114,19 @@ fn text_content(options: AnalysisOptions) -> Value {
         ("color", string("Text colour.", 0)),
     ]);
     let properties = with_box(options, properties, &mut required);
-    json!({
-        "type": "array",
-        "description": "Text runs read from the screenshot.",
-        "items": object("One text run.", properties, &required, options.validation_mode),
-    })
+    obj([
+        ("type", "array".into()),
+        ("description", "Text runs read from the screenshot.".into()),
+        (
+            "items",
+            object(
+                "One text run.",
+                properties,
+                &required,
+                options.validation_mode,
+            ),
+        ),
+    ])
 }
 
 fn ui_structure(options: AnalysisOptions) -> Value {
@@ -168,7 +177,13 @@ fn ui_structure(options: AnalysisOptions) -> Value {
         ]),
         &mut form_required,
     );
-    let list = |description: &str, item: Value| json!({ "type": "array", "description": description, "items": item });
+    let list = |description: &str, item: Value| {
+        obj([
+            ("type", "array".into()),
+            ("description", description.into()),
+            ("items", item),
+        ])
+    };
     object(
         "Layout of the page.",
         props([
@@ -203,7 +218,9 @@ fn ui_structure(options: AnalysisOptions) -> Value {
     )
 }
 
-fn accessibility(options: AnalysisOptions) -> Value {
+/// `element` is the element schema (built once by the caller and shared: cloning a built
+/// schema is cheaper than building it again).
+fn accessibility(options: AnalysisOptions, element: Value) -> Value {
     let mode = options.validation_mode;
     let issue = object(
         "One accessibility issue.",
@@ -227,7 +244,7 @@ fn accessibility(options: AnalysisOptions) -> Value {
             ),
             ("description", string("What is wrong.", 1)),
             ("recommendation", string("How to fix it.", 1)),
-            ("element", element(options)),
+            ("element", element),
         ]),
         &["type", "severity", "description", "recommendation"],
         mode,
@@ -239,7 +256,11 @@ fn accessibility(options: AnalysisOptions) -> Value {
             ("score", number("Score from 0 to 100.", 0.0, Some(100.0))),
             (
                 "issues",
-                json!({ "type": "array", "description": "Issues found.", "items": issue }),
+                obj([
+                    ("type", "array".into()),
+                    ("description", "Issues found.".into()),
+                    ("items", issue),
+                ]),
             ),
             ("recommendations", string_list("Overall recommendations.")),
             (
@@ -271,13 +292,14 @@ pub fn analysis_schema(kind: AnalysisType, options: AnalysisOptions, version: &s
         };
         return crate::comparison_schema(comparison, version);
     }
-    let mut properties = props([
+    let mut properties = Map::with_capacity(9);
+    properties.extend(props([
         (
             "analysisType",
             json!({ "type": "string", "description": "Type of screenshot analysis performed.", "const": kind.as_str() }),
         ),
         ("summary", string("What the screenshot shows.", 1)),
-    ]);
+    ]));
     let mut required = vec!["analysisType", "summary"];
     if options.include_confidence_scores {
         properties.insert(
@@ -286,11 +308,15 @@ pub fn analysis_schema(kind: AnalysisType, options: AnalysisOptions, version: &s
         );
         required.push("confidence");
     }
-    properties.insert("visualElements".into(), visual_elements(options));
+    let element = element(options);
+    let with_accessibility =
+        options.include_accessibility_info || kind == AnalysisType::AccessibilityAudit;
+    let audited_element = with_accessibility.then(|| element.clone());
+    properties.insert("visualElements".into(), visual_elements(options, element));
     properties.insert("textContent".into(), text_content(options));
     properties.insert("uiStructure".into(), ui_structure(options));
-    if options.include_accessibility_info || kind == AnalysisType::AccessibilityAudit {
-        properties.insert("accessibility".into(), accessibility(options));
+    if let Some(element) = audited_element {
+        properties.insert("accessibility".into(), accessibility(options, element));
     }
     properties.insert("metadata".into(), metadata());
     if options.require_detected_elements || kind == AnalysisType::ElementDetection {
@@ -308,7 +334,7 @@ pub fn analysis_schema(kind: AnalysisType, options: AnalysisOptions, version: &s
         &required,
         options.validation_mode,
     );
-    let mut head = Map::new();
+    let mut head = Map::with_capacity(9);
     head.insert("$schema".into(), DRAFT_07.into());
     head.insert(
         "$id".into(),

@@ -11,6 +11,7 @@ use crate::fragments::confidence;
 use crate::fragments::count;
 use crate::fragments::metadata;
 use crate::fragments::number;
+use crate::fragments::obj;
 use crate::fragments::object;
 use crate::fragments::one_of;
 use crate::fragments::props;
@@ -51,11 +52,14 @@ pub fn comparison_schema(options: ComparisonOptions, version: &str) -> Value {
     }
     properties.insert(
         "differences".into(),
-        json!({
-            "type": "array",
-            "description": "Each difference found.",
-            "items": object("One difference.", difference, &difference_required, mode),
-        }),
+        obj([
+            ("type", "array".into()),
+            ("description", "Each difference found.".into()),
+            (
+                "items",
+                object("One difference.", difference, &difference_required, mode),
+            ),
+        ]),
     );
     required.push("differences");
     properties.insert(
@@ -81,11 +85,19 @@ pub fn comparison_schema(options: ComparisonOptions, version: &str) -> Value {
         ]);
         properties.insert(
             "changeAreas".into(),
-            json!({
-                "type": "array",
-                "description": "Regions that changed.",
-                "items": object("One changed region.", area, &["area", "changeType", "significance"], mode),
-            }),
+            obj([
+                ("type", "array".into()),
+                ("description", "Regions that changed.".into()),
+                (
+                    "items",
+                    object(
+                        "One changed region.",
+                        area,
+                        &["area", "changeType", "significance"],
+                        mode,
+                    ),
+                ),
+            ]),
         );
     }
     if options.include_pixel_differences {
@@ -113,7 +125,7 @@ pub fn comparison_schema(options: ComparisonOptions, version: &str) -> Value {
         &required,
         mode,
     );
-    let mut head = Map::new();
+    let mut head = Map::with_capacity(9);
     head.insert("$schema".into(), DRAFT_07.into());
     head.insert("$id".into(), schema_id("comparison", version).into());
     head.insert("title".into(), "ScreenshotComparison".into());

@@ -1,11 +1,12 @@
-//! A compiled JSON Schema validator, and the translation of `jsonschema` errors into the
-//! seed's field-level errors.
+//! A compiled JSON Schema validator: the specialised engine ([`crate::native`]) when the
+//! schema stays inside its subset, the `jsonschema` crate otherwise; and the conversion of
+//! `jsonschema` errors into the raw errors both engines share.
 //!
 //! Validation takes a fast path: `is_valid` first (no allocation on success), the full
-//! error walk only when the instance fails. Messages are written for a model to read: an
-//! unexpected property lists the allowed ones, an enum lists its values, a `then` branch
-//! with a `description` (the decision rules) speaks in that description's words.
+//! error walk only when the instance fails. The `jsonschema` validator is always built too:
+//! it is the reference the differential tests compare the specialised engine against.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use jsonschema::error::TypeKind;
@@ -16,23 +17,53 @@ use serde_json::Value;
 use crate::SchemaError;
 use crate::SchemaValidationError;
 use crate::ValidationResult;
+use crate::native;
+use crate::native::compact::CompactJson;
+use crate::native::compact_ref::CompactRef;
+use crate::translate::RawError;
+use crate::translate::RawKind;
+use crate::translate::translate;
 
 /// A schema with its compiled validator. Cheap to share (`Arc`), safe across threads.
 #[derive(Debug)]
 pub struct CompiledSchema {
     schema: Arc<Value>,
-    validator: jsonschema::Validator,
+    /// The specialised validator; `None` when the schema uses something outside its subset.
+    native: Option<native::Node>,
+    /// Why the specialised validator does not run this schema, when it does not.
+    fallback_reason: Option<String>,
+    /// The `jsonschema` crate's validator: the fallback, and the reference.
+    reference: jsonschema::Validator,
 }
 
 impl CompiledSchema {
     /// Compiles a draft-07 (or `$schema`-declared) schema with `format` assertions on, as
-    /// ajv with ajv-formats does.
+    /// ajv with ajv-formats does. A draft-07 schema within the specialised validator's
+    /// subset runs on it; any other schema runs on the `jsonschema` crate.
     pub fn compile(schema: Arc<Value>) -> Result<Self, SchemaError> {
-        let validator = jsonschema::options()
+        let reference = jsonschema::options()
             .should_validate_formats(true)
             .build(&schema)
             .map_err(|error| SchemaError::Compile(error.to_string()))?;
-        Ok(CompiledSchema { schema, validator })
+        let (native, fallback_reason) = match native::compile::compile(&schema) {
+            Ok(node) => (Some(node), None),
+            Err(native::compile::Unsupported(reason)) => (None, Some(reason)),
+        };
+        Ok(CompiledSchema {
+            schema,
+            native,
+            fallback_reason,
+            reference,
+        })
+    }
+
+    /// Compiles `schema` for the `jsonschema` crate only, never the specialised validator:
+    /// the reference that differential tests and benchmarks compare against.
+    pub fn compile_reference(schema: Arc<Value>) -> Result<Self, SchemaError> {
+        let mut compiled = CompiledSchema::compile(schema)?;
+        compiled.native = None;
+        compiled.fallback_reason = Some("compiled as the reference".to_owned());
+        Ok(compiled)
     }
 
     /// The schema document.
@@ -40,17 +71,54 @@ impl CompiledSchema {
         &self.schema
     }
 
+    /// Why this schema runs on the `jsonschema` crate rather than the specialised validator
+    /// (`None` when it runs on the specialised one): the unsupported keyword and where.
+    pub fn fallback_reason(&self) -> Option<&str> {
+        self.fallback_reason.as_deref()
+    }
+
     /// Whether `instance` satisfies the schema; the fastest question to ask.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+        match &self.native {
+            Some(node) => native::walk::is_valid(node, instance),
+            None => self.reference.is_valid(instance),
+        }
     }
 
     /// Validates `instance` against the schema alone (no semantic checks), returning every
     /// error at its field.
     pub fn validate(&self, instance: &Value) -> ValidationResult {
-        if self.validator.is_valid(instance) {
+        if self.is_valid(instance) {
             return ValidationResult::ok();
         }
+        self.report(instance)
+    }
+
+    /// Whether a [`CompactJson`] document satisfies the schema: the fastest check there
+    /// is, reading the document front to back without allocating.
+    pub fn is_valid_compact(&self, document: &CompactJson) -> bool {
+        match &self.native {
+            Some(node) if !document.duplicate_keys => {
+                native::walk::is_valid(node, CompactRef::root(document))
+            }
+            _ => document.to_value().is_ok_and(|value| self.is_valid(&value)),
+        }
+    }
+
+    /// Validates a [`CompactJson`] document as [`validate`](Self::validate) does; on failure
+    /// the document is turned into a `serde_json::Value` for the error report.
+    pub fn validate_compact(
+        &self,
+        document: &CompactJson,
+    ) -> Result<ValidationResult, SchemaError> {
+        if self.is_valid_compact(document) {
+            return Ok(ValidationResult::ok());
+        }
+        Ok(self.report(&document.to_value()?))
+    }
+
+    /// The result for an instance known to fail.
+    fn report(&self, instance: &Value) -> ValidationResult {
         let mut errors = Vec::new();
         self.collect_errors(instance, &mut errors);
         ValidationResult {
@@ -65,16 +133,19 @@ impl CompiledSchema {
 
     /// Appends the schema errors of `instance` to `out`.
     pub(crate) fn collect_errors(&self, instance: &Value, out: &mut Vec<SchemaValidationError>) {
-        for error in self.validator.iter_errors(instance) {
-            let path = segments(error.instance_path().iter());
-            translate(
-                &self.schema,
-                error.kind(),
-                error.instance(),
-                path,
-                error.schema_path().as_str(),
-                out,
-            );
+        match &self.native {
+            Some(node) => {
+                let mut raw = Vec::new();
+                native::report::collect(node, instance, &mut raw);
+                for error in raw {
+                    translate(&self.schema, error, out);
+                }
+            }
+            None => {
+                for error in self.reference.iter_errors(instance) {
+                    translate(&self.schema, raw(&error), out);
+                }
+            }
         }
     }
 }
@@ -88,260 +159,51 @@ fn segments<'a>(location: impl Iterator<Item = LocationSegment<'a>>) -> Vec<Stri
         .collect()
 }
 
-/// The schema object that holds the failing keyword (`schema_path` minus its last segment).
-fn keyword_owner<'s>(schema: &'s Value, schema_path: &str) -> Option<&'s Value> {
-    let (parent, _) = schema_path.rsplit_once('/')?;
-    schema.pointer(parent)
-}
-
-/// The schema declaring property `name` for the object a keyword applies to: the keyword's
-/// own schema, or (for a rule in `allOf`/`then`) the nearest enclosing one declaring it.
-fn declared_property<'s>(schema: &'s Value, schema_path: &str, name: &str) -> Option<&'s Value> {
-    let mut path = schema_path;
-    while let Some((parent, _)) = path.rsplit_once('/') {
-        if let Some(found) = schema
-            .pointer(parent)
-            .and_then(|o| o.get("properties")?.get(name))
-        {
-            return Some(found);
-        }
-        path = parent;
-    }
-    None
-}
-
-fn type_of(schema: Option<&Value>) -> String {
-    let Some(schema) = schema else {
-        return "any".to_owned();
-    };
-    let base = match schema.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ => {
-            if let Some(Value::Array(values)) = schema.get("enum") {
-                return format!("one of {}", list_values(values));
-            }
-            if let Some(value) = schema.get("const") {
-                return format!("exactly {value}");
-            }
-            "any".to_owned()
-        }
-    };
-    if let Some(Value::String(format)) = schema.get("format") {
-        return format!("{base} ({format})");
-    }
-    base
-}
-
-fn list_values(values: &[Value]) -> String {
-    values
-        .iter()
-        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn json_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn child(path: &[String], name: &str) -> Vec<String> {
-    let mut path = path.to_vec();
-    path.push(name.to_owned());
-    path
-}
-
-/// The `description` of the `then` (or `else`) branch a keyword sits in, if it has one: the
-/// schema author's words for a conditional rule.
-fn rule_description<'s>(schema: &'s Value, schema_path: &str) -> Option<&'s str> {
-    let mut path = schema_path;
-    while let Some((parent, last)) = path.rsplit_once('/') {
-        if last == "then" || last == "else" {
-            return schema.pointer(path)?.get("description")?.as_str();
-        }
-        path = parent;
-    }
-    None
-}
-
-fn translate(
-    schema: &Value,
-    kind: &ValidationErrorKind,
-    instance: &Value,
-    path: Vec<String>,
-    schema_path: &str,
-    out: &mut Vec<SchemaValidationError>,
-) {
-    let owner = keyword_owner(schema, schema_path);
-    let rule = rule_description(schema, schema_path);
-    match kind {
+/// A `jsonschema` error as a [`RawError`].
+fn raw<'a>(error: &'a jsonschema::ValidationError<'_>) -> RawError<'a> {
+    let kind = match error.kind() {
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().unwrap_or_default();
-            let expected = type_of(declared_property(schema, schema_path, name));
-            let message = rule.map_or_else(|| "is required".to_owned(), str::to_owned);
-            out.push(SchemaValidationError::at(
-                child(&path, name),
-                message,
-                Value::Null,
-                expected,
-            ));
+            RawKind::Required(property.as_str().unwrap_or_default())
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let allowed = owner
-                .and_then(|o| o.get("properties")?.as_object())
-                .map(|p| p.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
-                .unwrap_or_default();
-            for name in unexpected {
-                let message = if allowed.is_empty() {
-                    "is not allowed here: this object takes no fields".to_owned()
-                } else {
-                    format!("is not allowed here; allowed fields: {allowed}")
-                };
-                let value = instance.get(name).cloned().unwrap_or(Value::Null);
-                out.push(SchemaValidationError::at(
-                    child(&path, name),
-                    message,
-                    value,
-                    "nothing",
-                ));
-            }
+            RawKind::AdditionalProperties(unexpected.iter().map(String::as_str).collect())
         }
-        ValidationErrorKind::Not { schema: negated } => {
-            // `not: {required: [x]}` forbids a field: report it at that field.
-            let forbidden = negated
-                .get("required")
-                .and_then(Value::as_array)
-                .and_then(|r| r.first())
-                .and_then(Value::as_str);
-            let message = rule.unwrap_or("is not allowed here").to_owned();
-            match forbidden {
-                Some(name) => {
-                    let value = instance.get(name).cloned().unwrap_or(Value::Null);
-                    out.push(SchemaValidationError::at(
-                        child(&path, name),
-                        message,
-                        value,
-                        "nothing",
-                    ));
-                }
-                None => out.push(SchemaValidationError::at(
-                    path,
-                    message,
-                    instance.clone(),
-                    "any",
-                )),
-            }
-        }
+        ValidationErrorKind::Not { schema } => RawKind::Not(schema),
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
-            // When exactly one branch fails on something other than a discriminating constant,
-            // that branch is the one meant: report its errors.
-            let meant: Vec<_> = context
-                .iter()
-                .filter(|branch| {
-                    !branch
-                        .iter()
-                        .any(|e| matches!(e.kind(), ValidationErrorKind::Constant { .. }))
-                })
-                .collect();
-            if let [branch] = meant.as_slice() {
-                for error in *branch {
-                    let inner = segments(error.instance_path().iter());
-                    translate(
-                        schema,
-                        error.kind(),
-                        error.instance(),
-                        inner,
-                        error.schema_path().as_str(),
-                        out,
-                    );
-                }
-                return;
-            }
-            let expected = type_of(owner);
-            let message = match owner
-                .and_then(|o| o.get("description"))
-                .and_then(Value::as_str)
-            {
-                Some(description) => format!("matches none of the allowed forms: {description}"),
-                None => "matches none of the allowed forms".to_owned(),
-            };
-            out.push(SchemaValidationError::at(
-                path,
-                message,
-                instance.clone(),
-                expected,
-            ));
+            RawKind::NoBranch(
+                context
+                    .iter()
+                    .map(|branch| branch.iter().map(raw).collect())
+                    .collect(),
+            )
         }
-        other => {
-            let expected = type_of(owner);
-            let message = match other {
-                ValidationErrorKind::Type { kind } => {
-                    let wanted = match kind {
-                        TypeKind::Single(t) => t.as_str().to_owned(),
-                        TypeKind::Multiple(set) => set
-                            .iter()
-                            .map(jsonschema::JsonType::as_str)
-                            .collect::<Vec<_>>()
-                            .join(" or "),
-                    };
-                    format!("must be of type {wanted}, got {}", json_type_name(instance))
-                }
-                ValidationErrorKind::Enum { options } => {
-                    format!(
-                        "must be one of {}",
-                        list_values(options.as_array().map_or(&[][..], Vec::as_slice))
-                    )
-                }
-                ValidationErrorKind::Constant { expected_value } => {
-                    format!("must be {expected_value}")
-                }
-                ValidationErrorKind::Format { format } => format!("must be a valid {format}"),
-                ValidationErrorKind::Pattern { pattern } => format!("must match {pattern}"),
-                ValidationErrorKind::MinLength { limit: 1 } => "must not be empty".to_owned(),
-                ValidationErrorKind::MinLength { limit } => {
-                    format!("must be at least {limit} characters")
-                }
-                ValidationErrorKind::MaxLength { limit } => {
-                    format!("must be at most {limit} characters")
-                }
-                ValidationErrorKind::MinItems { limit } => {
-                    format!("must hold at least {limit} items")
-                }
-                ValidationErrorKind::MaxItems { limit } => {
-                    format!("must hold at most {limit} items")
-                }
-                ValidationErrorKind::Minimum { limit } => format!("must be at least {limit}"),
-                ValidationErrorKind::Maximum { limit } => format!("must be at most {limit}"),
-                ValidationErrorKind::ExclusiveMinimum { limit } => {
-                    format!("must be greater than {limit}")
-                }
-                ValidationErrorKind::ExclusiveMaximum { limit } => {
-                    format!("must be less than {limit}")
-                }
-                _ => other.keyword().to_owned() + " check failed",
-            };
-            let message = match rule {
-                Some(rule) => format!("{message} ({rule})"),
-                None => message,
-            };
-            out.push(SchemaValidationError::at(
-                path,
-                message,
-                instance.clone(),
-                expected,
-            ));
-        }
+        ValidationErrorKind::Type { kind } => RawKind::Type(match kind {
+            TypeKind::Single(t) => Cow::Borrowed(t.as_str()),
+            TypeKind::Multiple(set) => Cow::Owned(
+                set.iter()
+                    .map(jsonschema::JsonType::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            ),
+        }),
+        ValidationErrorKind::Enum { options } => RawKind::Enum(options),
+        ValidationErrorKind::Constant { expected_value } => RawKind::Const(expected_value),
+        ValidationErrorKind::Format { format } => RawKind::Format(format),
+        ValidationErrorKind::Pattern { pattern } => RawKind::Pattern(pattern),
+        ValidationErrorKind::MinLength { limit } => RawKind::MinLength(*limit),
+        ValidationErrorKind::MaxLength { limit } => RawKind::MaxLength(*limit),
+        ValidationErrorKind::MinItems { limit } => RawKind::MinItems(*limit),
+        ValidationErrorKind::MaxItems { limit } => RawKind::MaxItems(*limit),
+        ValidationErrorKind::Minimum { limit } => RawKind::Minimum(limit),
+        ValidationErrorKind::Maximum { limit } => RawKind::Maximum(limit),
+        ValidationErrorKind::ExclusiveMinimum { limit } => RawKind::ExclusiveMinimum(limit),
+        ValidationErrorKind::ExclusiveMaximum { limit } => RawKind::ExclusiveMaximum(limit),
+        other => RawKind::Other(Cow::Borrowed(other.keyword())),
+    };
+    RawError {
+        kind,
+        instance: error.instance().as_ref(),
+        path: segments(error.instance_path().iter()),
+        schema_path: Cow::Borrowed(error.schema_path().as_str()),
     }
 }

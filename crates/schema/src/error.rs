@@ -43,6 +43,9 @@ pub enum SchemaError {
     /// A schema the validator cannot compile (only for schemas supplied from outside).
     #[error("cannot compile schema: {0}")]
     Compile(String),
+    /// Text given as JSON does not parse (the parser's message names line and column).
+    #[error("invalid JSON: {0}")]
+    InvalidJson(String),
     /// The model's answer holds no JSON object.
     #[error("the answer holds no JSON object ({chars} characters of text)")]
     NoJsonObject {

@@ -22,14 +22,17 @@ pub(crate) fn object(
     required: &[&str],
     mode: ValidationMode,
 ) -> Value {
-    let mut schema = Map::new();
+    let mut schema = Map::with_capacity(5);
     schema.insert("type".into(), "object".into());
     if !description.is_empty() {
         schema.insert("description".into(), description.into());
     }
     schema.insert("properties".into(), Value::Object(properties));
     if !required.is_empty() {
-        schema.insert("required".into(), json!(required));
+        schema.insert(
+            "required".into(),
+            Value::Array(required.iter().map(|&name| name.into()).collect()),
+        );
     }
     schema.insert("additionalProperties".into(), (!mode.is_strict()).into());
     Value::Object(schema)
@@ -37,11 +40,13 @@ pub(crate) fn object(
 
 /// A string; `min_length` 1 makes it non-empty.
 pub(crate) fn string(description: &str, min_length: u64) -> Value {
-    let mut schema = json!({ "type": "string", "description": description });
+    let mut schema = Map::with_capacity(3);
+    schema.insert("type".into(), "string".into());
+    schema.insert("description".into(), description.into());
     if min_length > 0 {
-        schema["minLength"] = min_length.into();
+        schema.insert("minLength".into(), min_length.into());
     }
-    schema
+    Value::Object(schema)
 }
 
 /// A list of strings.
@@ -51,11 +56,14 @@ pub(crate) fn string_list(description: &str) -> Value {
 
 /// A number in `min..=max`.
 pub(crate) fn number(description: &str, min: f64, max: Option<f64>) -> Value {
-    let mut schema = json!({ "type": "number", "description": description, "minimum": min });
+    let mut schema = Map::with_capacity(4);
+    schema.insert("type".into(), "number".into());
+    schema.insert("description".into(), description.into());
+    schema.insert("minimum".into(), min.into());
     if let Some(max) = max {
-        schema["maximum"] = max.into();
+        schema.insert("maximum".into(), max.into());
     }
-    schema
+    Value::Object(schema)
 }
 
 /// A non-negative integer count.
@@ -116,4 +124,10 @@ pub(crate) fn metadata() -> Value {
 /// Builds a property map from `(name, schema)` pairs.
 pub(crate) fn props<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
+/// An object from `(key, value)` pairs, moving the values in (`json!` would copy an
+/// embedded `Value` through serialization).
+pub(crate) fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(props(pairs))
 }

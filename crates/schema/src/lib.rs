@@ -15,7 +15,10 @@
 //!   plus the [checks](ValidationContext) JSON Schema cannot express (URL schemes, CSS
 //!   selector syntax, `${variable}` references, boxes inside the image, size limits).
 //! - **[`CompiledSchema`]**: any schema compiled once, with `format` assertions as ajv with
-//!   ajv-formats applies them.
+//!   ajv-formats applies them. Draft-07 schemas within the subset retrace uses run on a
+//!   specialised validator (typed nodes, `$ref`s resolved, no allocation on success, the
+//!   same errors as the `jsonschema` crate, which stays as fallback and reference);
+//!   [`CompactJson`] is a flat parsed form it validates fastest.
 //! - **[`to_executor_command`]**: the model's command, typed, with the session id injected
 //!   and `${variable}` references resolved.
 //! - **[`parse_model_answer`]**: the one JSON object in an answer wrapped in prose or a
@@ -54,11 +57,13 @@ mod compiled;
 mod error;
 mod fragments;
 mod manager;
+mod native;
 mod options;
 mod response;
 mod result;
 mod selector;
 mod transform;
+mod translate;
 mod variables;
 
 pub use analysis::analysis_schema;
@@ -72,6 +77,7 @@ pub use error::SchemaError;
 pub use manager::DEFAULT_VERSION;
 pub use manager::SchemaKind;
 pub use manager::SchemaManager;
+pub use native::compact::CompactJson;
 pub use options::AnalysisOptions;
 pub use options::AnalysisType;
 pub use options::ComparisonOptions;

@@ -15,6 +15,7 @@ use crate::ResponseOptions;
 use crate::ValidationMode;
 use crate::fragments::DRAFT_07;
 use crate::fragments::confidence;
+use crate::fragments::obj;
 use crate::fragments::object;
 use crate::fragments::props;
 use crate::fragments::schema_id;
@@ -159,10 +160,16 @@ fn command_schema(options: ResponseOptions) -> Value {
         .iter()
         .filter_map(|action| {
             let parameters = command_parameters_schema(action)?;
-            Some(json!({
-                "if": { "properties": { "action": { "const": action } }, "required": ["action"] },
-                "then": { "properties": { "parameters": parameters } },
-            }))
+            Some(obj([
+                (
+                    "if",
+                    json!({ "properties": { "action": { "const": action } }, "required": ["action"] }),
+                ),
+                (
+                    "then",
+                    obj([("properties", obj([("parameters", parameters)]))]),
+                ),
+            ]))
         })
         .collect();
     schema["allOf"] = Value::Array(branches);
@@ -255,18 +262,21 @@ fn reasoning_schema(options: ResponseOptions) -> Value {
 }
 
 fn decision_rule(action: &str, then: Value) -> Value {
-    json!({
-        "if": {
-            "properties": {
-                "decision": {
-                    "properties": { "action": { "const": action } },
-                    "required": ["action"],
+    obj([
+        (
+            "if",
+            json!({
+                "properties": {
+                    "decision": {
+                        "properties": { "action": { "const": action } },
+                        "required": ["action"],
+                    },
                 },
-            },
-            "required": ["decision"],
-        },
-        "then": then,
-    })
+                "required": ["decision"],
+            }),
+        ),
+        ("then", then),
+    ])
 }
 
 /// Generates the agent response schema for `options`, stamped with `version`.
@@ -293,7 +303,7 @@ pub fn response_schema(options: ResponseOptions, version: &str) -> Value {
         required,
         options.validation_mode,
     );
-    let rules = json!([
+    let rules = Value::Array(vec![
         decision_rule(
             "RETRY",
             json!({
@@ -309,7 +319,7 @@ pub fn response_schema(options: ResponseOptions, version: &str) -> Value {
             }),
         ),
     ]);
-    let mut head = Map::new();
+    let mut head = Map::with_capacity(9);
     head.insert("$schema".into(), DRAFT_07.into());
     head.insert("$id".into(), schema_id("response", version).into());
     head.insert("title".into(), "AgentResponse".into());

@@ -6,6 +6,8 @@ mod analysis;
 mod answer;
 /// The comparison schema and its options.
 mod comparison;
+/// The specialised validator against the `jsonschema` crate, on vectors and random answers.
+mod differential;
 /// The manager: caching, versions, option parsing.
 mod manager;
 /// The agent response schema: the seed's examples, decision rules, commands, reasoning.
