@@ -93,8 +93,10 @@ impl DctPlan {
         }
     }
 
-    /// Transforms `input` (length `n`) into `out` (length `keep`).
+    /// Transforms `input` (length `n`) into `out` (length `keep`), one input at a time: the
+    /// reference [`DctPlan::run_lanes`] is checked against.
     /// `scratch` is reused between calls.
+    #[cfg(test)]
     pub fn run(&self, input: &[f64], out: &mut [f64], scratch: &mut Vec<f64>) {
         scratch.clear();
         scratch.extend_from_slice(&input[..self.n]);
@@ -102,6 +104,7 @@ impl DctPlan {
     }
 
     /// Writes DCT outputs of `data` (the current level's input) to `out[offset + stride * k]`.
+    #[cfg(test)]
     fn level(&self, depth: usize, data: &mut [f64], out: &mut [f64], stride: usize, offset: usize) {
         let Some(level) = self.levels.get(depth) else {
             let len = self.base_len;
@@ -134,6 +137,64 @@ impl DctPlan {
     }
 }
 
+/// How many inputs [`DctPlan::run_lanes`] transforms at once.
+pub const LANES: usize = 8;
+
+/// One value per lane.
+pub type Lanes = [f64; LANES];
+
+impl DctPlan {
+    /// Transforms [`LANES`] inputs at once: `data[i][lane]` is element `i` (of `n`) of input
+    /// `lane`, and `out[k][lane]` receives output `k` (of `keep`). Each lane goes through
+    /// exactly the operations of [`DctPlan::run`], in the same order, so its results are
+    /// bit-identical; only the lanes run side by side (one vector operation each).
+    /// `data` is overwritten.
+    #[inline(always)]
+    pub fn run_lanes(&self, data: &mut [Lanes], out: &mut [Lanes]) {
+        // The recursion of `level`, unrolled: each level halves the data and doubles the
+        // output stride.
+        let mut data = &mut data[..self.n];
+        let mut stride = 1;
+        for level in &self.levels {
+            let half = level.len / 2;
+            let (front, back) = data.split_at_mut(half);
+            for i in 0..half {
+                let a = front[i];
+                let b = back[half - 1 - i];
+                for lane in 0..LANES {
+                    front[i][lane] = a[lane] + b[lane];
+                    back[half - 1 - i][lane] = a[lane] - b[lane];
+                }
+            }
+            for j in 0..level.odd_count {
+                let row = &level.table[j * half..(j + 1) * half];
+                let mut sum = [0.0; LANES];
+                for (i, &c) in row.iter().enumerate() {
+                    let v = back[half - 1 - i];
+                    for lane in 0..LANES {
+                        sum[lane] += v[lane] * c;
+                    }
+                }
+                out[stride * (2 * j + 1)] = sum.map(|s| 2.0 * s);
+            }
+            data = front;
+            stride *= 2;
+        }
+        let len = self.base_len;
+        for k in 0..self.base_keep {
+            let row = &self.base[k * len..(k + 1) * len];
+            // `Iterator::sum` of f64 starts from -0.0: so does this, bit for bit.
+            let mut sum = [-0.0; LANES];
+            for (x, &c) in data.iter().zip(row) {
+                for lane in 0..LANES {
+                    sum[lane] += x[lane] * c;
+                }
+            }
+            out[stride * k] = sum.map(|s| 2.0 * s);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +221,32 @@ mod tests {
             let mut few = vec![0.0; n.min(5)];
             partial.run(&x, &mut few, &mut Vec::new());
             assert_eq!(few.as_slice(), &out[..n.min(5)]);
+        }
+    }
+
+    #[test]
+    fn lanes_are_bit_identical_to_single_runs() {
+        for (n, keep) in [(32usize, 8usize), (24, 6), (40, 10), (12, 12), (7, 3)] {
+            let plan = DctPlan::new(n, keep);
+            let inputs: Vec<Vec<f64>> = (0..LANES)
+                .map(|lane| {
+                    (0..n)
+                        .map(|i| ((i * 37 + lane * 101 + 11) % 256) as f64)
+                        .collect()
+                })
+                .collect();
+            let mut data: Vec<Lanes> = (0..n)
+                .map(|i| std::array::from_fn(|lane| inputs[lane][i]))
+                .collect();
+            let mut out = vec![[0.0; LANES]; keep];
+            plan.run_lanes(&mut data, &mut out);
+            for (lane, input) in inputs.iter().enumerate() {
+                let mut want = vec![0.0; keep];
+                plan.run(input, &mut want, &mut Vec::new());
+                for k in 0..keep {
+                    assert_eq!(out[k][lane].to_bits(), want[k].to_bits(), "n={n} k={k}");
+                }
+            }
         }
     }
 

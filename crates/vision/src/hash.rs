@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use crate::dct::DctPlan;
+use crate::dct::LANES;
 use crate::error::VisionError;
 use crate::gray::GrayImage;
 use crate::gray::gray_region;
@@ -182,15 +183,30 @@ pub fn region_hash(
 
 /// Hashes a grayscale image (already converted to Pillow's `L`). `hash_size` must be ≥ 2.
 pub fn gray_hash(gray: &GrayImage, method: Method, hash_size: u32) -> ImageHash {
+    let (w, h) = thumbnail_size(method, hash_size);
+    thumbnail_hash(&resize_lanczos(gray, w, h), method, hash_size)
+}
+
+/// The size of the LANCZOS thumbnail `method` hashes: `hash_size` square for aHash, one column
+/// more for dHash, four times larger for pHash.
+pub(crate) fn thumbnail_size(method: Method, hash_size: u32) -> (u32, u32) {
     match method {
-        Method::Ahash => average_hash(gray, hash_size),
-        Method::Phash => phash(gray, hash_size),
-        Method::Dhash => dhash(gray, hash_size),
+        Method::Ahash => (hash_size, hash_size),
+        Method::Phash => (hash_size * 4, hash_size * 4),
+        Method::Dhash => (hash_size + 1, hash_size),
     }
 }
 
-fn average_hash(gray: &GrayImage, size: u32) -> ImageHash {
-    let small = resize_lanczos(gray, size, size);
+/// The hash of a thumbnail of [`thumbnail_size`].
+pub(crate) fn thumbnail_hash(small: &GrayImage, method: Method, hash_size: u32) -> ImageHash {
+    match method {
+        Method::Ahash => average_hash(small),
+        Method::Phash => phash(small, hash_size),
+        Method::Dhash => dhash(small, hash_size),
+    }
+}
+
+fn average_hash(small: &GrayImage) -> ImageHash {
     let sum: u64 = small.data.iter().map(|&p| u64::from(p)).sum();
     let n = small.data.len() as u64;
     // `pixel > mean` in exact integer arithmetic: `pixel * n > sum`.
@@ -198,8 +214,7 @@ fn average_hash(gray: &GrayImage, size: u32) -> ImageHash {
     ImageHash { bits }
 }
 
-fn dhash(gray: &GrayImage, size: u32) -> ImageHash {
-    let small = resize_lanczos(gray, size + 1, size);
+fn dhash(small: &GrayImage, size: u32) -> ImageHash {
     let w = size as usize + 1;
     let bits = small
         .data
@@ -209,35 +224,45 @@ fn dhash(gray: &GrayImage, size: u32) -> ImageHash {
     ImageHash { bits }
 }
 
-fn phash(gray: &GrayImage, size: u32) -> ImageHash {
-    const HIGHFREQ_FACTOR: u32 = 4;
-    let img_size = size * HIGHFREQ_FACTOR;
-    let small = resize_lanczos(gray, img_size, img_size);
-    let n = img_size as usize;
+fn phash(small: &GrayImage, size: u32) -> ImageHash {
+    let n = small.width as usize;
     let keep = size as usize;
     let plan = DctPlan::cached(n, keep);
-    let mut scratch = Vec::with_capacity(n);
-    // Axis 0 (down each column), keeping the first `keep` rows.
-    let mut column = vec![0.0; n];
-    let mut column_out = vec![0.0; keep];
+    // Axis 0 (down each column), keeping the first `keep` rows, LANES columns at a time:
+    // `low_rows[k * n + x]`.
+    let mut data = vec![[0.0; LANES]; n];
+    let mut out = vec![[0.0; LANES]; keep];
     let mut low_rows = vec![0.0; keep * n];
-    for x in 0..n {
-        for (y, slot) in column.iter_mut().enumerate() {
-            *slot = f64::from(small.data[y * n + x]);
+    for x0 in (0..n).step_by(LANES) {
+        let lanes = (n - x0).min(LANES);
+        for (y, slot) in data.iter_mut().enumerate() {
+            let row = &small.data[y * n + x0..][..lanes];
+            *slot = [0.0; LANES];
+            for (s, &p) in slot.iter_mut().zip(row) {
+                *s = f64::from(p);
+            }
         }
-        plan.run(&column, &mut column_out, &mut scratch);
-        for (k, &v) in column_out.iter().enumerate() {
-            low_rows[k * n + x] = v;
+        plan.run_lanes(&mut data, &mut out);
+        for (k, values) in out.iter().enumerate() {
+            low_rows[k * n + x0..][..lanes].copy_from_slice(&values[..lanes]);
         }
     }
-    // Axis 1 (along each kept row), keeping the first `keep` columns.
+    // Axis 1 (along each kept row), keeping the first `keep` columns, LANES rows at a time.
     let mut low = vec![0.0; keep * keep];
-    for k in 0..keep {
-        plan.run(
-            &low_rows[k * n..(k + 1) * n],
-            &mut low[k * keep..(k + 1) * keep],
-            &mut scratch,
-        );
+    for k0 in (0..keep).step_by(LANES) {
+        let lanes = (keep - k0).min(LANES);
+        for (i, slot) in data.iter_mut().enumerate() {
+            *slot = [0.0; LANES];
+            for (lane, s) in slot.iter_mut().enumerate().take(lanes) {
+                *s = low_rows[(k0 + lane) * n + i];
+            }
+        }
+        plan.run_lanes(&mut data, &mut out);
+        for (k, values) in out.iter().enumerate() {
+            for (lane, &v) in values.iter().enumerate().take(lanes) {
+                low[(k0 + lane) * keep + k] = v;
+            }
+        }
     }
     let median = median(&low);
     let bits = low.iter().map(|&v| v > median).collect();

@@ -167,19 +167,80 @@ fn clip8(sum: i32) -> u8 {
 /// multiply-add is one vector operation across the rows.
 const LANES: usize = 8;
 
+/// A window of an 8-bit grayscale buffer: `width` columns starting at column `left` of rows
+/// `stride` bytes long. The horizontal pass reads its rows through this view, so a region of
+/// a larger image is resampled without copying it out first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowSource<'a> {
+    /// The whole buffer, row-major.
+    pub data: &'a [u8],
+    /// Bytes per row of `data`.
+    pub stride: usize,
+    /// First column of the window.
+    pub left: usize,
+    /// Columns in the window.
+    pub width: usize,
+}
+
+impl<'a> RowSource<'a> {
+    /// The whole of `image`.
+    pub fn of(image: &'a GrayImage) -> RowSource<'a> {
+        RowSource {
+            data: &image.data,
+            stride: image.width as usize,
+            left: 0,
+            width: image.width as usize,
+        }
+    }
+
+    #[inline(always)]
+    fn row(&self, y: usize) -> &'a [u8] {
+        &self.data[y * self.stride + self.left..][..self.width]
+    }
+}
+
 /// The horizontal pass over source rows `rows`, giving `rows.len()` rows of `out_w` pixels.
+///
+/// A row equal to the row above resamples to the same pixels, and screenshots repeat many
+/// rows (blank margins, the inside of boxes), so only the first row of each run of equal
+/// rows is computed and the others are copied.
 fn horizontal_pass(
-    src: &GrayImage,
+    src: RowSource<'_>,
     coefficients: &Coefficients,
     out_w: usize,
     rows: std::ops::Range<usize>,
 ) -> Vec<u8> {
-    let pass = |rows: std::ops::Range<usize>| {
-        if coefficients.exact_f32 {
-            horizontal_pass_f32(src, coefficients, out_w, rows)
-        } else {
-            horizontal_pass_i32(src, coefficients, out_w, rows)
+    let distinct: Vec<usize> = rows
+        .clone()
+        .filter(|&y| y == rows.start || src.row(y) != src.row(y - 1))
+        .collect();
+    let computed = horizontal_rows(src, coefficients, out_w, &distinct);
+    if distinct.len() == rows.len() {
+        return computed;
+    }
+    let mut out = Vec::with_capacity(rows.len() * out_w);
+    let mut next = distinct.iter().zip(computed.chunks_exact(out_w)).peekable();
+    for y in rows {
+        match next.next_if(|(d, _)| **d == y) {
+            Some((_, row)) => out.extend_from_slice(row),
+            // Not the first row, so there is a previous output row to repeat.
+            None => out.extend_from_within(out.len() - out_w..),
         }
+    }
+    out
+}
+
+/// The horizontal pass of the source rows listed in `rows`, one output row each.
+fn horizontal_rows(
+    src: RowSource<'_>,
+    coefficients: &Coefficients,
+    out_w: usize,
+    rows: &[usize],
+) -> Vec<u8> {
+    let pass = |rows: &[usize]| {
+        let mut temp = vec![0u8; out_w * rows.len()];
+        horizontal_into(src, coefficients, out_w, rows, &mut temp);
+        temp
     };
     // A whole screenshot is millions of multiply-adds: split the rows over two threads
     // (rows are independent, so the result is the same).
@@ -187,23 +248,33 @@ fn horizontal_pass(
     if work < PARALLEL_WORK || rows.len() < 2 * LANES {
         return pass(rows);
     }
-    let middle = rows.start + rows.len() / 2;
+    let (first_rows, second_rows) = rows.split_at(rows.len() / 2);
     let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| pass(middle..rows.end));
-        (pass(rows.start..middle), second.join())
+        let second = scope.spawn(|| pass(second_rows));
+        (pass(first_rows), second.join())
     });
+    let mut all = first;
     match second {
-        Ok(mut second) => {
-            let mut all = first;
-            all.append(&mut second);
-            all
-        }
+        Ok(mut second) => all.append(&mut second),
         // The worker cannot panic on valid bounds; if it did, do its half here.
-        Err(_) => {
-            let mut all = first;
-            all.append(&mut pass(middle..rows.end));
-            all
-        }
+        Err(_) => all.append(&mut pass(second_rows)),
+    }
+    all
+}
+
+/// The horizontal pass of the source rows listed in `rows` into `temp`
+/// (`rows.len() * out_w` bytes).
+fn horizontal_into(
+    src: RowSource<'_>,
+    coefficients: &Coefficients,
+    out_w: usize,
+    rows: &[usize],
+    temp: &mut [u8],
+) {
+    if coefficients.exact_f32 {
+        horizontal_pass_f32(src, coefficients, out_w, rows, temp);
+    } else {
+        horizontal_pass_i32(src, coefficients, out_w, rows, temp);
     }
 }
 
@@ -212,15 +283,14 @@ const PARALLEL_WORK: usize = 1 << 21;
 
 /// Pillow's loop as written: one `i32` dot product per output pixel.
 fn horizontal_pass_i32(
-    src: &GrayImage,
+    src: RowSource<'_>,
     coefficients: &Coefficients,
     out_w: usize,
-    rows: std::ops::Range<usize>,
-) -> Vec<u8> {
-    let in_w = src.width as usize;
-    let mut temp = vec![0u8; out_w * rows.len()];
-    for (out_row, y) in temp.chunks_exact_mut(out_w).zip(rows) {
-        let in_row = &src.data[y * in_w..(y + 1) * in_w];
+    rows: &[usize],
+    temp: &mut [u8],
+) {
+    for (out_row, &y) in temp.chunks_exact_mut(out_w).zip(rows) {
+        let in_row = src.row(y);
         for (xx, out) in out_row.iter_mut().enumerate() {
             let (xmin, count) = coefficients.bounds[xx];
             let k = &coefficients.weights[xx * coefficients.ksize..][..count];
@@ -231,31 +301,29 @@ fn horizontal_pass_i32(
             *out = clip8(sum);
         }
     }
-    temp
 }
 
 /// The same sums on split weights in `f32`, eight rows at a time (one vector per tap).
 fn horizontal_pass_f32(
-    src: &GrayImage,
+    src: RowSource<'_>,
     coefficients: &Coefficients,
     out_w: usize,
-    rows: std::ops::Range<usize>,
-) -> Vec<u8> {
-    let in_w = src.width as usize;
+    rows: &[usize],
+    temp: &mut [u8],
+) {
+    let in_w = src.width;
     let ksize = coefficients.ksize;
-    let mut temp = vec![0u8; out_w * rows.len()];
     // Column-interleaved block: `block[x][lane]` is pixel x of row `start + lane`.
     let mut block = vec![[0f32; LANES]; in_w];
-    let mut start = rows.start;
-    while start < rows.end {
-        let lanes = (rows.end - start).min(LANES);
+    for (block_index, block_rows) in rows.chunks(LANES).enumerate() {
+        let lanes = block_rows.len();
         for lane in 0..LANES {
-            let y = start + lane.min(lanes - 1);
-            let row = &src.data[y * in_w..(y + 1) * in_w];
+            let row = src.row(block_rows[lane.min(lanes - 1)]);
             for (column, &p) in block.iter_mut().zip(row) {
                 column[lane] = f32::from(p);
             }
         }
+        let out = &mut temp[block_index * LANES * out_w..][..lanes * out_w];
         for xx in 0..out_w {
             let (xmin, count) = coefficients.bounds[xx];
             let high = &coefficients.high[xx * ksize..][..count];
@@ -269,13 +337,10 @@ fn horizontal_pass_f32(
                 }
             }
             for lane in 0..lanes {
-                temp[(start - rows.start + lane) * out_w + xx] =
-                    clip8(combine(sum_high[lane], sum_low[lane]));
+                out[lane * out_w + xx] = clip8(combine(sum_high[lane], sum_low[lane]));
             }
         }
-        start += lanes;
     }
-    temp
 }
 
 /// The vertical pass: output row `yy` from rows of `temp` (`temp_w` wide, starting at source
@@ -290,6 +355,8 @@ fn vertical_pass(
     let ksize = coefficients.ksize;
     let mut out = vec![0u8; temp_w * out_h];
     if coefficients.exact_f32 {
+        // Each row feeds several output rows: convert it to `f32` once, not once per use.
+        let temp: Vec<f32> = temp.iter().map(|&p| f32::from(p)).collect();
         let mut sum_high = vec![0f32; temp_w];
         let mut sum_low = vec![0f32; temp_w];
         for (yy, out_row) in out.chunks_exact_mut(temp_w).enumerate() {
@@ -302,7 +369,6 @@ fn vertical_pass(
             for (y, (&wh, &wl)) in high.iter().zip(low).enumerate() {
                 let row = &temp[(ymin + y) * temp_w..][..temp_w];
                 for ((sh, sl), &p) in sum_high.iter_mut().zip(sum_low.iter_mut()).zip(row) {
-                    let p = f32::from(p);
                     *sh += p * wh;
                     *sl += p * wl;
                 }
@@ -336,12 +402,35 @@ fn vertical_pass(
 /// `image.resize((out_width, out_height), Image.LANCZOS)` does for an `L` image.
 /// Both output sizes must be at least 1; `src` must not be empty.
 pub fn resize_lanczos(src: &GrayImage, out_width: u32, out_height: u32) -> GrayImage {
-    let (in_w, in_h) = (src.width as usize, src.height as usize);
+    resize_rows(
+        RowSource::of(src),
+        src.height as usize,
+        out_width,
+        out_height,
+    )
+}
+
+/// [`resize_lanczos`] of the `src.width` x `in_h` window `src` (rows `0..in_h`).
+pub(crate) fn resize_rows(
+    src: RowSource<'_>,
+    in_h: usize,
+    out_width: u32,
+    out_height: u32,
+) -> GrayImage {
+    let in_w = src.width;
     let (out_w, out_h) = (out_width as usize, out_height as usize);
     let need_horizontal = out_w != in_w;
     let need_vertical = out_h != in_h;
     if !need_horizontal && !need_vertical {
-        return src.clone();
+        let mut data = Vec::with_capacity(in_w * in_h);
+        for y in 0..in_h {
+            data.extend_from_slice(src.row(y));
+        }
+        return GrayImage {
+            width: out_width,
+            height: out_height,
+            data,
+        };
     }
     let vertical = coefficients(in_h, out_h);
     // Rows of the source the vertical pass reads.
@@ -353,7 +442,11 @@ pub fn resize_lanczos(src: &GrayImage, out_width: u32, out_height: u32) -> GrayI
         let temp = horizontal_pass(src, &horizontal, out_w, first_row..last_row);
         (temp, out_w, first_row)
     } else {
-        (src.data.clone(), in_w, 0)
+        let mut temp = Vec::with_capacity(in_w * in_h);
+        for y in 0..in_h {
+            temp.extend_from_slice(src.row(y));
+        }
+        (temp, in_w, 0)
     };
     if !need_vertical {
         return GrayImage {
@@ -369,3 +462,7 @@ pub fn resize_lanczos(src: &GrayImage, out_width: u32, out_height: u32) -> GrayI
         data: out,
     }
 }
+
+#[path = "horizontal_rows.rs"]
+mod horizontal_rows;
+pub(crate) use horizontal_rows::HorizontalRows;

@@ -3,6 +3,8 @@
 //! page down, a sidebar got wider). [`search_near`] hashes the region around points near the
 //! recorded one, coarse to fine, and returns the offset whose hash is closest to the record.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::error::VisionError;
@@ -11,9 +13,14 @@ use crate::gray::gray_region;
 use crate::hash::ImageHash;
 use crate::hash::Method;
 use crate::hash::gray_hash;
+use crate::hash::thumbnail_hash;
+use crate::hash::thumbnail_size;
 use crate::image::Image;
 use crate::region::Region;
 use crate::region::action_region;
+use crate::resize::HorizontalRows;
+use crate::resize::RowSource;
+use crate::resize::resize_rows;
 
 /// The best match [`search_near`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -28,7 +35,9 @@ pub struct SearchHit {
     pub distance: u32,
 }
 
-/// Hashes of regions of one screenshot, converted to grayscale once.
+/// Hashes of regions of one screenshot, converted to grayscale once, with the horizontal
+/// resampling passes of each column range computed once and shared by every region that
+/// spans those columns (the probes of one column differ only in their rows).
 struct Prober<'a> {
     screenshot: &'a Image,
     gray: GrayImage,
@@ -40,7 +49,9 @@ struct Prober<'a> {
     hash_size: u32,
     region_size: u32,
     point: (i64, i64),
-    evaluated: std::collections::HashMap<(i64, i64), u32>,
+    evaluated: HashMap<(i64, i64), u32>,
+    /// Horizontal passes by (left column in `gray`, width).
+    passes: HashMap<(usize, usize), HorizontalRows>,
 }
 
 impl Prober<'_> {
@@ -54,31 +65,48 @@ impl Prober<'_> {
             && region.top >= self.origin.1
             && region.right <= self.origin.0 + self.gray.width
             && region.bottom <= self.origin.1 + self.gray.height;
-        let crop = if inside {
-            crop(&self.gray, region, self.origin)
+        let hash = if inside {
+            self.hash_inside(region)
         } else {
             // Only the 1x1 fallback region of a point far off-screen lands here.
-            gray_region(self.screenshot, region)?
+            gray_hash(
+                &gray_region(self.screenshot, region)?,
+                self.method,
+                self.hash_size,
+            )
         };
-        let distance = gray_hash(&crop, self.method, self.hash_size).distance(self.recorded)?;
+        let distance = hash.distance(self.recorded)?;
         self.evaluated.insert(offset, distance);
         Ok(distance)
     }
-}
 
-fn crop(gray: &GrayImage, region: Region, origin: (u32, u32)) -> GrayImage {
-    let (w, h) = (region.width() as usize, region.height() as usize);
-    let left = (region.left - origin.0) as usize;
-    let top = (region.top - origin.1) as usize;
-    let stride = gray.width as usize;
-    let mut data = Vec::with_capacity(w * h);
-    for y in top..top + h {
-        data.extend_from_slice(&gray.data[y * stride + left..y * stride + left + w]);
-    }
-    GrayImage {
-        width: region.width(),
-        height: region.height(),
-        data,
+    /// The hash of `region` (inside `gray`), exactly [`gray_hash`] of its crop.
+    fn hash_inside(&mut self, region: Region) -> ImageHash {
+        let (w, h) = (region.width() as usize, region.height() as usize);
+        let left = (region.left - self.origin.0) as usize;
+        let top = (region.top - self.origin.1) as usize;
+        let (tw, th) = thumbnail_size(self.method, self.hash_size);
+        let src = RowSource {
+            data: &self.gray.data,
+            stride: self.gray.width as usize,
+            left,
+            width: w,
+        };
+        let small = if tw as usize == w {
+            // No horizontal pass to share.
+            let rows = RowSource {
+                data: &self.gray.data[top * src.stride..],
+                ..src
+            };
+            resize_rows(rows, h, tw, th)
+        } else {
+            let rows = self.gray.height as usize;
+            self.passes
+                .entry((left, w))
+                .or_insert_with(|| HorizontalRows::new(w, tw as usize, rows))
+                .resize(src, top, h, th as usize)
+        };
+        thumbnail_hash(&small, self.method, self.hash_size)
     }
 }
 
@@ -130,7 +158,8 @@ pub fn search_near(
         hash_size,
         region_size,
         point,
-        evaluated: std::collections::HashMap::new(),
+        evaluated: HashMap::new(),
+        passes: HashMap::new(),
     };
     let radius = i64::from(radius);
     let better = |a: (u32, (i64, i64)), b: (u32, (i64, i64))| {

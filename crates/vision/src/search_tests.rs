@@ -49,3 +49,63 @@ fn search_near_the_edge_stays_inside_the_image() {
     let hit = search_near(&screen, &recorded, Method::Ahash, (115, 5), 50, 30).unwrap();
     assert!(hit.region.fits(120, 90), "{hit:?}");
 }
+
+/// An RGB screen with sharp edges and text-like detail, where rounding matters.
+fn rgb_screen(width: u32, height: u32) -> Image {
+    let mut data = Vec::with_capacity((width * height * 3) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let stripe = if (x / 7 + y / 5) % 3 == 0 { 200u32 } else { 30 };
+            data.push(((x * 31 + y * 7) % 256) as u8);
+            data.push(stripe as u8);
+            data.push(((x ^ y) % 256) as u8);
+        }
+    }
+    Image::new(width, height, PixelLayout::Rgb, data).unwrap()
+}
+
+#[test]
+fn shared_horizontal_passes_hash_exactly_like_region_hash() {
+    let (w, h) = (260, 190);
+    for screen in [textured(w, h, (3, 5)), rgb_screen(w, h)] {
+        for method in [Method::Phash, Method::Ahash, Method::Dhash] {
+            for (window, region_size) in [
+                (Region::full(w, h), 100),
+                (Region::new(17, 9, 251, 180), 64),
+                (Region::new(0, 0, 120, 190), 36),
+            ] {
+                let recorded = ImageHash::from_hex("0123456789abcdef").unwrap();
+                let mut prober = Prober {
+                    screenshot: &screen,
+                    gray: gray_region(&screen, window).unwrap(),
+                    origin: (window.left, window.top),
+                    screen: (w, h),
+                    recorded: &recorded,
+                    method,
+                    hash_size: 8,
+                    region_size,
+                    point: (0, 0),
+                    evaluated: HashMap::new(),
+                    passes: HashMap::new(),
+                };
+                let mut checked = 0;
+                for py in (-10..h as i64 + 10).step_by(7) {
+                    for px in (-10..w as i64 + 10).step_by(11) {
+                        let region = action_region((px, py), region_size, w, h);
+                        let inside = region.left >= window.left
+                            && region.top >= window.top
+                            && region.right <= window.right
+                            && region.bottom <= window.bottom;
+                        if !inside {
+                            continue;
+                        }
+                        let want = region_hash(&screen, region, method, 8).unwrap();
+                        assert_eq!(prober.hash_inside(region), want, "{method} {region}");
+                        checked += 1;
+                    }
+                }
+                assert!(checked > 30, "{checked}");
+            }
+        }
+    }
+}
