@@ -54,13 +54,13 @@ impl InputState {
             .unwrap_or(Point { x: 0, y: 0 })
     }
 
-    async fn mouse(
+    /// The parameters of one mouse event at `at`, carrying the modifiers and buttons held now.
+    fn mouse_params(
         &self,
-        page: &Page,
         kind: DispatchMouseEventType,
         at: Point,
         button: Option<(MouseButton, i64)>,
-    ) -> Result<(), CdpError> {
+    ) -> DispatchMouseEventParams {
         let mut params = DispatchMouseEventParams::new(kind, f64::from(at.x), f64::from(at.y));
         params.modifiers = Some(self.modifiers.load(Ordering::SeqCst));
         params.buttons = Some(self.buttons.load(Ordering::SeqCst));
@@ -68,10 +68,24 @@ impl InputState {
             params.button = Some(cdp_button(button).0);
             params.click_count = Some(count);
         }
-        page.execute(params).await?;
+        params
+    }
+
+    fn set_cursor(&self, at: Point) {
         if let Ok(mut cursor) = self.cursor.lock() {
             *cursor = at;
         }
+    }
+
+    async fn mouse(
+        &self,
+        page: &Page,
+        kind: DispatchMouseEventType,
+        at: Point,
+        button: Option<(MouseButton, i64)>,
+    ) -> Result<(), CdpError> {
+        page.execute(self.mouse_params(kind, at, button)).await?;
+        self.set_cursor(at);
         Ok(())
     }
 
@@ -111,6 +125,11 @@ impl InputState {
 
     /// Moves to `at` and clicks `count` times, each press carrying its click count so the
     /// page sees `dblclick` and triple-click selection.
+    ///
+    /// The events go out back to back and only then are their answers awaited: Chromium
+    /// handles one page's input commands in order, and a pointer move is only answered once
+    /// the renderer dispatched it (at its next frame), so waiting for each answer in turn would
+    /// make every click cost a frame or more.
     pub async fn click(
         &self,
         page: &Page,
@@ -118,12 +137,25 @@ impl InputState {
         button: MouseButton,
         count: u32,
     ) -> Result<(), CdpError> {
-        self.move_to(page, at).await?;
+        let bit = cdp_button(button).1;
+        let mut events = Vec::with_capacity(1 + 2 * count.max(1) as usize);
+        events.push(self.mouse_params(DispatchMouseEventType::MouseMoved, at, None));
         for n in 1..=i64::from(count.max(1)) {
-            self.down(page, button, n).await?;
-            self.up(page, button, n).await?;
+            self.buttons.fetch_or(bit, Ordering::SeqCst);
+            events.push(self.mouse_params(
+                DispatchMouseEventType::MousePressed,
+                at,
+                Some((button, n)),
+            ));
+            self.buttons.fetch_and(!bit, Ordering::SeqCst);
+            events.push(self.mouse_params(
+                DispatchMouseEventType::MouseReleased,
+                at,
+                Some((button, n)),
+            ));
         }
-        Ok(())
+        self.set_cursor(at);
+        send_in_order(page, events).await
     }
 
     /// Presses at `from`, moves to `to` in a few steps (so drag handlers see movement),
@@ -255,6 +287,20 @@ impl InputState {
         }
         Ok(())
     }
+}
+
+/// Sends `events` in order without waiting between them, then waits for every answer.
+///
+/// `try_join_all` polls its futures in order on its first poll, and each command future hands
+/// its message to the page's channel on that first poll, so the commands reach the browser in
+/// `events` order.
+async fn send_in_order(page: &Page, events: Vec<DispatchMouseEventParams>) -> Result<(), CdpError> {
+    let futures = events
+        .into_iter()
+        .map(|event| page.command_future(event))
+        .collect::<Result<Vec<_>, _>>()?;
+    futures::future::try_join_all(futures).await?;
+    Ok(())
 }
 
 /// Parses an xdotool combo for CDP, naming it in the error.

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chromiumoxide::Browser;
+use chromiumoxide::cdp::browser_protocol::target::CreateBrowserContextParams;
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::HandlerConfig;
 use chromiumoxide::handler::viewport::Viewport;
@@ -189,6 +191,8 @@ impl ChromiumBrowser {
                 backend: BACKEND.to_owned(),
                 detail: format!("cannot connect to {ws_url}: {e}"),
             })?;
+        let nodelay = super::nodelay::set_on_devtools_sockets(ws_url);
+        tracing::debug!(sockets = nodelay, "TCP_NODELAY on the DevTools connection");
         let liveness = Arc::new(Liveness::default());
         let watch = Arc::clone(&liveness);
         let handler = tokio::spawn(async move {
@@ -237,12 +241,38 @@ impl ChromiumBrowser {
     }
 
     /// Opens a blank page at the configured viewport size.
+    ///
+    /// In a browser we connected to, the page gets a browser context of its own (like an
+    /// incognito window, disposed when our connection goes), so it starts with no cookies or
+    /// storage and leaves none behind: runs sharing one browser cannot see each other's
+    /// sessions. A browser we launched already has a fresh profile.
+    ///
+    /// Every page gets a window of its own: tabs sharing a window are hidden while another is
+    /// in front, and a hidden page produces no frames, so its screenshots would hang. Pages in
+    /// separate windows all stay visible, and screenshots of any of them, in any order, work.
     pub async fn open_page(&self) -> Result<ChromiumPage, DriveError> {
         let doing = "opening a page";
+        let mut target = CreateTargetParams::new("about:blank");
+        target.new_window = Some(true);
+        target.width = Some(i64::from(self.core.width));
+        target.height = Some(i64::from(self.core.height));
+        if self.core.process.is_none() {
+            let context = CreateBrowserContextParams {
+                dispose_on_detach: Some(true),
+                ..CreateBrowserContextParams::default()
+            };
+            let id = self
+                .core
+                .browser
+                .create_browser_context(context)
+                .await
+                .map_err(|e| self.core.error("creating a browser context", e))?;
+            target.browser_context_id = Some(id);
+        }
         let page = self
             .core
             .browser
-            .new_page("about:blank")
+            .new_page(target)
             .await
             .map_err(|e| self.core.error(doing, e))?;
         ChromiumPage::new(Arc::clone(&self.core), page).await

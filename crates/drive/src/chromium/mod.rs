@@ -12,6 +12,7 @@ mod input;
 pub mod keys;
 mod launch;
 mod network;
+mod nodelay;
 mod page;
 pub mod process;
 

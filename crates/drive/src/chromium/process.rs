@@ -26,7 +26,9 @@ use std::time::Instant;
 use crate::error::DriveError;
 
 /// The flags every launched browser gets, besides its profile directory and debugging port.
-pub const CHROMIUM_FLAGS: [&str; 8] = [
+/// The last three keep pages that are not in front rendering and running their timers at
+/// full speed, so a page driven in the background behaves as it would in front.
+pub const CHROMIUM_FLAGS: [&str; 11] = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -35,6 +37,9 @@ pub const CHROMIUM_FLAGS: [&str; 8] = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
 ];
 
 /// The prefix of every temporary profile directory, followed by our process id. Tests find

@@ -281,6 +281,25 @@ impl Display {
         Ok(held)
     }
 
+    /// Releases the keys of `combos` (resolved as `hold_keys` resolves them), last first: for
+    /// a release with no matching `hold_keys` record. The server ignores releases of keys
+    /// that are not down.
+    pub(crate) fn release_combos(&self, combos: &[Vec<Keysym>]) -> Result<(), Failure> {
+        let mut keymap = self.lock()?;
+        let mut keycodes: Vec<u8> = Vec::new();
+        for combo in combos {
+            for kc in self.combo_keycodes(&mut keymap, combo)? {
+                if !keycodes.contains(&kc) {
+                    keycodes.push(kc);
+                }
+            }
+        }
+        for &kc in keycodes.iter().rev() {
+            self.keycode(kc, false)?;
+        }
+        self.sync()
+    }
+
     /// Releases keycodes held by `hold_keys`, last pressed first.
     pub(crate) fn release_keys(&self, held: &[u8]) -> Result<(), Failure> {
         let _guard = self.lock()?;

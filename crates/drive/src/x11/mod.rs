@@ -27,12 +27,14 @@ mod keymap;
 mod keysym;
 
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
 use self::display::Display;
 use self::display::Failure;
+use self::keysym::Keysym;
 use crate::backend::Backend;
 use crate::backend::MouseButton;
 use crate::backend::Point;
@@ -49,7 +51,13 @@ const NAME: &str = "x11";
 pub struct X11Backend {
     display: Arc<Display>,
     display_name: String,
+    /// Combos pressed with `key_down` and not yet released, with the keycodes pressed for
+    /// each: `key_up` releases exactly those, even if a spare keycode was rebound since.
+    held: Mutex<Vec<HeldCombo>>,
 }
+
+/// Key combos (as parsed) pressed by one `key_down`, and the keycodes that press sent.
+type HeldCombo = (Vec<Vec<Keysym>>, Vec<u8>);
 
 impl std::fmt::Debug for X11Backend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -77,6 +85,7 @@ impl X11Backend {
         Ok(Self {
             display: Arc::new(opened),
             display_name,
+            held: Mutex::new(Vec::new()),
         })
     }
 
@@ -246,6 +255,31 @@ impl Backend for X11Backend {
             .await?;
         tokio::time::sleep(Duration::from_millis(duration_ms)).await;
         self.run(doing, move |d| d.release_keys(&held)).await
+    }
+
+    async fn key_down(&self, combo: &str) -> Result<(), DriveError> {
+        let combos = keysym::parse_combos(combo)?;
+        let doing = format!("pressing down keys {combo:?}");
+        let key = combos.clone();
+        let pressed = self.run(doing, move |d| d.hold_keys(&key)).await?;
+        if let Ok(mut held) = self.held.lock() {
+            held.push((combos, pressed));
+        }
+        Ok(())
+    }
+
+    async fn key_up(&self, combo: &str) -> Result<(), DriveError> {
+        let combos = keysym::parse_combos(combo)?;
+        let doing = format!("releasing keys {combo:?}");
+        // The latest matching `key_down`, if any: release the very keycodes it pressed.
+        let pressed = self.held.lock().ok().and_then(|mut held| {
+            let index = held.iter().rposition(|(c, _)| *c == combos)?;
+            Some(held.remove(index).1)
+        });
+        match pressed {
+            Some(keycodes) => self.run(doing, move |d| d.release_keys(&keycodes)).await,
+            None => self.run(doing, move |d| d.release_combos(&combos)).await,
+        }
     }
 
     async fn cursor_position(&self) -> Result<Point, DriveError> {

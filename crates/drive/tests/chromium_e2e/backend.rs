@@ -104,3 +104,36 @@ async fn network_idle_is_reached_on_a_loaded_page_and_times_out_while_a_request_
     );
     drop(listener);
 }
+
+#[tokio::test]
+async fn pages_sharing_a_browser_screenshot_alternately_without_timing_out() {
+    let server = common::serve_pages();
+    let browser = common::launch(640, 480).await;
+    let square = browser.open_page().await.unwrap();
+    square.navigate(&server.url("/square")).await.unwrap();
+    let login = browser.open_page().await.unwrap();
+    login.navigate(&server.url("/login")).await.unwrap();
+    let dashboard = browser.open_page().await.unwrap();
+    dashboard
+        .navigate(&server.url("/dashboard?user=ann"))
+        .await
+        .unwrap();
+
+    // Each page, in turn and more than once, shows its own content: the tabs opened earlier
+    // are background tabs when their turn comes.
+    for round in 0..3 {
+        for (page, x, y, want) in [
+            (&square, 50, 50, [255, 0, 0, 255]),
+            (&login, 5, 5, [255, 255, 255, 255]),
+            (&dashboard, 5, 5, [0, 0xaa, 0, 255]),
+        ] {
+            let shot = tokio::time::timeout(std::time::Duration::from_secs(10), page.screenshot())
+                .await
+                .unwrap_or_else(|_| panic!("round {round}: the screenshot timed out"))
+                .unwrap();
+            assert_eq!((shot.width, shot.height), (640, 480));
+            let image = retrace_vision::decode_png(&shot.png).unwrap();
+            assert_eq!(pixel(&image, x, y), want, "round {round}");
+        }
+    }
+}

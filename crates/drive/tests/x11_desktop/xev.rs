@@ -238,3 +238,55 @@ async fn clicks_and_scrolls_send_the_right_buttons() {
     assert_eq!(xev.events("ButtonRelease", 10).await.len(), 10);
     assert_eq!(desktop.cursor_position().await.unwrap(), at);
 }
+
+#[tokio::test]
+async fn keys_held_down_modify_later_keys_and_clicks_until_released() {
+    let Some(server) = xvfb(1024, 768, 24) else {
+        return;
+    };
+    let xev = Xev::start(&server).await;
+    let desktop = X11Backend::connect(Some(&server.display())).await.unwrap();
+    let at = xev.window.center();
+    desktop.mouse_move(at).await.unwrap();
+
+    desktop.key_down("ctrl").await.unwrap();
+    desktop.key("a").await.unwrap();
+    desktop.click(at, MouseButton::Left, 1).await.unwrap();
+    desktop.key_down("shift").await.unwrap();
+    desktop.key("b").await.unwrap();
+    desktop.key_up("shift").await.unwrap();
+    desktop.key_up("ctrl").await.unwrap();
+    desktop.key("c").await.unwrap();
+    // A release with no matching press sends nothing the client sees.
+    desktop.key_up("alt").await.unwrap();
+    desktop.key("F12").await.unwrap();
+
+    let presses = xev.events("KeyPress", 6).await;
+    let expect = |state, name: &str| (state, name.to_owned());
+    assert_eq!(
+        presses,
+        vec![
+            expect(0, "Control_L"),
+            expect(CONTROL, "a"),
+            expect(CONTROL, "Shift_L"),
+            expect(CONTROL | SHIFT, "B"),
+            expect(0, "c"),
+            expect(0, "F12"),
+        ]
+    );
+    let releases: Vec<(u32, String)> = xev.events("KeyRelease", 6).await;
+    assert_eq!(
+        releases,
+        vec![
+            expect(CONTROL, "a"),
+            expect(CONTROL | SHIFT, "B"),
+            expect(CONTROL | SHIFT, "Shift_L"),
+            expect(CONTROL, "Control_L"),
+            expect(0, "c"),
+            expect(0, "F12"),
+        ]
+    );
+    // The click came while ctrl was held.
+    let clicks = xev.events("ButtonPress", 1).await;
+    assert_eq!(clicks, vec![(CONTROL, "1".to_owned())]);
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Drive benchmark (issue 4): the replay inner loop in real headless Chromium on the demo app at
+# 1280x800 (screenshot over CDP + PNG decode + region pHash) and one click dispatch, each as
+# p50/p95/max with PASS/MISS against the targets (loop p50 <= 60 ms, click p50 <= 5 ms).
+# Prints the machine load before and after, since both are wall-clock timings.
+# Usage: scripts/bench-drive.sh [ITERATIONS]   (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+iterations="${1:-60}"
+echo "load before: $(uptime)"
+cargo bench --locked -p retrace-drive --bench replay_loop -- --iterations "$iterations"
+echo "load after:  $(uptime)"
