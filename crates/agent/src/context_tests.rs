@@ -109,3 +109,32 @@ proptest! {
         }
     }
 }
+
+/// The screenshots a view keeps are the history's own base64 text, shared and not copied
+/// or encoded again: a turn costs nothing per kept image.
+#[test]
+fn kept_images_share_the_history_data() {
+    fn image_data(messages: &[Message]) -> Vec<std::sync::Arc<str>> {
+        messages
+            .iter()
+            .flat_map(Message::tool_results)
+            .flat_map(|result| result.images().cloned().collect::<Vec<_>>())
+            .filter_map(|source| match source {
+                retrace_protocol::ImageSource::Base64 { data, .. } => Some(data),
+                retrace_protocol::ImageSource::Url { .. } => None,
+            })
+            .collect()
+    }
+    let history = history(6);
+    let view = ContextPolicy {
+        max_images: 4,
+        max_messages: None,
+    }
+    .view(&history);
+    let kept = image_data(&view);
+    let originals = image_data(&history);
+    assert_eq!(kept.len(), 4);
+    for (kept, original) in kept.iter().zip(&originals[2..]) {
+        assert!(std::sync::Arc::ptr_eq(kept, original), "{kept} was copied");
+    }
+}

@@ -4,8 +4,10 @@
 use std::error::Error as _;
 use std::time::Duration;
 
+use bytes::Bytes;
+use reqwest::header::CONTENT_TYPE;
 use reqwest::header::HeaderMap;
-use serde_json::Value;
+use reqwest::header::HeaderValue;
 
 use crate::ApiKey;
 use crate::VlmError;
@@ -27,12 +29,13 @@ pub(crate) fn build_client(timeout: Duration) -> Result<reqwest::Client, VlmErro
         })
 }
 
-/// POSTs `body` as JSON and reads the whole answer, whatever its status.
+/// POSTs `body` (JSON text) and reads the whole answer, whatever its status. The bytes are
+/// handed to the connection as they are, not copied.
 pub(crate) async fn post_json(
     client: &reqwest::Client,
     url: &str,
     headers: HeaderMap,
-    body: &Value,
+    body: Bytes,
     timeout: Duration,
     key: Option<&ApiKey>,
 ) -> Result<RawResponse, VlmError> {
@@ -43,7 +46,8 @@ pub(crate) async fn post_json(
     let response = client
         .post(url)
         .headers(headers)
-        .json(body)
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .body(body)
         .send()
         .await
         .map_err(|e| transport_error(&e, timeout, scrub))?;

@@ -37,6 +37,7 @@
 
 pub mod anthropic;
 pub mod error;
+mod fragments;
 mod http;
 pub mod openai;
 mod provider;

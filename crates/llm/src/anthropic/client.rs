@@ -14,6 +14,7 @@ use crate::MessageResponse;
 use crate::Pricing;
 use crate::VlmError;
 use crate::VlmProvider;
+use crate::fragments::FragmentCache;
 use crate::http;
 
 /// The public API's address.
@@ -72,10 +73,15 @@ impl AnthropicConfig {
 
 /// A [`VlmProvider`] speaking the Anthropic Messages API. It does not retry; wrap it in
 /// [`crate::RetryingProvider`].
+///
+/// The client keeps the JSON of the messages it last sent and reuses it for equal messages
+/// in the next request, so each message of a growing history (and each screenshot in it) is
+/// serialised once, not on every turn.
 pub struct AnthropicClient {
     config: AnthropicConfig,
     url: String,
     http: reqwest::Client,
+    fragments: FragmentCache,
 }
 
 impl fmt::Debug for AnthropicClient {
@@ -104,7 +110,15 @@ impl AnthropicClient {
             http: http::build_client(config.timeout)?,
             config,
             url,
+            fragments: FragmentCache::default(),
         })
+    }
+
+    /// How many messages this client has serialised to JSON so far. A message sent again
+    /// in a later request is not serialised again, so over a run this counts the distinct
+    /// messages sent (for tests and diagnostics).
+    pub fn messages_serialised(&self) -> u64 {
+        self.fragments.serialised()
     }
 
     fn headers(&self, request: &MessageRequest) -> Result<HeaderMap, VlmError> {
@@ -132,12 +146,12 @@ impl AnthropicClient {
 #[async_trait]
 impl VlmProvider for AnthropicClient {
     async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
-        let body = wire::request_body(&self.config.model, request);
+        let body = wire::request_bytes(&self.config.model, request, &self.fragments)?;
         let response = http::post_json(
             &self.http,
             &self.url,
             self.headers(request)?,
-            &body,
+            body,
             self.config.timeout,
             Some(&self.config.api_key),
         )

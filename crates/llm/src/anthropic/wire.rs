@@ -1,11 +1,14 @@
 //! The Anthropic Messages API wire format, as pure functions over JSON (no I/O).
 //!
 //! - [`request_body`]: a [`MessageRequest`] as the body of `POST /v1/messages`; messages go
-//!   through the protocol's API view, so cache-only fields never leave.
+//!   through the protocol's API view, so cache-only fields never leave. The client sends the
+//!   same bytes built from per-message fragments serialised once (`request_bytes`).
 //! - [`beta_headers`]: the `anthropic-beta` values a request needs (the computer tool).
 //! - [`parse_response`] and [`parse_error`]: the answer body back into types.
 
+use bytes::Bytes;
 use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
 use retrace_protocol::StopReason;
 use retrace_protocol::Usage;
 use retrace_protocol::api::message_to_api_json;
@@ -18,6 +21,8 @@ use crate::MessageResponse;
 use crate::ToolChoice;
 use crate::ToolSpec;
 use crate::VlmError;
+use crate::fragments::FragmentCache;
+use crate::fragments::assemble;
 
 /// The computer tool version this client sends.
 pub const COMPUTER_TOOL_TYPE: &str = "computer_20250124";
@@ -26,16 +31,39 @@ pub const COMPUTER_USE_BETA: &str = "computer-use-2025-01-24";
 
 /// The JSON body for `POST /v1/messages`.
 pub fn request_body(model: &str, request: &MessageRequest) -> Value {
+    let mut body = body_head(model, request);
+    body.insert(
+        "messages".into(),
+        Value::Array(request.messages.iter().map(message_to_api_json).collect()),
+    );
+    Value::Object(body)
+}
+
+/// [`request_body`] as the bytes sent, each message's JSON taken from `cache` when an
+/// earlier request had the same message (the bytes are the same either way).
+pub(crate) fn request_bytes(
+    model: &str,
+    request: &MessageRequest,
+    cache: &FragmentCache,
+) -> Result<Bytes, VlmError> {
+    let fragments = cache.fragments(&request.messages, message_json)?;
+    assemble(&body_head(model, request), "messages", &fragments)
+}
+
+/// One message's JSON as it appears in the `messages` array.
+pub(crate) fn message_json(message: &Message) -> Result<Vec<u8>, serde_json::Error> {
+    serde_json::to_vec(&message_to_api_json(message))
+}
+
+/// Every field of the body in order, with `messages` as a `null` placeholder.
+fn body_head(model: &str, request: &MessageRequest) -> Map<String, Value> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(request.max_tokens));
     if let Some(system) = &request.system {
         body.insert("system".into(), json!(system));
     }
-    body.insert(
-        "messages".into(),
-        Value::Array(request.messages.iter().map(message_to_api_json).collect()),
-    );
+    body.insert("messages".into(), Value::Null);
     if !request.tools.is_empty() {
         body.insert(
             "tools".into(),
@@ -54,7 +82,7 @@ pub fn request_body(model: &str, request: &MessageRequest) -> Value {
             json!({"type": "enabled", "budget_tokens": budget}),
         );
     }
-    Value::Object(body)
+    body
 }
 
 /// The `anthropic-beta` flags this request needs.

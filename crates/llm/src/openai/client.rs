@@ -14,6 +14,7 @@ use crate::MessageResponse;
 use crate::Pricing;
 use crate::VlmError;
 use crate::VlmProvider;
+use crate::fragments::FragmentCache;
 use crate::http;
 
 /// How long one request may take unless configured otherwise (local models are slow).
@@ -79,11 +80,16 @@ impl OpenAiConfig {
 /// A [`VlmProvider`] speaking OpenAI-compatible chat completions. The computer tool is
 /// offered as a function named `computer`. It does not retry; wrap it in
 /// [`crate::RetryingProvider`].
+///
+/// The client keeps the JSON of the messages it last sent and reuses it for equal messages
+/// in the next request, so each message of a growing history (and each screenshot in it) is
+/// serialised once, not on every turn.
 pub struct OpenAiClient {
     config: OpenAiConfig,
     url: String,
     headers: HeaderMap,
     http: reqwest::Client,
+    fragments: FragmentCache,
 }
 
 impl fmt::Debug for OpenAiClient {
@@ -126,23 +132,32 @@ impl OpenAiClient {
             config,
             url,
             headers,
+            fragments: FragmentCache::default(),
         })
+    }
+
+    /// How many history messages this client has serialised to JSON so far. A message sent
+    /// again in a later request is not serialised again, so over a run this counts the
+    /// distinct messages sent (for tests and diagnostics).
+    pub fn messages_serialised(&self) -> u64 {
+        self.fragments.serialised()
     }
 }
 
 #[async_trait]
 impl VlmProvider for OpenAiClient {
     async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
-        let body = wire::request_body(
+        let body = wire::request_bytes(
             &self.config.model,
             request,
             self.config.strict_response_schema,
-        );
+            &self.fragments,
+        )?;
         let response = http::post_json(
             &self.http,
             &self.url,
             self.headers.clone(),
-            &body,
+            body,
             self.config.timeout,
             self.config.api_key.as_ref(),
         )

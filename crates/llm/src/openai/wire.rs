@@ -11,6 +11,7 @@
 //! - `choices[0].message` comes back as text and tool_use blocks, `finish_reason` as a
 //!   [`StopReason`], `usage` as [`Usage`] (cached prompt tokens counted as cache reads).
 
+use bytes::Bytes;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::ImageSource;
 use retrace_protocol::Message;
@@ -30,6 +31,8 @@ use crate::MessageResponse;
 use crate::ToolChoice;
 use crate::ToolSpec;
 use crate::VlmError;
+use crate::fragments::FragmentCache;
+use crate::fragments::assemble;
 
 /// The name `response_format.json_schema.name` is given.
 pub const RESPONSE_SCHEMA_NAME: &str = "response";
@@ -38,12 +41,57 @@ pub const RESPONSE_SCHEMA_NAME: &str = "response";
 /// `response_format.json_schema.strict` (OpenAI then requires every object in the schema to
 /// list all properties as required and forbid additional ones).
 pub fn request_body(model: &str, request: &MessageRequest, strict_schema: bool) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model));
+    let mut body = body_head(model, request, strict_schema);
     body.insert(
         "messages".into(),
         Value::Array(messages_json(request.system.as_deref(), &request.messages)),
     );
+    Value::Object(body)
+}
+
+/// [`request_body`] as the bytes sent, each history message's JSON taken from `cache` when
+/// an earlier request had the same message (the bytes are the same either way).
+pub(crate) fn request_bytes(
+    model: &str,
+    request: &MessageRequest,
+    strict_schema: bool,
+    cache: &FragmentCache,
+) -> Result<Bytes, VlmError> {
+    let mut fragments = Vec::with_capacity(request.messages.len() + 1);
+    if let Some(system) = &request.system {
+        let system = serde_json::to_vec(&system_json(system)).map_err(|e| VlmError::Config {
+            detail: format!("cannot serialise the system prompt: {e}"),
+        })?;
+        fragments.push(Bytes::from(system));
+    }
+    fragments.extend(cache.fragments(&request.messages, message_json)?);
+    assemble(
+        &body_head(model, request, strict_schema),
+        "messages",
+        &fragments,
+    )
+}
+
+/// The chat messages one history message maps to, as comma-separated JSON values (empty
+/// when it maps to none).
+pub(crate) fn message_json(message: &Message) -> Result<Vec<u8>, serde_json::Error> {
+    let mut values = Vec::with_capacity(1);
+    push_message(&mut values, message);
+    let mut out = Vec::new();
+    for (index, value) in values.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, value)?;
+    }
+    Ok(out)
+}
+
+/// Every field of the body in order, with `messages` as a `null` placeholder.
+fn body_head(model: &str, request: &MessageRequest, strict_schema: bool) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert("messages".into(), Value::Null);
     body.insert("max_tokens".into(), json!(request.max_tokens));
     if let Some(temperature) = request.temperature {
         body.insert("temperature".into(), json!(temperature));
@@ -66,22 +114,31 @@ pub fn request_body(model: &str, request: &MessageRequest, strict_schema: bool) 
             }),
         );
     }
-    Value::Object(body)
+    body
 }
 
 /// The `messages` array: the system prompt, then each message mapped.
 pub fn messages_json(system: Option<&str>, messages: &[Message]) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(system) = system {
-        out.push(json!({"role": "system", "content": system}));
+        out.push(system_json(system));
     }
     for message in messages {
-        match message.role {
-            Role::Assistant => out.push(assistant_json(message)),
-            Role::User => push_user(&mut out, message),
-        }
+        push_message(&mut out, message);
     }
     out
+}
+
+fn system_json(system: &str) -> Value {
+    json!({"role": "system", "content": system})
+}
+
+/// The chat messages one history message maps to.
+fn push_message(out: &mut Vec<Value>, message: &Message) {
+    match message.role {
+        Role::Assistant => out.push(assistant_json(message)),
+        Role::User => push_user(out, message),
+    }
 }
 
 fn assistant_json(message: &Message) -> Value {

@@ -120,4 +120,10 @@ impl FakeOpenAi {
     pub fn remaining(&self) -> usize {
         self.server.remaining()
     }
+
+    /// Forgets the requests recorded so far (a benchmark sending thousands of large
+    /// requests would otherwise keep them all).
+    pub fn clear_requests(&self) {
+        self.server.clear_requests();
+    }
 }

@@ -109,6 +109,10 @@ struct Shared {
     steps_total: Mutex<usize>,
 }
 
+/// The largest request body accepted: the Messages API's own limit (32 MB). axum's default
+/// (2 MB) would refuse a history with ten screenshots that the real API takes.
+const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
+
 /// A running scripted server; stopped when dropped.
 pub(crate) struct ScriptedServer {
     addr: SocketAddr,
@@ -131,6 +135,7 @@ impl ScriptedServer {
         });
         let app = Router::new()
             .route(R::PATH, post(handle::<R>))
+            .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
             .with_state(Arc::clone(&shared));
         let task = tokio::spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
@@ -156,6 +161,10 @@ impl ScriptedServer {
     pub(crate) fn remaining(&self) -> usize {
         lock(&self.shared.script).len()
     }
+
+    pub(crate) fn clear_requests(&self) {
+        lock(&self.shared.requests).clear();
+    }
 }
 
 impl Drop for ScriptedServer {
@@ -176,8 +185,17 @@ async fn handle<R: Render>(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let text = String::from_utf8_lossy(&body).into_owned();
-    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    // Parsed straight from the received bytes (no copy of a multi-megabyte body first).
+    let body = serde_json::from_slice(&body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
+    // What the reply needs of the request (its `model`), taken before the body is recorded
+    // so that the body is never cloned.
+    let request_head = Value::Object(
+        body.get("model")
+            .map(|model| ("model".to_owned(), model.clone()))
+            .into_iter()
+            .collect(),
+    );
     let recorded = RecordedRequest {
         path: R::PATH.into(),
         headers: headers
@@ -207,13 +225,9 @@ async fn handle<R: Render>(
     if !step.delay.is_zero() {
         tokio::time::sleep(step.delay).await;
     }
-    let request_body = lock(&shared.requests)
-        .get(index - 1)
-        .map(|request| request.body.clone())
-        .unwrap_or(Value::Null);
     match &step.action {
         reply @ StepAction::Reply { .. } => {
-            json_response(200, None, R::reply(&request_body, reply, index).to_string())
+            json_response(200, None, R::reply(&request_head, reply, index).to_string())
         }
         StepAction::Error {
             status,
