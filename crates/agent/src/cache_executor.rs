@@ -271,11 +271,7 @@ impl CacheExecutor {
     }
 
     /// Ends the replay at a failed step: metadata, event, and the hand-over or the end.
-    fn fail_step(
-        &mut self,
-        step_index: usize,
-        message: String,
-    ) -> SpeakerTurn {
+    fn fail_step(&mut self, step_index: usize, message: String) -> SpeakerTurn {
         let path = self.replay.as_ref().map(|replay| replay.path.clone());
         if let Some(path) = &path {
             let update = MetadataUpdate::RecordFailure {
@@ -566,7 +562,8 @@ impl Speaker for CacheExecutor {
                     .get(index)
                     .map(|step| step.name.clone())
                     .unwrap_or_default();
-                return Ok(self.fail_step(index,
+                return Ok(self.fail_step(
+                    index,
                     format!("Step {index} ({name}) failed when replayed: {error}"),
                 ));
             }
@@ -670,7 +667,8 @@ impl Speaker for CacheExecutor {
             let recorded = match recorded {
                 Ok(hash) => hash,
                 Err(error) => {
-                    return Ok(self.fail_step(index,
+                    return Ok(self.fail_step(
+                        index,
                         format!("Step {index}: the recorded hash is unreadable: {error}"),
                     ));
                 }

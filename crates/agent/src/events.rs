@@ -108,6 +108,29 @@ pub enum Event {
         /// Cost so far in US dollars, when the model's pricing is known.
         cost_usd: Option<f64>,
     },
+    /// A structured answer could not be used (no JSON object, or it broke the response
+    /// schema) and was sent back to the model with these errors for a corrected answer.
+    StructuredAnswerRejected {
+        /// Step number.
+        step: usize,
+        /// Which answer of this step (1-based).
+        attempt: u32,
+        /// The errors the model was sent, one `field: message` each.
+        errors: Vec<String>,
+    },
+    /// A structured answer was accepted: the model's decision for this step.
+    StructuredDecision {
+        /// Step number.
+        step: usize,
+        /// Which answer of this step was accepted (1-based).
+        attempt: u32,
+        /// `PROCEED`, `RETRY` or `ABORT`.
+        decision: String,
+        /// The web command's action (`CLICK_ELEMENT`), when the answer carries one.
+        command: Option<String>,
+        /// The decision's message.
+        message: String,
+    },
     /// A trajectory cache file was written.
     CacheWritten {
         /// Where.

@@ -10,6 +10,7 @@
 //! - [`speaker::Speaker`], [`speaker::SpeakerResult`]: who speaks and what happens next.
 //! - [`context::ContextPolicy`]: what of the history the model sees (recent images only).
 //! - [`events`]: the event stream and its sinks.
+//! - [`structured`]: the structured-response task loop (JSON decisions, web commands).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod agent_speaker;
@@ -26,6 +27,7 @@ pub mod screen;
 pub mod script_speaker;
 pub mod speaker;
 pub mod step_input;
+pub mod structured;
 mod switch_tool;
 pub mod tool;
 

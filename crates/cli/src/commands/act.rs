@@ -83,6 +83,8 @@ const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 ///       --param username=demo --param password=s3cret --cache record --cache-file login.json
 ///   retrace act "Open the invoices" --url http://localhost:3000/ --provider openai \
 ///       --base-url http://localhost:8000/v1 --model qwen2.5-vl-7b --cache auto
+///   retrace act "Log in as demo with password {{password}}" --url http://127.0.0.1:8080/ \
+///       --mode structured --param password=s3cret --cache record --cache-file login.json
 #[derive(Debug, clap::Args)]
 pub struct ActArgs {
     /// What the model should achieve; `{{name}}` placeholders are filled from `--param`.
@@ -134,6 +136,18 @@ pub struct ActArgs {
     /// Print one JSON summary instead of live lines.
     #[arg(long)]
     pub json: bool,
+    /// How the model acts: `computer` (screenshots and the computer-use tool) or
+    /// `structured` (one JSON decision per step in the response schema, carried out by the
+    /// web executor by CSS selector; `--cache execute` then replays `--cache-file`).
+    #[arg(long, default_value = "computer", value_parser = ["computer", crate::commands::act_structured::STRUCTURED_MODE])]
+    pub mode: String,
+    /// Structured mode: answers asked for per step before the run fails (an unusable answer
+    /// is sent back with its errors for a correction).
+    #[arg(long, default_value_t = 3)]
+    pub max_attempts: u32,
+    /// Structured mode: show the model the page as text only (no screenshot).
+    #[arg(long)]
+    pub no_screenshots: bool,
 }
 
 /// How a run uses the trajectory cache.
@@ -150,11 +164,11 @@ pub enum CacheMode {
 }
 
 impl CacheMode {
-    fn records(self) -> bool {
+    pub(crate) fn records(self) -> bool {
         matches!(self, CacheMode::Record | CacheMode::Auto)
     }
 
-    fn executes(self) -> bool {
+    pub(crate) fn executes(self) -> bool {
         matches!(self, CacheMode::Execute | CacheMode::Auto)
     }
 }
@@ -176,7 +190,7 @@ impl std::str::FromStr for CacheMode {
 
 /// Remembers the step in progress, so retry reports can name it.
 #[derive(Debug, Default)]
-struct StepTracker(AtomicUsize);
+pub(crate) struct StepTracker(AtomicUsize);
 
 impl EventSink for StepTracker {
     fn emit(&self, event: &Event) {
@@ -187,7 +201,7 @@ impl EventSink for StepTracker {
 }
 
 /// The API key: from `--api-key-env VAR` or the provider's usual variable.
-fn api_key(args: &ActArgs) -> anyhow::Result<Option<ApiKey>> {
+pub(crate) fn api_key(args: &ActArgs) -> anyhow::Result<Option<ApiKey>> {
     let anthropic = args.provider == "anthropic";
     let variable = args.api_key_env.clone().unwrap_or_else(|| {
         if anthropic {
@@ -213,7 +227,7 @@ fn api_key(args: &ActArgs) -> anyhow::Result<Option<ApiKey>> {
 }
 
 /// The provider the flags ask for, wrapped in the retry policy whose waits become events.
-fn provider(
+pub(crate) fn provider(
     args: &ActArgs,
     events: &Events,
     tracker: Arc<StepTracker>,
@@ -261,6 +275,11 @@ fn provider(
         let mut config = OpenAiConfig::new(base_url, model);
         if let Some(key) = key {
             config = config.with_api_key(key);
+        }
+        if args.mode == crate::commands::act_structured::STRUCTURED_MODE {
+            // The response schema has optional fields and conditionals, which OpenAI's
+            // strict mode refuses; the answer is validated after it arrives anyway.
+            config = config.with_strict_response_schema(false);
         }
         let client = OpenAiClient::new(config)?;
         Ok(Arc::new(
@@ -321,6 +340,7 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
     let browser_args = BrowserArgs {
         size: args.size,
         chromium: args.chromium.clone(),
+        connect: None,
     };
     let (_browser, page) = crate::commands::screenshot::open(&browser_args, &args.url).await?;
     let browser_page = Arc::new(page);
@@ -392,7 +412,7 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
 
 /// Records a successful run: a new trajectory, or the repaired version of the one replayed.
 /// A run that only replayed a trajectory writes nothing.
-fn record(
+pub(crate) fn record(
     args: &ActArgs,
     values: &ParameterValues,
     toolbox: &Toolbox,
@@ -449,6 +469,9 @@ fn record(
 
 /// Runs `retrace act` and prints what happened.
 pub fn run(args: ActArgs) -> anyhow::Result<Outcome> {
+    if args.mode == crate::commands::act_structured::STRUCTURED_MODE {
+        return crate::commands::act_structured::run(args);
+    }
     let values: ParameterValues = args.params.iter().cloned().collect();
     let goal = Template::parse(&args.goal)
         .render(&values)
@@ -471,7 +494,7 @@ pub fn run(args: ActArgs) -> anyhow::Result<Outcome> {
 }
 
 /// Prints the end of a run: a few lines, or one JSON object.
-fn print_summary(run: &ActRun, json: bool) {
+pub(crate) fn print_summary(run: &ActRun, json: bool) {
     let report = &run.report;
     let usage = &report.usage;
     if json {

@@ -6,6 +6,7 @@ use clap::Subcommand;
 use crate::outcome::Outcome;
 
 mod act;
+mod act_structured;
 mod cache;
 mod demo;
 mod diff;
