@@ -3,7 +3,9 @@
 # 100..1500 ms, N runs (default 20) each of `--wait visual` (retrace's default: wait until the
 # screen shows what was recorded) and `--wait fixed:1.0` (askui's behaviour: sleep one second
 # before each step). Prints passes, total wall time of each, and the ratio, all from this one
-# run on this machine.
+# run on this machine. Both modes replay into one running Chromium (`--connect`, each run in a
+# browser context of its own), so browser start-up, the same for both, is not what is timed;
+# set BENCH_LAUNCH=1 to launch a browser per run instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -11,12 +13,24 @@ runs="${1:-20}"
 cargo build --release --locked -p retrace-cli >/dev/null
 retrace="$CARGO_TARGET_DIR/release/retrace"
 work="$(mktemp -d)"
-trap 'kill "${demo_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill "${demo_pid:-}" "${browser_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$retrace" serve-demo --port "$port" --latency-ms 100..1500 >"$work/demo.log" 2>&1 &
 demo_pid=$!
 for _ in $(seq 50); do grep -q "Demo app at" "$work/demo.log" 2>/dev/null && break; sleep 0.1; done
+
+connect=()
+if [ "${BENCH_LAUNCH:-0}" != 1 ]; then
+  cdp_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "${RETRACE_CHROMIUM:-/usr/bin/chromium}" --headless --no-sandbox --disable-gpu --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile" --remote-debugging-port="$cdp_port" about:blank \
+    >"$work/browser.log" 2>&1 &
+  browser_pid=$!
+  for _ in $(seq 100); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$cdp_port/json/version', timeout=1)" 2>/dev/null && break; sleep 0.1; done
+  connect=(--connect "http://127.0.0.1:$cdp_port")
+fi
 
 bench_mode() {
   local mode="$1" passed=0 start end
@@ -24,7 +38,7 @@ bench_mode() {
   start=$(date +%s.%N)
   for _ in $(seq "$runs"); do
     if "$retrace" replay "$work/$mode.json" --url "http://127.0.0.1:$port/" --wait "$mode" \
-        --param username=demo --param password=retrace-demo-pw --step-timeout 5 --json >"$work/last.json" 2>&1; then
+        --param username=demo --param password=retrace-demo-pw --step-timeout 5 "${connect[@]}" --json >"$work/last.json" 2>&1; then
       passed=$((passed + 1))
     fi
   done
@@ -37,7 +51,7 @@ read -r _ fixed_passed fixed_time < <(bench_mode fixed:1.0)
 python3 - "$runs" "$visual_passed" "$visual_time" "$fixed_passed" "$fixed_time" <<'PY'
 import sys
 runs, vp, vt, fp, ft = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
-print(f"demo flow, app latency 100..1500 ms, {runs} runs each")
+print(f"demo flow, app latency 100..1500 ms, {runs} runs each ({'a browser per run' if __import__('os').environ.get('BENCH_LAUNCH') == '1' else 'one shared browser'})")
 print(f"  --wait visual    : {vp}/{runs} passed, {vt:7.1f} s in all, {vt/runs:5.2f} s per run")
 print(f"  --wait fixed:1.0 : {fp}/{runs} passed ({runs-fp} failed), {ft:7.1f} s in all, {ft/runs:5.2f} s per run")
 print(f"  visual is {ft/vt:.2f}x faster in total wall time")

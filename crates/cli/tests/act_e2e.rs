@@ -4,12 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 use std::path::Path;
-use std::process::Command;
 use std::process::Output;
 
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
+use retrace_test_support::cli::json_summary;
+use retrace_test_support::cli::run_retrace;
+use retrace_test_support::cli::runtime;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::fake_model::FakeAnthropic;
@@ -81,37 +83,8 @@ fn login_script(points: &LoginPoints) -> Vec<ScriptStep> {
     ]
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 fn retrace(args: &[&str], base_url: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retrace"));
-    command
-        .args(args)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("RETRACE_ANTHROPIC_BASE_URL")
-        .env_remove("OPENAI_API_KEY");
-    if let Some(base_url) = base_url {
-        command
-            .env("ANTHROPIC_API_KEY", "test-key")
-            .env("RETRACE_ANTHROPIC_BASE_URL", base_url);
-    }
-    command.output().unwrap()
-}
-
-fn parse_summary(output: &Output) -> Value {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let last = stdout
-        .lines()
-        .last()
-        .unwrap_or_else(|| panic!("no output; stderr: {stderr}"));
-    serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {stdout}\nstderr: {stderr}"))
+    run_retrace(env!("CARGO_BIN_EXE_retrace"), args, base_url)
 }
 
 /// Every image block anywhere in a request body, as (media type or URL prefix).
@@ -168,7 +141,7 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
         ],
         Some(&base_url),
     );
-    let summary = parse_summary(&output);
+    let summary = json_summary(&output);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -243,7 +216,7 @@ fn act_logs_in_to_the_demo_app_through_the_openai_compatible_client() {
         ],
         None,
     );
-    let summary = parse_summary(&output);
+    let summary = json_summary(&output);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -333,7 +306,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         ],
         Some(&base_url),
     );
-    let summary = parse_summary(&output);
+    let summary = json_summary(&output);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -415,7 +388,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         ],
         None,
     );
-    let replay = parse_summary(&output);
+    let replay = json_summary(&output);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -456,13 +429,13 @@ fn report_button_point(runtime: &tokio::runtime::Runtime, url: &str) -> (i64, i6
                 .current_url()
                 .await
                 .is_ok_and(|url| url.contains("/dashboard"));
-            if on_dashboard {
-                if let Some(found) = page.query_selector("#generate-report").await.unwrap() {
-                    return (
-                        (found.x + found.width / 2.0).round() as i64,
-                        (found.y + found.height / 2.0).round() as i64,
-                    );
-                }
+            if on_dashboard
+                && let Some(found) = page.query_selector("#generate-report").await.unwrap()
+            {
+                return (
+                    (found.x + found.width / 2.0).round() as i64,
+                    (found.y + found.height / 2.0).round() as i64,
+                );
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
@@ -546,7 +519,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
         ],
         Some(&recorder.base_url()),
     );
-    let summary = parse_summary(&output);
+    let summary = json_summary(&output);
     assert_eq!(output.status.code(), Some(0), "{summary}");
     let file = cache_dir.join("login.json");
     let original: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -593,7 +566,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
         ],
         Some(&model.base_url()),
     );
-    let summary = parse_summary(&output);
+    let summary = json_summary(&output);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -673,7 +646,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
         ],
         None,
     );
-    let replay = parse_summary(&output);
+    let replay = json_summary(&output);
     assert_eq!(output.status.code(), Some(0), "{replay}");
     assert_eq!(replay["passed"], true, "{replay}");
     assert_eq!(model.requests().len(), 4, "replay must not call the model");

@@ -140,3 +140,110 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     assert_eq!(file["metadata"]["execution_attempts"], 1);
     assert!(file["metadata"]["last_executed_at"].is_string());
 }
+
+/// `--connect`: replays into a browser somebody else runs, each in a browser context of its
+/// own, so sessions neither leak into that browser nor pass between runs, and no tab is left.
+#[test]
+fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
+    use retrace_drive::BrowserBackend;
+    use retrace_drive::chromium::ChromiumBrowser;
+    use retrace_drive::chromium::ChromiumConfig;
+
+    let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
+    let runtime = retrace_test_support::cli::runtime();
+    let browser = runtime
+        .block_on(ChromiumBrowser::launch(&ChromiumConfig::default()))
+        .unwrap();
+    let pages_before = runtime.block_on(page_targets(browser.ws_url()));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("login.json");
+    std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
+    for run in 0..2 {
+        let output = retrace()
+            .args(["replay"])
+            .arg(&file)
+            .args(["--url", demo.url(), "--connect", browser.ws_url()])
+            .args([
+                "--param",
+                "username=demo",
+                "--param",
+                "password=retrace-demo-pw",
+            ])
+            .arg("--json")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "run {run}: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(summary["visual_checks_passed"], 5, "run {run}: {summary}");
+    }
+    runtime.block_on(async {
+        // The browser's own context never saw the replays' session cookie.
+        let page = browser.open_page().await.unwrap();
+        page.navigate(&format!("{}dashboard", demo.url()))
+            .await
+            .unwrap();
+        let url = page.current_url().await.unwrap();
+        assert!(
+            !url.contains("/dashboard"),
+            "signed in without logging in: {url}"
+        );
+        // Only this page was added: the replays' tabs went with their contexts.
+        let pages = page_targets(browser.ws_url()).await;
+        assert_eq!(pages, pages_before + 1, "tabs left behind");
+    });
+}
+
+/// How many page targets the browser at `ws_url` has, asked over its HTTP endpoint.
+async fn page_targets(ws_url: &str) -> usize {
+    let authority = ws_url
+        .trim_start_matches("ws://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    // The DevTools HTTP server keeps the connection open: read exactly Content-Length bytes.
+    let json = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        use std::io::Read;
+        use std::io::Write;
+        let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+        write!(
+            stream,
+            "GET /json/list HTTP/1.1\r\nHost: {authority}\r\n\r\n"
+        )
+        .unwrap();
+        let mut reader = std::io::BufReader::new(stream);
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        String::from_utf8(body).unwrap()
+    })
+    .await
+    .unwrap();
+    let targets: Value = serde_json::from_str(&json).unwrap();
+    targets
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|target| target["type"] == "page")
+        .count()
+}

@@ -112,9 +112,9 @@ td.num,th.num{text-align:right}
 .side-card p{margin-top:6px}
 #generate-report{width:170px;margin-top:16px}
 .layout-v2 #generate-report{background:#fff7ed;color:#9a3412;border:2px solid #ea580c}
-#report-result{height:20px;margin-top:12px;font-weight:700}
+#report-result{height:36px;margin-top:12px;font-weight:700;line-height:36px}
 #report-result.pending{color:#5b6675}
-#report-result.ready{color:#166534}
+#report-result.ready{display:inline-block;padding:0 12px;border-radius:6px;color:#fff;background:#15803d}
 #report-result.failed{color:#991b1b}
 .sync-row{display:flex;align-items:center;margin-top:14px}
 .sync-dot{width:10px;height:10px;margin-right:10px;border-radius:5px;background:#16a34a;animation:pulse .6s ease-in-out 4}

@@ -16,7 +16,8 @@
 //!   invoice table `#invoices` (8 fixed rows) with the search box `#search` that filters rows
 //!   as you type and updates `#invoice-count` ("Showing N of 8 invoices"); the slow action
 //!   `#generate-report` whose result appears in `#report-result` ("Report ready: 8 invoices,
-//!   $11,516.45 billed") after the latency; the animated panel `#sync-panel` (a progress bar
+//!   $11,516.45 billed", white on a solid green badge, so the region around it changes
+//!   enough for a perceptual hash to tell "ready" from "pending") after the latency; the animated panel `#sync-panel` (a progress bar
 //!   and a pulsing dot that run for 2.4 s after load, then settle on `#sync-done` "All
 //!   invoices synced"); and a modal `#modal` opened by `#new-invoice` "New invoice" and
 //!   closed by `#modal-close` "Close" (or `#modal-save` "Save draft", which adds a draft row).

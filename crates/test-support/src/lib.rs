@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+pub mod cli;
 pub mod demo;
 pub mod fake_model;
 pub mod html_server;

@@ -83,7 +83,8 @@ fn demo_script() -> Vec<(String, serde_json::Value)> {
         computer(json!({"action": "type", "text": retrace_demo::DEMO_PASSWORD})),
         computer(json!({"action": "left_click", "coordinate": [551, 467]})),
         computer(json!({"action": "left_click", "coordinate": [970, 215]})),
-        computer(json!({"action": "mouse_move", "coordinate": [1025, 257]})),
+        // Onto the "Report ready" badge: its region only matches once the report is there.
+        computer(json!({"action": "mouse_move", "coordinate": [960, 265]})),
     ]
 }
 
@@ -93,6 +94,7 @@ async fn rerecord(chromium: &Path, path: &Path) -> anyhow::Result<()> {
     let browser = crate::commands::screenshot::BrowserArgs {
         size: DEMO_SIZE,
         chromium: chromium.to_owned(),
+        connect: None,
     };
     let (_browser, page) = crate::commands::screenshot::open(&browser, &server.url()).await?;
     let page: Arc<dyn Backend> = Arc::new(page);
@@ -205,6 +207,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
                     ..ReplaySettings::default()
                 },
                 chromium: args.chromium.clone(),
+                connect: None,
                 events_log: Some(events_log.clone()),
                 live: !args.json,
                 final_screenshot: Some(screenshot.clone()),

@@ -18,10 +18,13 @@ use retrace_agent::cache_executor::WaitMode;
 use retrace_agent::events::Events;
 use retrace_agent::events::JsonLinesSink;
 use retrace_agent::screen::BackendScreen;
+use retrace_agent::structured::ResolvingWebTool;
+use retrace_agent::structured::executor_on_page;
 use retrace_agent::tool::Toolbox;
 use retrace_drive::Backend;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::web::WebExecutorConfig;
 use retrace_protocol::Message;
 
 use crate::commands::screenshot::BrowserArgs;
@@ -78,6 +81,10 @@ pub struct ReplayArgs {
     /// The Chromium executable.
     #[arg(long, env = "RETRACE_CHROMIUM", default_value = "/usr/bin/chromium")]
     pub chromium: PathBuf,
+    /// Use a running Chromium instead of launching one: its DevTools endpoint, `ws://...` or
+    /// `http://HOST:PORT`. The replay gets a browser context of its own (no shared cookies).
+    #[arg(long, value_name = "URL", env = "RETRACE_CONNECT")]
+    pub connect: Option<String>,
     /// Print one JSON summary instead of live lines.
     #[arg(long)]
     pub json: bool,
@@ -120,6 +127,8 @@ pub struct ReplayRequest {
     pub settings: ReplaySettings,
     /// The Chromium executable.
     pub chromium: PathBuf,
+    /// A running browser's DevTools endpoint to use instead of launching one.
+    pub connect: Option<String>,
     /// Where to log events.
     pub events_log: Option<PathBuf>,
     /// Whether to print live lines.
@@ -142,14 +151,20 @@ pub async fn replay(request: &ReplayRequest) -> anyhow::Result<ReplayRun> {
     let browser_args = BrowserArgs {
         size: request.size,
         chromium: request.chromium.clone(),
+        connect: request.connect.clone(),
     };
-    let (_browser, page) = crate::commands::screenshot::open(&browser_args, &request.url).await?;
-    let page: Arc<dyn Backend> = Arc::new(page);
+    let (browser, page) =
+        crate::commands::screenshot::open_loaded(&browser_args, &request.url).await?;
+    let browser_page = Arc::new(page);
+    let page: Arc<dyn Backend> = browser_page.clone();
     let computer = Arc::new(
         ComputerTool::new(
             page.clone(),
             ComputerToolConfig {
                 model_size: Some(request.size),
+                // Nobody reads a replayed action's screenshot: the next step's visual wait
+                // looks at the screen itself, so skip the capture and its settle time.
+                screenshot_after_action: false,
                 ..ComputerToolConfig::default()
             },
         )
@@ -160,6 +175,13 @@ pub async fn replay(request: &ReplayRequest) -> anyhow::Result<ReplayRun> {
     for tool in retrace_agent::askui_tools::askui_tools(page.clone()) {
         toolbox.add(tool);
     }
+    // Structured runs record web executor commands; they replay on the same page.
+    let web = executor_on_page(
+        browser_page,
+        Arc::new(browser),
+        WebExecutorConfig::default(),
+    );
+    toolbox.add(Arc::new(ResolvingWebTool::new(web)));
     let executor = CacheExecutor::new(
         request.settings.clone(),
         Arc::new(BackendScreen::new(page.clone())),
@@ -247,6 +269,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         size,
         settings,
         chromium: args.chromium.clone(),
+        connect: args.connect.clone(),
         events_log: args.events.clone(),
         live: !args.json,
         final_screenshot: None,

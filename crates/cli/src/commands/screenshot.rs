@@ -45,6 +45,11 @@ pub struct BrowserArgs {
     /// The Chromium executable.
     #[arg(long, env = "RETRACE_CHROMIUM", default_value = "/usr/bin/chromium")]
     pub chromium: PathBuf,
+    /// Use a running Chromium instead of launching one: its DevTools endpoint, `ws://...` or
+    /// `http://HOST:PORT` (started with `--remote-debugging-port=PORT`). The page opens in a
+    /// browser context of its own, so it shares no cookies with other clients.
+    #[arg(long, value_name = "URL", env = "RETRACE_CONNECT")]
+    pub connect: Option<String>,
 }
 
 /// Parses `WIDTHxHEIGHT` (both at least 1).
@@ -60,9 +65,22 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     }
 }
 
-/// Launches the browser, opens `url` and waits for the page to load and (up to 10 s) for
-/// its network to go quiet.
+/// Launches (or connects to) the browser, opens `url` and waits for the page to load and (up
+/// to 10 s) for its network to go quiet.
 pub async fn open(
+    args: &BrowserArgs,
+    url: &str,
+) -> anyhow::Result<(ChromiumBrowser, ChromiumPage)> {
+    let (browser, page) = open_loaded(args, url).await?;
+    // A page that keeps polling never goes quiet; it is photographed as it is then.
+    let _ = page.wait_for_network_idle(300, 10_000).await;
+    Ok((browser, page))
+}
+
+/// Launches (or connects to) the browser and opens `url`, waiting for its load event only:
+/// for callers that watch the screen themselves (a visual replay waits for the recorded
+/// screen), the extra quiet time would only be a delay.
+pub async fn open_loaded(
     args: &BrowserArgs,
     url: &str,
 ) -> anyhow::Result<(ChromiumBrowser, ChromiumPage)> {
@@ -72,11 +90,12 @@ pub async fn open(
         height: args.size.1,
         ..ChromiumConfig::default()
     };
-    let browser = ChromiumBrowser::launch(&config).await?;
+    let browser = match &args.connect {
+        Some(endpoint) => ChromiumBrowser::connect(endpoint, args.size.0, args.size.1).await?,
+        None => ChromiumBrowser::launch(&config).await?,
+    };
     let page = browser.open_page().await?;
     page.navigate(url).await?;
-    // A page that keeps polling never goes quiet; it is photographed as it is then.
-    let _ = page.wait_for_network_idle(300, 10_000).await;
     Ok((browser, page))
 }
 

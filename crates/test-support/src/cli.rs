@@ -1,0 +1,58 @@
+//! Running the `retrace` binary from end-to-end tests: one clean way to start it (no model
+//! settings inherited from the developer's shell), one way to read its `--json` summary, and
+//! the runtime sync tests use to drive async parts beside it.
+
+use std::process::Command;
+use std::process::Output;
+
+use serde_json::Value;
+
+/// Runs the binary at `bin` (pass `env!("CARGO_BIN_EXE_retrace")`) with `args`, without the
+/// provider keys and base URLs of the calling environment; with `anthropic`, pointed at that
+/// (fake) Anthropic server with a test key.
+///
+/// # Panics
+/// When the binary cannot be started.
+#[allow(clippy::expect_used)] // a test helper: failing loudly is the point
+pub fn run_retrace(bin: &str, args: &[&str], anthropic: Option<&str>) -> Output {
+    let mut command = Command::new(bin);
+    command
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("RETRACE_ANTHROPIC_BASE_URL")
+        .env_remove("OPENAI_API_KEY");
+    if let Some(base_url) = anthropic {
+        command
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("RETRACE_ANTHROPIC_BASE_URL", base_url);
+    }
+    command.output().expect("the retrace binary starts")
+}
+
+/// The last line of stdout parsed as JSON: the summary a `--json` command prints.
+///
+/// # Panics
+/// When there is none, with the whole stdout and stderr in the message.
+pub fn json_summary(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    stdout
+        .lines()
+        .last()
+        .and_then(|line| serde_json::from_str(line).ok())
+        .unwrap_or_else(|| panic!("no JSON summary; stdout: {stdout}\nstderr: {stderr}"))
+}
+
+/// A two-worker tokio runtime, for sync tests that drive async helpers (a browser, a fake
+/// model server) beside the binary.
+///
+/// # Panics
+/// When the runtime cannot be built.
+#[allow(clippy::expect_used)] // a test helper: failing loudly is the point
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
