@@ -108,7 +108,7 @@ fn count_images(value: &Value) -> usize {
 fn assert_requests_carry_screenshots(requests: &[RecordedRequest]) {
     assert_eq!(requests.len(), 7, "one request per scripted turn");
     for (index, request) in requests.iter().enumerate() {
-        let text = request.body.to_string();
+        let text = request.body().to_string();
         assert!(
             !text.contains("visual_representation"),
             "request {index} leaks visual_representation"
@@ -116,7 +116,7 @@ fn assert_requests_carry_screenshots(requests: &[RecordedRequest]) {
         // Each action answers with a screenshot; the request after it carries it.
         if index > 0 {
             assert!(
-                count_images(&request.body) >= 1,
+                count_images(request.body()) >= 1,
                 "request {index} has no screenshot: {}",
                 &text[..text.len().min(400)]
             );
@@ -170,7 +170,7 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
             .unwrap_or_default()
             .contains("computer-use")
     );
-    let computer = first.body["tools"]
+    let computer = first.body()["tools"]
         .as_array()
         .unwrap()
         .iter()
@@ -180,7 +180,7 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
     assert_eq!(computer["display_height_px"], 800);
     // The last request's screenshot is the page after "Sign in": the tool_result image.
     let last = requests.last().unwrap();
-    let last_user = last.body["messages"].as_array().unwrap().last().unwrap();
+    let last_user = last.body()["messages"].as_array().unwrap().last().unwrap();
     assert_eq!(last_user["content"][0]["type"], "tool_result");
     assert_eq!(
         last_user["content"][0]["content"]
@@ -233,10 +233,10 @@ fn act_logs_in_to_the_demo_app_through_the_openai_compatible_client() {
     );
     let requests = fake.requests();
     assert_requests_carry_screenshots(&requests);
-    assert_eq!(requests[0].body["model"], "qwen2.5-vl-7b");
+    assert_eq!(requests[0].body()["model"], "qwen2.5-vl-7b");
     assert!(
         requests[1]
-            .body
+            .body()
             .to_string()
             .contains("data:image/png;base64,")
     );
@@ -332,7 +332,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
     assert_eq!(requests_after_recording, 7);
     assert!(
         fake.requests()[0]
-            .body
+            .body()
             .to_string()
             .contains(&format!("with password {PASSWORD}"))
     );
@@ -593,7 +593,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
         "the failure names the report step, its distance and threshold: {failure}"
     );
     // The model was told which step failed and why.
-    let handed_over = model.requests()[1].body.to_string();
+    let handed_over = model.requests()[1].body().to_string();
     assert!(handed_over.contains("could not continue"), "{handed_over}");
     assert!(handed_over.contains(&report_step), "{handed_over}");
     assert!(

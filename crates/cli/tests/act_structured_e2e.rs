@@ -103,7 +103,11 @@ fn retrace(args: &[&str], anthropic: Option<&str>) -> Output {
 
 /// The text of the last message of an Anthropic request.
 fn last_message_text(request: &RecordedRequest) -> String {
-    let last = request.body["messages"].as_array().unwrap().last().unwrap();
+    let last = request.body()["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
     match &last["content"] {
         Value::String(text) => text.clone(),
         Value::Array(blocks) => blocks
@@ -167,7 +171,7 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
     let requests = fake.requests();
     assert_eq!(requests.len(), 7);
     let first = &requests[0];
-    let system = first.body["system"].to_string();
+    let system = first.body()["system"].to_string();
     assert!(
         system.contains("response schema") && system.contains("SAVE_VARIABLE"),
         "{system}"
@@ -191,7 +195,7 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
 
     // The correction request: the invalid answer, then its field-level errors.
     let correction = &requests[2];
-    let messages = correction.body["messages"].as_array().unwrap();
+    let messages = correction.body()["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 3);
     assert_eq!(messages[1]["role"], "assistant");
     assert!(messages[1].to_string().contains("#password"));
@@ -422,7 +426,7 @@ fn structured_abort_ends_the_run_with_its_message_and_exit_1() {
     // has optional fields), and the page as text only.
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
-    let format = &requests[0].body["response_format"];
+    let format = &requests[0].body()["response_format"];
     assert_eq!(format["type"], "json_schema");
     assert_eq!(format["json_schema"]["strict"], false);
     assert_eq!(
@@ -430,7 +434,7 @@ fn structured_abort_ends_the_run_with_its_message_and_exit_1() {
         json!(["PROCEED", "RETRY", "ABORT"])
     );
     assert!(requests[0].images().is_empty());
-    assert!(requests[0].body.to_string().contains("#sign-in"));
+    assert!(requests[0].body().to_string().contains("#sign-in"));
 }
 
 #[test]

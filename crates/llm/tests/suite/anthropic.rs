@@ -89,13 +89,13 @@ async fn request_carries_screenshots_as_image_blocks_and_never_visual_representa
         sent.header("anthropic-beta"),
         Some("computer-use-2025-01-24")
     );
-    assert_eq!(sent.body["model"], "claude-test");
-    assert_eq!(sent.body["system"], "You operate a web page.");
+    assert_eq!(sent.body()["model"], "claude-test");
+    assert_eq!(sent.body()["system"], "You operate a web page.");
     assert_eq!(
-        sent.body["tools"],
+        sent.body()["tools"],
         json!([{"type": "computer_20250124", "name": "computer", "display_width_px": 1280, "display_height_px": 800}])
     );
-    let image = &sent.body["messages"][2]["content"][0]["content"][0];
+    let image = &sent.body()["messages"][2]["content"][0]["content"][0];
     assert_eq!(image["type"], "image");
     assert_eq!(image["source"]["media_type"], "image/png");
     let decoded = base64::engine::general_purpose::STANDARD
@@ -103,10 +103,10 @@ async fn request_carries_screenshots_as_image_blocks_and_never_visual_representa
         .unwrap();
     assert_eq!(decoded, png);
     assert_eq!(
-        sent.body["messages"][1]["content"][0],
+        sent.body()["messages"][1]["content"][0],
         json!({"type": "tool_use", "id": "toolu_1", "name": "computer", "input": {"action": "left_click", "coordinate": [640, 400]}})
     );
-    assert!(!sent.body.to_string().contains("visual_representation"));
+    assert!(!sent.body().to_string().contains("visual_representation"));
     assert!(!sent.has_field("visual_representation"));
     assert_eq!(
         sent.images(),

@@ -85,7 +85,7 @@ async fn screenshots_go_as_data_urls_and_tool_calls_come_back_as_tool_use() {
         sent.header("authorization"),
         Some(format!("Bearer {TEST_KEY}").as_str())
     );
-    let messages = sent.body["messages"].as_array().unwrap();
+    let messages = sent.body()["messages"].as_array().unwrap();
     let roles: Vec<&str> = messages
         .iter()
         .map(|m| m["role"].as_str().unwrap())
@@ -100,8 +100,8 @@ async fn screenshots_go_as_data_urls_and_tool_calls_come_back_as_tool_use() {
         messages[4]["content"][1],
         json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{data}")}})
     );
-    assert_eq!(sent.body["tools"][0]["function"]["name"], "computer");
-    assert!(!sent.body.to_string().contains("visual_representation"));
+    assert_eq!(sent.body()["tools"][0]["function"]["name"], "computer");
+    assert!(!sent.body().to_string().contains("visual_representation"));
     assert!(!sent.has_field("visual_representation"));
     assert_eq!(sent.images(), vec![data]);
 }
@@ -118,7 +118,7 @@ async fn no_key_no_authorization_header_and_schema_goes_as_response_format() {
     let sent = &fake.requests()[0];
     assert_eq!(sent.header("authorization"), None);
     assert_eq!(
-        sent.body["response_format"],
+        sent.body()["response_format"],
         json!({"type": "json_schema", "json_schema": {"name": "response", "schema": schema, "strict": true}})
     );
 }

@@ -47,7 +47,8 @@ async fn ask_image_reads_a_fenced_answer_and_sends_the_image_and_schema() {
         json!({"title": "qemu-img", "has_login_form": false})
     );
 
-    let sent = &fake.requests()[0].body;
+    let requests = fake.requests();
+    let sent = requests[0].body();
     assert_eq!(sent["messages"][0]["content"][0]["type"], "image");
     assert_eq!(
         sent["messages"][0]["content"][1]["text"],
@@ -140,7 +141,7 @@ async fn locate_element_returns_point_box_and_confidence() {
     );
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
-    let sent = &requests[1].body;
+    let sent = requests[1].body();
     assert_eq!(
         sent["response_format"]["json_schema"]["schema"],
         qa::location_schema()

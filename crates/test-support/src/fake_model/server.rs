@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use axum::Router;
@@ -28,13 +29,36 @@ pub struct RecordedRequest {
     pub path: String,
     /// Headers, names lowercased (a repeated header keeps its last value).
     pub headers: BTreeMap<String, String>,
-    /// The body as JSON; a body that is not JSON is kept as a JSON string.
-    pub body: Value,
+    /// The body exactly as received.
+    pub raw: Bytes,
+    /// The body as JSON, parsed on first access (see [`RecordedRequest::body`]).
+    parsed: OnceLock<Value>,
     /// When the request arrived.
     pub at: Instant,
 }
 
 impl RecordedRequest {
+    /// A request as the fake records it: the body is kept as bytes and parsed only when a
+    /// test looks at it, so the fake answers without building a JSON tree of a
+    /// multi-megabyte history (time a real server spends is not the client's overhead).
+    pub fn new(path: String, headers: BTreeMap<String, String>, raw: Bytes, at: Instant) -> Self {
+        Self {
+            path,
+            headers,
+            raw,
+            parsed: OnceLock::new(),
+            at,
+        }
+    }
+
+    /// The body as JSON; a body that is not JSON is given as a JSON string.
+    pub fn body(&self) -> &Value {
+        self.parsed.get_or_init(|| {
+            serde_json::from_slice(&self.raw)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&self.raw).into_owned()))
+        })
+    }
+
     /// A header's value.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -46,14 +70,14 @@ impl RecordedRequest {
     /// (`source.data`) and OpenAI `image_url` data URLs (the part after `base64,`).
     pub fn images(&self) -> Vec<String> {
         let mut found = Vec::new();
-        collect_images(&self.body, &mut found);
+        collect_images(self.body(), &mut found);
         found
     }
 
     /// Whether any object anywhere in the body has a field called `name`
     /// (`visual_representation` must never reach a model).
     pub fn has_field(&self, name: &str) -> bool {
-        has_field(&self.body, name)
+        has_field(self.body(), name)
     }
 }
 
@@ -185,20 +209,17 @@ async fn handle<R: Render>(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    // Parsed straight from the received bytes (no copy of a multi-megabyte body first).
-    let body = serde_json::from_slice(&body)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
-    // What the reply needs of the request (its `model`), taken before the body is recorded
-    // so that the body is never cloned.
+    // The reply echoes the request's `model`: read by skipping everything else, without
+    // building a JSON tree of the body.
     let request_head = Value::Object(
-        body.get("model")
-            .map(|model| ("model".to_owned(), model.clone()))
+        model_of(&body)
+            .map(|model| ("model".to_owned(), model))
             .into_iter()
             .collect(),
     );
-    let recorded = RecordedRequest {
-        path: R::PATH.into(),
-        headers: headers
+    let recorded = RecordedRequest::new(
+        R::PATH.into(),
+        headers
             .iter()
             .map(|(name, value)| {
                 (
@@ -208,8 +229,8 @@ async fn handle<R: Render>(
             })
             .collect(),
         body,
-        at: Instant::now(),
-    };
+        Instant::now(),
+    );
     let (index, step) = {
         let mut requests = lock(&shared.requests);
         requests.push(recorded);
@@ -243,6 +264,16 @@ async fn handle<R: Render>(
     }
 }
 
+/// The top-level `model` of a JSON object body, the rest skipped unparsed; `None` when the
+/// body is not a JSON object or has no `model`.
+fn model_of(body: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        model: Option<Value>,
+    }
+    serde_json::from_slice::<Head>(body).ok()?.model
+}
+
 fn json_response(status: u16, retry_after: Option<&str>, body: String) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut headers = HeaderMap::new();
@@ -264,19 +295,35 @@ mod tests {
 
     #[test]
     fn finds_images_and_fields_at_any_depth() {
-        let request = RecordedRequest {
-            path: "/v1/messages".into(),
-            headers: BTreeMap::new(),
-            body: json!({"messages": [
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": {}, "visual_representation": "ff"}]},
-                {"role": "user", "content": [{"type": "tool_result", "content": [
-                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA="}}]}]},
-                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,BBB="}}]},
-            ]}),
-            at: Instant::now(),
-        };
+        let body = json!({"messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": {}, "visual_representation": "ff"}]},
+            {"role": "user", "content": [{"type": "tool_result", "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA="}}]}]},
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,BBB="}}]},
+        ]});
+        let request = RecordedRequest::new(
+            "/v1/messages".into(),
+            BTreeMap::new(),
+            Bytes::from(body.to_string()),
+            Instant::now(),
+        );
         assert_eq!(request.images(), vec!["AAA=".to_owned(), "BBB=".to_owned()]);
         assert!(request.has_field("visual_representation"));
         assert!(!request.has_field("cache_control"));
+    }
+
+    #[test]
+    fn reads_the_model_without_parsing_the_rest_and_keeps_non_json_bodies() {
+        let body = br#"{"messages": [{"content": "x"}], "model": "claude-test", "stream": false}"#;
+        assert_eq!(model_of(body), Some(json!("claude-test")));
+        assert_eq!(model_of(b"{\"messages\": []}"), None);
+        assert_eq!(model_of(b"not json"), None);
+        let request = RecordedRequest::new(
+            "/v1/messages".into(),
+            BTreeMap::new(),
+            Bytes::from_static(b"not json"),
+            Instant::now(),
+        );
+        assert_eq!(request.body(), &json!("not json"));
     }
 }
