@@ -8,7 +8,6 @@
 
 use serde_json::Map;
 use serde_json::Value;
-use serde_json::json;
 
 use crate::AnalysisOptions;
 use crate::AnalysisType;
@@ -46,12 +45,18 @@ fn element(options: AnalysisOptions) -> Value {
         ("type", string("Kind of element (button, input, link…).", 1)),
         (
             "attributes",
-            json!({ "type": "object", "description": "Visible attributes." }),
+            obj([
+                ("type", "object".into()),
+                ("description", "Visible attributes.".into()),
+            ]),
         ),
         ("text", string("Text shown on the element.", 0)),
         (
             "interactable",
-            json!({ "type": "boolean", "description": "Can it be clicked or typed into?" }),
+            obj([
+                ("type", "boolean".into()),
+                ("description", "Can it be clicked or typed into?".into()),
+            ]),
         ),
         (
             "selector",
@@ -249,7 +254,7 @@ fn accessibility(options: AnalysisOptions, element: Value) -> Value {
         &["type", "severity", "description", "recommendation"],
         mode,
     );
-    let boolean = |d: &str| json!({ "type": "boolean", "description": d });
+    let boolean = |d: &str| obj([("type", "boolean".into()), ("description", d.into())]);
     object(
         "Accessibility audit.",
         props([
@@ -296,7 +301,14 @@ pub fn analysis_schema(kind: AnalysisType, options: AnalysisOptions, version: &s
     properties.extend(props([
         (
             "analysisType",
-            json!({ "type": "string", "description": "Type of screenshot analysis performed.", "const": kind.as_str() }),
+            obj([
+                ("type", "string".into()),
+                (
+                    "description",
+                    "Type of screenshot analysis performed.".into(),
+                ),
+                ("const", kind.as_str().into()),
+            ]),
         ),
         ("summary", string("What the screenshot shows.", 1)),
     ]));

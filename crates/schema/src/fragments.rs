@@ -3,7 +3,6 @@
 
 use serde_json::Map;
 use serde_json::Value;
-use serde_json::json;
 
 use crate::ValidationMode;
 
@@ -29,10 +28,7 @@ pub(crate) fn object(
     }
     schema.insert("properties".into(), Value::Object(properties));
     if !required.is_empty() {
-        schema.insert(
-            "required".into(),
-            Value::Array(required.iter().map(|&name| name.into()).collect()),
-        );
+        schema.insert("required".into(), names(required));
     }
     schema.insert("additionalProperties".into(), (!mode.is_strict()).into());
     Value::Object(schema)
@@ -51,7 +47,11 @@ pub(crate) fn string(description: &str, min_length: u64) -> Value {
 
 /// A list of strings.
 pub(crate) fn string_list(description: &str) -> Value {
-    json!({ "type": "array", "description": description, "items": { "type": "string" } })
+    obj([
+        ("type", "array".into()),
+        ("description", description.into()),
+        ("items", obj([("type", "string".into())])),
+    ])
 }
 
 /// A number in `min..=max`.
@@ -68,7 +68,11 @@ pub(crate) fn number(description: &str, min: f64, max: Option<f64>) -> Value {
 
 /// A non-negative integer count.
 pub(crate) fn count(description: &str) -> Value {
-    json!({ "type": "integer", "description": description, "minimum": 0 })
+    obj([
+        ("type", "integer".into()),
+        ("description", description.into()),
+        ("minimum", 0.into()),
+    ])
 }
 
 /// A confidence in 0..=1.
@@ -78,47 +82,75 @@ pub(crate) fn confidence(description: &str) -> Value {
 
 /// A string from a closed list.
 pub(crate) fn one_of(description: &str, values: &[&str]) -> Value {
-    json!({ "type": "string", "description": description, "enum": values })
+    obj([
+        ("type", "string".into()),
+        ("description", description.into()),
+        ("enum", names(values)),
+    ])
 }
 
 /// The seed's bounding box: pixels from the top-left corner, never extra fields.
 pub(crate) fn bounding_box() -> Value {
     let px = |d: &str| number(d, 0.0, None);
-    json!({
-        "type": "object",
-        "description": "Box in screenshot pixels, from the top-left corner.",
-        "properties": {
-            "x": px("Left edge."),
-            "y": px("Top edge."),
-            "width": px("Width."),
-            "height": px("Height."),
-        },
-        "required": ["x", "y", "width", "height"],
-        "additionalProperties": false,
-    })
+    obj([
+        ("type", "object".into()),
+        (
+            "description",
+            "Box in screenshot pixels, from the top-left corner.".into(),
+        ),
+        (
+            "properties",
+            obj([
+                ("x", px("Left edge.")),
+                ("y", px("Top edge.")),
+                ("width", px("Width.")),
+                ("height", px("Height.")),
+            ]),
+        ),
+        ("required", names(&["x", "y", "width", "height"])),
+        ("additionalProperties", false.into()),
+    ])
 }
 
 /// The seed's metadata block: a few known fields, anything else allowed.
 pub(crate) fn metadata() -> Value {
-    json!({
-        "type": "object",
-        "description": "Facts about how the answer was produced; free-form beyond these fields.",
-        "properties": {
-            "processingTime": number("Seconds spent.", 0.0, None),
-            "imageSize": {
-                "type": "object",
-                "description": "Size of the analysed screenshot in pixels.",
-                "properties": {
-                    "width": { "type": "number", "minimum": 1 },
-                    "height": { "type": "number", "minimum": 1 },
-                },
-                "required": ["width", "height"],
-            },
-            "analysisVersion": string("Version of the analysis.", 0),
-            "timestamp": string("When the analysis ran (ISO 8601).", 0),
-        },
-        "additionalProperties": true,
-    })
+    let positive = || obj([("type", "number".into()), ("minimum", 1.into())]);
+    obj([
+        ("type", "object".into()),
+        (
+            "description",
+            "Facts about how the answer was produced; free-form beyond these fields.".into(),
+        ),
+        (
+            "properties",
+            obj([
+                ("processingTime", number("Seconds spent.", 0.0, None)),
+                (
+                    "imageSize",
+                    obj([
+                        ("type", "object".into()),
+                        (
+                            "description",
+                            "Size of the analysed screenshot in pixels.".into(),
+                        ),
+                        (
+                            "properties",
+                            obj([("width", positive()), ("height", positive())]),
+                        ),
+                        ("required", names(&["width", "height"])),
+                    ]),
+                ),
+                ("analysisVersion", string("Version of the analysis.", 0)),
+                ("timestamp", string("When the analysis ran (ISO 8601).", 0)),
+            ]),
+        ),
+        ("additionalProperties", true.into()),
+    ])
+}
+
+/// A `required` (or any) list of names.
+pub(crate) fn names(names: &[&str]) -> Value {
+    Value::Array(names.iter().map(|&name| name.into()).collect())
 }
 
 /// Builds a property map from `(name, schema)` pairs.

@@ -119,6 +119,7 @@ impl CompactJson {
     }
 
     /// The string of a `STRING` or `ESCAPED` token.
+    #[inline]
     pub(crate) fn str_at(&self, token: Token) -> &str {
         let source = if token.kind == kind::STRING {
             &*self.text

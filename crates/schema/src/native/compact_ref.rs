@@ -1,6 +1,8 @@
 //! [`CompactRef`]: a value inside a [`CompactJson`], and what the validator's walk needs
 //! of it ([`Instance`]).
 
+use std::cell::RefCell;
+
 use serde_json::Number;
 use serde_json::Value;
 
@@ -95,7 +97,7 @@ impl<'a> Iterator for CompactItems<'a> {
 }
 
 /// The entries of a compact object.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct CompactEntries<'a> {
     doc: &'a CompactJson,
     next: u32,
@@ -126,9 +128,36 @@ impl<'a> Iterator for CompactEntries<'a> {
     }
 }
 
+/// The values of a compact object (its entries without the names).
+#[derive(Debug)]
+pub(crate) struct CompactValues<'a> {
+    doc: &'a CompactJson,
+    next: u32,
+    left: u32,
+}
+
+impl<'a> Iterator for CompactValues<'a> {
+    type Item = CompactRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let value = CompactRef {
+            doc: self.doc,
+            at: self.next + 1,
+        };
+        self.next = value.end();
+        Some(value)
+    }
+}
+
 impl<'a> Instance<'a> for CompactRef<'a> {
     type Items = CompactItems<'a>;
     type Entries = CompactEntries<'a>;
+    type Values = CompactValues<'a>;
 
     #[inline]
     fn bits(self) -> u8 {
@@ -187,6 +216,16 @@ impl<'a> Instance<'a> for CompactRef<'a> {
         })
     }
 
+    #[inline]
+    fn values(self) -> Option<Self::Values> {
+        let token = self.token();
+        (token.kind == kind::OBJECT).then_some(CompactValues {
+            doc: self.doc,
+            next: self.at + 1,
+            left: token.len,
+        })
+    }
+
     fn equals(self, expected: &Value) -> bool {
         match (self.token().kind, expected) {
             (kind::STRING | kind::ESCAPED, Value::String(s)) => self.as_str() == Some(s.as_str()),
@@ -198,7 +237,30 @@ impl<'a> Instance<'a> for CompactRef<'a> {
         }
     }
 
+    /// The `format` validator takes a `serde_json::Value`: a string is copied into this
+    /// thread's reusable one, so checking a format allocates only when a string is longer
+    /// than any this thread has checked before.
     fn format_ok(self, validator: &jsonschema::Validator) -> bool {
-        validator.is_valid(&self.to_value())
+        let Some(text) = self.as_str() else {
+            return validator.is_valid(&self.to_value());
+        };
+        FORMAT_SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut value) => {
+                if let Value::String(buffer) = &mut *value {
+                    buffer.clear();
+                    buffer.push_str(text);
+                } else {
+                    *value = Value::String(text.to_owned());
+                }
+                validator.is_valid(&value)
+            }
+            // Re-entered (a format validator validating a compact document): copy instead.
+            Err(_) => validator.is_valid(&Value::String(text.to_owned())),
+        })
     }
+}
+
+thread_local! {
+    /// The reusable string [`CompactRef::format_ok`] hands to `format` validators.
+    static FORMAT_SCRATCH: RefCell<Value> = const { RefCell::new(Value::Null) };
 }

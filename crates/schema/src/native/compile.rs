@@ -8,9 +8,12 @@ use super::Branches;
 use super::Check;
 use super::Discriminator;
 use super::IfThenElse;
+use super::Key;
 use super::Node;
 use super::ObjectCheck;
-use super::head;
+use super::PatternCheck;
+use super::StringOptions;
+use super::pattern::SimplePattern;
 use super::types;
 use super::walk::equal;
 
@@ -133,7 +136,7 @@ fn priority(check: &Check) -> u8 {
     match check {
         Check::Type(..) => 1,
         Check::Const(_) => 5,
-        Check::Enum(_) => 6,
+        Check::Enum(..) => 6,
         Check::Minimum(_) => 10,
         Check::Maximum(_) => 11,
         Check::ExclusiveMinimum(_) => 12,
@@ -162,6 +165,7 @@ impl Compiler<'_> {
                 return Ok(Node {
                     at: at.into(),
                     checks: Vec::new(),
+                    only_type: None,
                 });
             }
             Value::Object(map) => map,
@@ -181,7 +185,7 @@ impl Compiler<'_> {
                     None => return unsupported(&at, format_args!("type {value}")),
                 },
                 "const" => Check::Const(value.clone()),
-                "enum" if value.is_array() => Check::Enum(value.clone()),
+                "enum" if value.is_array() => Check::Enum(value.clone(), strings(value)),
                 "minimum" => Check::Minimum(bound(&at, keyword, value)?),
                 "maximum" => Check::Maximum(bound(&at, keyword, value)?),
                 "exclusiveMinimum" => Check::ExclusiveMinimum(bound(&at, keyword, value)?),
@@ -253,9 +257,14 @@ impl Compiler<'_> {
             }
         }
         checks.sort_by_key(priority);
+        let only_type = match checks.as_slice() {
+            [Check::Type(bits, _)] => Some(*bits),
+            _ => None,
+        };
         Ok(Node {
             at: at.into(),
             checks,
+            only_type,
         })
     }
 
@@ -283,7 +292,11 @@ impl Compiler<'_> {
             return unsupported(at, format_args!("pattern {value}"));
         };
         match regex::Regex::new(source) {
-            Ok(regex) => Ok(Check::Pattern(regex, source.into())),
+            Ok(regex) => Ok(Check::Pattern(Box::new(PatternCheck {
+                regex,
+                simple: SimplePattern::parse(source),
+                source: source.into(),
+            }))),
             Err(_) => unsupported(at, format_args!("pattern {value}")),
         }
     }
@@ -342,9 +355,9 @@ impl Compiler<'_> {
             [only] if deny_additional => Some(only.clone()),
             _ => None,
         };
-        let keys: Vec<(usize, u64)> = props
+        let keys: Vec<Key> = props
             .iter()
-            .map(|(name, _): &(Box<str>, Node)| (name.len(), head(name)))
+            .map(|(name, _): &(Box<str>, Node)| Key::of(name))
             .collect();
         Ok(ObjectCheck {
             props,
@@ -355,6 +368,15 @@ impl Compiler<'_> {
             required_last,
         })
     }
+}
+
+/// The options of an `enum` when every one is a string.
+fn strings(options: &Value) -> Option<StringOptions> {
+    options
+        .as_array()?
+        .iter()
+        .map(|option| option.as_str().map(|s| (Key::of(s), Box::from(s))))
+        .collect()
 }
 
 fn format(at: &str, value: &Value) -> Result<Check, Unsupported> {
@@ -406,6 +428,7 @@ fn branches(nodes: Vec<Node>) -> Branches {
                     .all(|(i, a)| values[..i].iter().all(|b| !equal(a, b)));
                 distinct.then(|| Discriminator {
                     key: key.clone(),
+                    key_words: Key::of(key),
                     values,
                 })
             })

@@ -2,9 +2,11 @@
 //! shared ajv vectors' schema) use, several times faster than a general engine.
 //!
 //! [`compile`](compile::compile) turns a schema document into a tree of typed [`Node`]s:
-//! keywords parsed once, regexes compiled once, `$ref`s resolved in place, property names
-//! matched by a short scan instead of hashing, `required` folded into the same pass over
-//! the object. [`walk::is_valid`] answers the yes/no question without allocating;
+//! keywords parsed once, regexes compiled once (simple anchored ones to a small DFA,
+//! [`pattern`]), `$ref`s resolved in place, property names matched by a short scan of
+//! integer [`Key`]s instead of hashing, `required` and `additionalProperties` checked on
+//! the names before any value is walked. [`walk::is_valid`] answers the yes/no question
+//! without allocating;
 //! [`report::collect`] runs only on the failure path and yields the same raw errors, in the
 //! same order, as the `jsonschema` crate, so both engines share one translation into
 //! field-level errors.
@@ -16,6 +18,7 @@
 pub(crate) mod compact;
 pub(crate) mod compact_ref;
 pub(crate) mod compile;
+pub(crate) mod pattern;
 pub(crate) mod report;
 pub(crate) mod walk;
 
@@ -28,6 +31,9 @@ pub(crate) struct Node {
     pub(crate) at: Box<str>,
     /// The keyword checks, in `jsonschema`'s priority order.
     pub(crate) checks: Vec<Check>,
+    /// The type bits when `checks` is a lone `type` (the most common leaf): the walk tests
+    /// them inline instead of dispatching on the check.
+    pub(crate) only_type: Option<u8>,
 }
 
 /// Bits of a JSON type set (`integer` is a subset of `number`).
@@ -59,16 +65,51 @@ pub(crate) struct Bound {
     pub(crate) int: Option<i128>,
 }
 
-/// The first (up to) eight bytes of a property name, packed: a cheap first comparison.
-pub(crate) fn head(name: &str) -> u64 {
-    let bytes = name.as_bytes();
-    if let Some(first) = bytes.first_chunk::<8>() {
-        return u64::from_le_bytes(*first);
+/// A property name as two machine words plus its length: equal keys of up to 16 bytes
+/// compare by three integer comparisons, with no `memcmp` call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Key {
+    /// Length in bytes.
+    pub(crate) len: usize,
+    /// The first bytes (overlapping reads of the first and last four, two or one bytes
+    /// for names under eight bytes, so the pair is exact for its length).
+    pub(crate) head: u64,
+    /// The last eight bytes, for names of eight bytes or more.
+    pub(crate) tail: u64,
+}
+
+impl Key {
+    /// The key of `name`.
+    #[inline]
+    pub(crate) fn of(name: &str) -> Key {
+        let bytes = name.as_bytes();
+        let len = bytes.len();
+        let (head, tail) = if let (Some(first), Some(last)) =
+            (bytes.first_chunk::<8>(), bytes.last_chunk::<8>())
+        {
+            (u64::from_le_bytes(*first), u64::from_le_bytes(*last))
+        } else if let (Some(first), Some(last)) =
+            (bytes.first_chunk::<4>(), bytes.last_chunk::<4>())
+        {
+            let (first, last) = (u32::from_le_bytes(*first), u32::from_le_bytes(*last));
+            (u64::from(first) | u64::from(last) << 32, 0)
+        } else if let (Some(first), Some(last)) =
+            (bytes.first_chunk::<2>(), bytes.last_chunk::<2>())
+        {
+            let (first, last) = (u16::from_le_bytes(*first), u16::from_le_bytes(*last));
+            (u64::from(first) | u64::from(last) << 16, 0)
+        } else {
+            (bytes.first().map_or(0, |&b| u64::from(b)), 0)
+        };
+        Key { len, head, tail }
     }
-    bytes
-        .iter()
-        .rev()
-        .fold(0u64, |packed, &b| packed << 8 | u64::from(b))
+
+    /// Whether `name` (whose key is `self`) equals the declared name `declared` with key
+    /// `other`: the words decide up to 16 bytes, longer names compare their bytes too.
+    #[inline]
+    pub(crate) fn matches(self, other: Key, name: &str, declared: &str) -> bool {
+        self == other && (self.len <= 16 || name == declared)
+    }
 }
 
 /// `properties` with `additionalProperties` and the `required` names they declare.
@@ -76,8 +117,8 @@ pub(crate) fn head(name: &str) -> u64 {
 pub(crate) struct ObjectCheck {
     /// Declared properties in schema order.
     pub(crate) props: Vec<(Box<str>, Node)>,
-    /// `(length, head)` of each declared name, for matching without a `memcmp` call.
-    pub(crate) keys: Vec<(usize, u64)>,
+    /// The [`Key`] of each declared name, for matching without a `memcmp` call.
+    pub(crate) keys: Vec<Key>,
     /// `additionalProperties: false`.
     pub(crate) deny_additional: bool,
     /// Bits of `props` indices that `required` names (first 64 properties only).
@@ -96,8 +137,9 @@ pub(crate) enum Check {
     Type(u8, Box<str>),
     /// `const`.
     Const(Value),
-    /// `enum`: the values (the array as written).
-    Enum(Value),
+    /// `enum`: the values (the array as written), and the same values as strings with
+    /// their [`Key`]s when every one is a string (compared without a `memcmp` call).
+    Enum(Value, Option<StringOptions>),
     /// `minimum`.
     Minimum(Bound),
     /// `maximum`.
@@ -122,7 +164,7 @@ pub(crate) enum Check {
         fused: bool,
     },
     /// `pattern`: compiled, and its source.
-    Pattern(regex::Regex, Box<str>),
+    Pattern(Box<PatternCheck>),
     /// `format`: its name and a one-keyword `jsonschema` validator, so the format's meaning
     /// is exactly the reference engine's.
     Format(Box<str>, Box<jsonschema::Validator>),
@@ -142,6 +184,31 @@ pub(crate) enum Check {
     IfThenElse(Box<IfThenElse>),
 }
 
+/// The options of an all-string `enum`, each with its [`Key`].
+pub(crate) type StringOptions = Box<[(Key, Box<str>)]>;
+
+/// A compiled `pattern`.
+#[derive(Debug)]
+pub(crate) struct PatternCheck {
+    /// The `regex` crate's compiled form (what decides, unless `simple` does).
+    pub(crate) regex: regex::Regex,
+    /// The same pattern without the regex engine, when it is simple enough.
+    pub(crate) simple: Option<pattern::SimplePattern>,
+    /// The pattern as written, for messages.
+    pub(crate) source: Box<str>,
+}
+
+impl PatternCheck {
+    /// Whether `text` matches.
+    #[inline]
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        match &self.simple {
+            Some(simple) => simple.is_match(text),
+            None => self.regex.is_match(text),
+        }
+    }
+}
+
 /// The branches of `anyOf`/`oneOf`.
 #[derive(Debug)]
 pub(crate) struct Branches {
@@ -157,6 +224,8 @@ pub(crate) struct Branches {
 pub(crate) struct Discriminator {
     /// The property name.
     pub(crate) key: Box<str>,
+    /// Its [`Key`].
+    pub(crate) key_words: Key,
     /// The `const` of branch `i`.
     pub(crate) values: Vec<Value>,
 }

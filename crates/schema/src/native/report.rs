@@ -165,7 +165,7 @@ impl<'a> Reporter<'a, '_> {
         let (keyword, kind) = match check {
             Check::Type(_, name) => ("type", RawKind::Type(Cow::Borrowed(name))),
             Check::Const(expected) => ("const", RawKind::Const(expected)),
-            Check::Enum(options) => ("enum", RawKind::Enum(options)),
+            Check::Enum(options, _) => ("enum", RawKind::Enum(options)),
             Check::Minimum(b) => ("minimum", RawKind::Minimum(&b.value)),
             Check::Maximum(b) => ("maximum", RawKind::Maximum(&b.value)),
             Check::ExclusiveMinimum(b) => ("exclusiveMinimum", RawKind::ExclusiveMinimum(&b.value)),
@@ -174,7 +174,7 @@ impl<'a> Reporter<'a, '_> {
             Check::MaxLength(limit) => ("maxLength", RawKind::MaxLength(*limit)),
             Check::MinItems(limit) => ("minItems", RawKind::MinItems(*limit)),
             Check::MaxItems(limit) => ("maxItems", RawKind::MaxItems(*limit)),
-            Check::Pattern(_, source) => ("pattern", RawKind::Pattern(source)),
+            Check::Pattern(pattern) => ("pattern", RawKind::Pattern(&pattern.source)),
             Check::Format(name, _) => ("format", RawKind::Format(name)),
             Check::Not(_, negated) => ("not", RawKind::Not(negated)),
             Check::AnyOf(branches) => ("anyOf", RawKind::NoBranch(self.context(branches, value))),

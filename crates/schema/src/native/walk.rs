@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::Bound;
 use super::Branches;
 use super::Check;
+use super::Key;
 use super::Node;
 use super::ObjectCheck;
-use super::head;
 use super::types;
 
 /// The type bits `value` has (`3.0` is an integer, as draft-07 says).
@@ -83,21 +83,23 @@ pub(crate) fn at_most_chars(s: &str, limit: u64) -> bool {
 /// The index of the declared property `name`.
 #[inline]
 pub(crate) fn find(object: &ObjectCheck, name: &str) -> Option<usize> {
-    let len = name.len();
-    let key = head(name);
+    let key = Key::of(name);
     object
         .keys
         .iter()
         .zip(&object.props)
-        .position(|(&(l, h), (p, _))| l == len && h == key && (len <= 8 || **p == *name))
+        .position(|(&declared, (p, _))| key.matches(declared, name, p))
 }
 
-/// What the walk needs of an instance: a `serde_json::Value` or a [`CompactJson`] node.
+/// What the walk needs of an instance: a `serde_json::Value` or a
+/// [`CompactJson`](super::compact::CompactJson) node.
 pub(crate) trait Instance<'a>: Copy {
     /// Array items.
     type Items: Iterator<Item = Self>;
     /// Object entries.
-    type Entries: Iterator<Item = (&'a str, Self)>;
+    type Entries: Iterator<Item = (&'a str, Self)> + Clone;
+    /// Object values, in entry order.
+    type Values: Iterator<Item = Self>;
     /// The type bits.
     fn bits(self) -> u8;
     /// The string, for a string.
@@ -108,6 +110,8 @@ pub(crate) trait Instance<'a>: Copy {
     fn items(self) -> Option<(usize, Self::Items)>;
     /// The entries, for an object.
     fn entries(self) -> Option<Self::Entries>;
+    /// The values, for an object: its entries without decoding the names.
+    fn values(self) -> Option<Self::Values>;
     /// JSON equality with `expected` (numbers by value).
     fn equals(self, expected: &Value) -> bool;
     /// Whether a string passes a `format` validator.
@@ -120,6 +124,7 @@ impl<'a> Instance<'a> for &'a Value {
         serde_json::map::Iter<'a>,
         fn((&'a String, &'a Value)) -> (&'a str, &'a Value),
     >;
+    type Values = serde_json::map::Values<'a>;
 
     #[inline]
     fn bits(self) -> u8 {
@@ -151,6 +156,11 @@ impl<'a> Instance<'a> for &'a Value {
     }
 
     #[inline]
+    fn values(self) -> Option<Self::Values> {
+        self.as_object().map(serde_json::Map::values)
+    }
+
+    #[inline]
     fn equals(self, expected: &Value) -> bool {
         equal(expected, self)
     }
@@ -164,7 +174,8 @@ impl<'a> Instance<'a> for &'a Value {
 fn branches_valid<'a, I: Instance<'a>>(branches: &Branches, value: I, one: bool) -> bool {
     if let (Some(d), Some(mut entries)) = (&branches.discriminator, value.entries()) {
         // Every branch requires `d.key` to equal its own constant: at most one can match.
-        let Some((_, found)) = entries.find(|(k, _)| **k == *d.key) else {
+        let Some((_, found)) = entries.find(|(k, _)| Key::of(k).matches(d.key_words, k, &d.key))
+        else {
             return false;
         };
         return d
@@ -182,7 +193,11 @@ fn branches_valid<'a, I: Instance<'a>>(branches: &Branches, value: I, one: bool)
 }
 
 /// Whether `value` satisfies `node`.
+#[inline]
 pub(crate) fn is_valid<'a, I: Instance<'a>>(node: &Node, value: I) -> bool {
+    if let Some(bits) = node.only_type {
+        return value.bits() & bits != 0;
+    }
     node.checks.iter().all(|check| check_valid(check, value))
 }
 
@@ -195,7 +210,13 @@ pub(crate) fn check_valid<'a, I: Instance<'a>>(check: &Check, value: I) -> bool 
     match check {
         Check::Type(bits, _) => value.bits() & bits != 0,
         Check::Const(expected) => value.equals(expected),
-        Check::Enum(options) => options
+        Check::Enum(_, Some(strings)) => value.as_str().is_some_and(|s| {
+            let key = Key::of(s);
+            strings
+                .iter()
+                .any(|(words, option)| key.matches(*words, s, option))
+        }),
+        Check::Enum(options, None) => options
             .as_array()
             .is_some_and(|options| options.iter().any(|o| value.equals(o))),
         Check::Minimum(b) => number_ok(value, b, Ordering::is_ge),
@@ -215,9 +236,11 @@ pub(crate) fn check_valid<'a, I: Instance<'a>>(check: &Check, value: I) -> bool 
                         .is_some_and(|mut entries| entries.any(|(k, _)| k == &**n))
                 })
         }
-        Check::Pattern(regex, _) => value.as_str().is_none_or(|s| regex.is_match(s)),
+        Check::Pattern(pattern) => value.as_str().is_none_or(|s| pattern.is_match(s)),
         Check::Format(_, validator) => value.as_str().is_none() || value.format_ok(validator),
-        Check::Object(object) => value.entries().is_none_or(|e| object_valid(object, e)),
+        Check::Object(object) => value
+            .entries()
+            .is_none_or(|entries| object_valid(object, value, entries)),
         Check::Items(items) => value
             .items()
             .is_none_or(|(_, mut all)| all.all(|item| is_valid(items, item))),
@@ -236,17 +259,31 @@ pub(crate) fn check_valid<'a, I: Instance<'a>>(check: &Check, value: I) -> bool 
     }
 }
 
-fn object_valid<'a, I: Instance<'a>>(
-    object: &ObjectCheck,
-    entries: impl Iterator<Item = (&'a str, I)>,
-) -> bool {
+/// Entries whose property index the object pass remembers between its two loops (an object
+/// with more entries looks the rest up again).
+const REMEMBERED: usize = 32;
+
+/// Marks an entry that matches no declared property.
+const UNDECLARED: u16 = u16::MAX;
+
+/// `properties`, `additionalProperties` and `required` over one object, in two loops.
+///
+/// The first reads only the names: it matches each against the declared ones, rejects an
+/// undeclared name under `additionalProperties: false` and checks `required`, so that an
+/// instance with a structural defect fails before any value is looked at (as ajv's
+/// generated code does). The second loop validates the values of declared names with the
+/// matches of the first, walking the values alone (no names decoded again); an object of
+/// more than [`REMEMBERED`] entries matches its names again instead.
+fn object_valid<'a, I: Instance<'a>>(object: &ObjectCheck, value: I, entries: I::Entries) -> bool {
     let mut seen = 0u64;
-    let mut names_seen: Option<Vec<&str>> = None;
-    for (name, value) in entries {
+    let mut found = [UNDECLARED; REMEMBERED];
+    let mut count = 0;
+    for (k, (name, _)) in entries.clone().enumerate() {
+        count = k + 1;
         match find(object, name) {
             Some(i) => {
-                if !is_valid(&object.props[i].1, value) {
-                    return false;
+                if let Some(slot) = found.get_mut(k) {
+                    *slot = u16::try_from(i).unwrap_or(UNDECLARED);
                 }
                 if i < 64 {
                     seen |= 1 << i;
@@ -255,14 +292,37 @@ fn object_valid<'a, I: Instance<'a>>(
             None if object.deny_additional => return false,
             None => {}
         }
-        if !object.required_extra.is_empty() {
-            names_seen.get_or_insert_with(Vec::new).push(name);
+    }
+    if seen & object.required_mask != object.required_mask
+        || !object
+            .required_extra
+            .iter()
+            .all(|name| entries.clone().any(|(k, _)| k == &**name))
+    {
+        return false;
+    }
+    // Every match remembered: walk the values alone, without decoding the names again.
+    if count <= REMEMBERED
+        && object.props.len() < usize::from(UNDECLARED)
+        && let Some(values) = value.values()
+    {
+        return found.iter().zip(values).all(|(&i, item)| {
+            i == UNDECLARED
+                || object
+                    .props
+                    .get(usize::from(i))
+                    .is_some_and(|(_, node)| is_valid(node, item))
+        });
+    }
+    for (name, item) in entries {
+        if let Some(i) = find(object, name)
+            && !object
+                .props
+                .get(i)
+                .is_some_and(|(_, node)| is_valid(node, item))
+        {
+            return false;
         }
     }
-    seen & object.required_mask == object.required_mask
-        && object.required_extra.iter().all(|name| {
-            names_seen
-                .as_ref()
-                .is_some_and(|seen| seen.contains(&&**name))
-        })
+    true
 }
