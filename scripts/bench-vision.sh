@@ -2,7 +2,8 @@
 # Benchmarks retrace-vision against its peers on the same shared images, in one run, and
 # prints the ratios the vision issue asks for, each with PASS or MISS:
 #   region hash (100 px, crop included)    vs Python imagehash   (want >= 10x faster)
-#   decode + pHash of a 1280x800 PNG       vs Python imagehash   (want <= 1/5 of the time)
+#   decode + pHash of a 1280x800 PNG       vs Python imagehash   (want <= 1/5 of the time;
+#                                          ours is `png_hash`, which decodes and hashes at once)
 #   diff of a pre-decoded 1920x1080 pair   vs npm pixelmatch     (want <= 1/3 of the time)
 #   `retrace diff` end to end (+ diff PNG) vs the odiff CLI      (want faster)
 #   search_near, radius 150, 1280x800                             (want < 30 ms)

@@ -11,13 +11,18 @@ use retrace_test_support::vectors_dir;
 use retrace_vision::DiffOptions;
 use retrace_vision::Image;
 use retrace_vision::Method;
+use retrace_vision::Region;
 use retrace_vision::action_region;
 use retrace_vision::decode_png;
 use retrace_vision::diff_rgba;
 use retrace_vision::encode_png_rgba;
+use retrace_vision::gray_hash;
+use retrace_vision::gray_region;
 use retrace_vision::hash;
 use retrace_vision::is_stable;
+use retrace_vision::png_hash;
 use retrace_vision::region_hash;
+use retrace_vision::resize_lanczos;
 use retrace_vision::search_near;
 
 const SMALL: &str = "images/screens/rust_std_index_1280x800.png";
@@ -47,6 +52,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| decode_png(black_box(&small_bytes)))
     });
     c.bench_function("decode_phash_1280x800", |b| {
+        b.iter(|| png_hash(black_box(&small_bytes), Method::Phash, 8))
+    });
+    c.bench_function("decode_png_then_phash_1280x800", |b| {
         b.iter(|| {
             let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
             hash(&img, Method::Phash, 8).map_err(|e| e.to_string())
@@ -60,6 +68,25 @@ fn benches(c: &mut Criterion) {
             })
         });
     }
+    let region = action_region((640, 400), 100, w, h);
+    c.bench_function("gray_region_100px", |b| {
+        b.iter(|| gray_region(black_box(&small), region))
+    });
+    let gray = gray_region(&small, region).unwrap_or_else(|e| panic!("{e}"));
+    c.bench_function("resize_100px_to_32", |b| {
+        b.iter(|| resize_lanczos(black_box(&gray), 32, 32))
+    });
+    let thumb = resize_lanczos(&gray, 32, 32);
+    c.bench_function("gray_hash_32px_phash", |b| {
+        b.iter(|| gray_hash(black_box(&thumb), Method::Phash, 8))
+    });
+    let full = gray_region(&small, Region::full(w, h)).unwrap_or_else(|e| panic!("{e}"));
+    c.bench_function("gray_full_1280x800", |b| {
+        b.iter(|| gray_region(black_box(&small), Region::full(w, h)))
+    });
+    c.bench_function("resize_1280x800_to_32", |b| {
+        b.iter(|| resize_lanczos(black_box(&full), 32, 32))
+    });
     let recorded = region_hash(
         &small,
         action_region((640, 400), 100, w, h),

@@ -1,6 +1,7 @@
 //! Grayscale (Pillow mode `L`) images and the conversion from every layout, exactly as Pillow's
 //! `convert("L")` computes it. Only the requested region is converted.
 
+use crate::cpu::avx2_dispatch;
 use crate::error::VisionError;
 use crate::image::Image;
 use crate::image::PixelLayout;
@@ -36,12 +37,34 @@ pub fn gray_region(image: &Image, region: Region) -> Result<GrayImage, VisionErr
     let channels = image.layout().channels();
     let stride = image.width() as usize * channels;
     let (w, h) = (region.width() as usize, region.height() as usize);
+    let start = region.top as usize * stride + region.left as usize * channels;
     let mut data = vec![0u8; w * h];
-    for (row_index, out) in data.chunks_exact_mut(w.max(1)).enumerate() {
-        let y = region.top as usize + row_index;
-        let start = y * stride + region.left as usize * channels;
-        let row = &image.data()[start..start + w * channels];
-        match image.layout() {
+    convert_rows(image.layout(), &image.data()[start..], stride, w, &mut data);
+    Ok(GrayImage {
+        width: region.width(),
+        height: region.height(),
+        data,
+    })
+}
+
+avx2_dispatch! {
+    /// Converts `out.len() / w` rows of `w` pixels of `layout`, rows `stride` bytes apart in
+    /// `src`, to grayscale into `out`.
+    pub(crate) fn convert_rows(
+        layout: PixelLayout,
+        src: &[u8],
+        stride: usize,
+        w: usize,
+        out: &mut [u8],
+    ) => convert_rows_body
+}
+
+#[inline(always)]
+fn convert_rows_body(layout: PixelLayout, src: &[u8], stride: usize, w: usize, out: &mut [u8]) {
+    let channels = layout.channels();
+    for (y, out) in out.chunks_exact_mut(w.max(1)).enumerate() {
+        let row = &src[y * stride..][..w * channels];
+        match layout {
             PixelLayout::Gray => out.copy_from_slice(row),
             PixelLayout::GrayAlpha => {
                 for (o, p) in out.iter_mut().zip(row.chunks_exact(2)) {
@@ -60,9 +83,36 @@ pub fn gray_region(image: &Image, region: Region) -> Result<GrayImage, VisionErr
             }
         }
     }
-    Ok(GrayImage {
-        width: region.width(),
-        height: region.height(),
-        data,
-    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatched_conversion_matches_the_portable_one() {
+        let src: Vec<u8> = (0..37u32 * 23 * 4)
+            .map(|i| ((i * 7919) >> 3) as u8)
+            .collect();
+        for layout in [
+            PixelLayout::Gray,
+            PixelLayout::GrayAlpha,
+            PixelLayout::Rgb,
+            PixelLayout::Rgba,
+        ] {
+            let stride = 37 * layout.channels();
+            let w = 33;
+            let mut fast = vec![0u8; w * 20];
+            let mut portable = vec![0u8; w * 20];
+            convert_rows(layout, &src[5 * layout.channels()..], stride, w, &mut fast);
+            convert_rows_body(
+                layout,
+                &src[5 * layout.channels()..],
+                stride,
+                w,
+                &mut portable,
+            );
+            assert_eq!(fast, portable, "{layout:?}");
+        }
+    }
 }

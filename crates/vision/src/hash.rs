@@ -7,6 +7,7 @@ use std::str::FromStr;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::cpu::avx2_dispatch;
 use crate::dct::DctPlan;
 use crate::dct::LANES;
 use crate::error::VisionError;
@@ -224,7 +225,13 @@ fn dhash(small: &GrayImage, size: u32) -> ImageHash {
     ImageHash { bits }
 }
 
-fn phash(small: &GrayImage, size: u32) -> ImageHash {
+avx2_dispatch! {
+    /// pHash of a `4 * size` square thumbnail.
+    fn phash(small: &GrayImage, size: u32) -> ImageHash => phash_body
+}
+
+#[inline(always)]
+fn phash_body(small: &GrayImage, size: u32) -> ImageHash {
     let n = small.width as usize;
     let keep = size as usize;
     let plan = DctPlan::cached(n, keep);
@@ -270,15 +277,24 @@ fn phash(small: &GrayImage, size: u32) -> ImageHash {
 }
 
 /// numpy's median: the middle value, or the mean of the two middle values.
+/// Selects the middle values in the order sorting would put them, without sorting.
 fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
+    if values.is_empty() {
+        return f64::NAN;
     }
+    let (len, mid) = (values.len(), values.len() / 2);
+    let mut values = values.to_vec();
+    let (below, &mut upper, _) = values.select_nth_unstable_by(mid, f64::total_cmp);
+    if len % 2 == 1 {
+        return upper;
+    }
+    // The largest value below the middle is the one sorting would put just before it.
+    let lower = below
+        .iter()
+        .copied()
+        .max_by(f64::total_cmp)
+        .unwrap_or(upper);
+    (lower + upper) / 2.0
 }
 
 #[cfg(test)]

@@ -37,3 +37,47 @@ fn method_names_parse() {
     assert_eq!("ahash".parse::<Method>().unwrap(), Method::Ahash);
     assert!("whash".parse::<Method>().is_err());
 }
+
+#[test]
+fn median_is_the_sorted_middle() {
+    let sorted_median = |values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let mid = sorted.len() / 2;
+        if sorted.len() % 2 == 1 {
+            sorted[mid]
+        } else {
+            (sorted[mid - 1] + sorted[mid]) / 2.0
+        }
+    };
+    for len in 1..70usize {
+        let values: Vec<f64> = (0..len)
+            .map(|i| match (i * 37 + len) % 7 {
+                0 => 0.0,
+                1 => -0.0,
+                k => ((i * 7919 + len) % 23) as f64 * if k % 2 == 0 { 1.5 } else { -2.25 },
+            })
+            .collect();
+        assert_eq!(
+            median(&values).to_bits(),
+            sorted_median(&values).to_bits(),
+            "{values:?}"
+        );
+    }
+}
+
+#[test]
+fn dispatched_phash_matches_the_portable_one() {
+    for (size, seed) in [(8u32, 1u32), (8, 7), (5, 3), (16, 11)] {
+        let n = size * 4;
+        let data = (0..n * n)
+            .map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 11) as u8)
+            .collect();
+        let small = GrayImage {
+            width: n,
+            height: n,
+            data,
+        };
+        assert_eq!(phash(&small, size), phash_body(&small, size), "size {size}");
+    }
+}

@@ -2,7 +2,7 @@
 //! columns are the same shares the horizontal pass of each row, so only the vertical pass is
 //! redone per region.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::Coefficients;
 use super::LANES;
@@ -16,7 +16,7 @@ use crate::gray::GrayImage;
 /// blocks of [`LANES`] rows and kept: local search resamples regions at many heights of the
 /// same columns, and each row's horizontal pass is the same whichever region it belongs to.
 pub(crate) struct HorizontalRows {
-    coefficients: Rc<Coefficients>,
+    coefficients: Arc<Coefficients>,
     out_w: usize,
     /// `rows * out_w` resampled pixels; block `b` is valid when `done[b]`.
     temp: Vec<u8>,

@@ -141,24 +141,8 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image, VisionError> {
 /// Decodes a PNG from memory, refusing images with more than `max_pixels` pixels. The limit is
 /// checked against the header, before any pixel buffer is allocated.
 pub fn decode_png_with_limit(bytes: &[u8], max_pixels: u64) -> Result<Image, VisionError> {
-    let mut decoder =
-        png::Decoder::new_with_limits(Cursor::new(bytes), png::Limits { bytes: usize::MAX });
-    decoder.set_transformations(png::Transformations::EXPAND);
-    let header = decoder.read_header_info().map_err(decode_error)?;
-    let (width, height) = (header.width, header.height);
-    if width == 0 || height == 0 {
-        return Err(VisionError::Empty { width, height });
-    }
-    let pixels = u64::from(width) * u64::from(height);
-    if pixels > max_pixels {
-        return Err(VisionError::TooLarge {
-            width,
-            height,
-            pixels,
-            limit: max_pixels,
-        });
-    }
-    let mut reader = decoder.read_info().map_err(decode_error)?;
+    let mut reader = open_png(bytes, max_pixels)?;
+    let (width, height) = (reader.info().width, reader.info().height);
     let size = reader
         .output_buffer_size()
         .ok_or_else(|| VisionError::Decode(format!("{width}x{height} does not fit in memory")))?;
@@ -169,16 +153,23 @@ pub fn decode_png_with_limit(bytes: &[u8], max_pixels: u64) -> Result<Image, Vis
         buffer.truncate(frame.buffer_size());
         buffer
     } else {
-        // Row by row into an unzeroed buffer: no pass over 3 MB of zeros per screenshot.
-        let mut buffer = Vec::with_capacity(size);
-        while let Some(row) = reader.next_row().map_err(decode_error)? {
-            buffer.extend_from_slice(row.data());
+        // Row by row straight into the image (a large zeroed buffer comes from fresh pages,
+        // so zeroing it costs nothing).
+        let mut buffer = vec![0u8; size];
+        let row_bytes = size / height as usize;
+        for (y, row) in buffer.chunks_exact_mut(row_bytes.max(1)).enumerate() {
+            if reader.read_row(row).map_err(decode_error)?.is_none() {
+                return Err(VisionError::Decode(format!(
+                    "image data ends after {} of {size} bytes",
+                    y * row_bytes
+                )));
+            }
         }
-        if buffer.len() != size {
-            return Err(VisionError::Decode(format!(
-                "image data ends after {} of {size} bytes",
-                buffer.len()
-            )));
+        // Read to the end of the image data, so a damaged or truncated tail is an error.
+        if reader.read_row(&mut []).map_err(decode_error)?.is_some() {
+            return Err(VisionError::Decode(
+                "more rows than the header declares".to_owned(),
+            ));
         }
         buffer
     };
@@ -202,6 +193,32 @@ pub fn decode_png_with_limit(bytes: &[u8], max_pixels: u64) -> Result<Image, Vis
     Image::new(width, height, layout, data)
 }
 
+/// A PNG reader past the header, with palettes and low bit depths expanded, refusing empty
+/// images and images of more than `max_pixels` pixels before anything is allocated.
+pub(crate) fn open_png(
+    bytes: &[u8],
+    max_pixels: u64,
+) -> Result<png::Reader<Cursor<&[u8]>>, VisionError> {
+    let mut decoder =
+        png::Decoder::new_with_limits(Cursor::new(bytes), png::Limits { bytes: usize::MAX });
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let header = decoder.read_header_info().map_err(decode_error)?;
+    let (width, height) = (header.width, header.height);
+    if width == 0 || height == 0 {
+        return Err(VisionError::Empty { width, height });
+    }
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > max_pixels {
+        return Err(VisionError::TooLarge {
+            width,
+            height,
+            pixels,
+            limit: max_pixels,
+        });
+    }
+    decoder.read_info().map_err(decode_error)
+}
+
 /// Turns big-endian 16-bit samples into 8-bit ones as Pillow does: colour and alpha keep the
 /// high byte; a lone gray sample (Pillow's `I;16`) is clipped to 255.
 fn narrow_16_bit(buffer: &[u8], layout: PixelLayout) -> Vec<u8> {
@@ -214,7 +231,7 @@ fn narrow_16_bit(buffer: &[u8], layout: PixelLayout) -> Vec<u8> {
     }
 }
 
-fn decode_error(error: png::DecodingError) -> VisionError {
+pub(crate) fn decode_error(error: png::DecodingError) -> VisionError {
     VisionError::Decode(error.to_string())
 }
 

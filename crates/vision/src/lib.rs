@@ -9,6 +9,7 @@
 //! - Pillow-exact grayscale ([`gray_region`]) and LANCZOS resize ([`resize_lanczos`]);
 //! - [`hash`] / [`region_hash`]: aHash, pHash and dHash identical bit for bit to Python
 //!   `imagehash` 4.3, as [`ImageHash`] (prints as imagehash's hex), and [`hamming_distance`];
+//!   [`png_hash`] hashes a whole PNG while decoding it, without keeping its pixels;
 //! - [`action_point`] and [`action_region`]: where a tool input acts and the square hashed
 //!   around it, by askui's rules;
 //! - [`diff`]: a pixelmatch-compatible pixel diff with a diff image and the bounding boxes of
@@ -35,12 +36,14 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod areas;
+mod cpu;
 mod dct;
 mod diff;
 mod error;
 mod gray;
 mod hash;
 mod image;
+mod png_hash;
 mod region;
 mod resize;
 mod search;
@@ -67,6 +70,7 @@ pub use crate::image::PixelLayout;
 pub use crate::image::decode_png;
 pub use crate::image::decode_png_with_limit;
 pub use crate::image::encode_png_rgba;
+pub use crate::png_hash::png_hash;
 pub use crate::region::Region;
 pub use crate::region::action_point;
 pub use crate::region::action_region;

@@ -6,8 +6,9 @@
 
 use std::cell::RefCell;
 use std::f64::consts::PI;
-use std::rc::Rc;
+use std::sync::Arc;
 
+use crate::cpu::has_avx2;
 use crate::gray::GrayImage;
 
 const PRECISION_BITS: u32 = 22;
@@ -20,12 +21,17 @@ const LANCZOS_SUPPORT: f64 = 3.0;
 /// both halves as `f32`. When every partial sum of pixel times half-weight stays below 2^24
 /// (`exact_f32`), `f32` arithmetic on the halves is exact, so the passes can run on `f32`
 /// vectors (which every x86-64 multiplies natively) and recombine to exactly Pillow's 32-bit
-/// integer sums. Otherwise the plain `i32` loops run.
+/// integer sums. Otherwise, and always on CPUs with AVX2 (which multiplies 32-bit integer
+/// vectors), the plain `i32` loops run.
 #[derive(Debug)]
-struct Coefficients {
+pub(crate) struct Coefficients {
     ksize: usize,
     bounds: Vec<(usize, usize)>,
     weights: Vec<i32>,
+    /// `weights` again, each output's taps padded with zeros to `padded` (a multiple of 8),
+    /// so that the integer dot products run on whole vectors.
+    padded_weights: Vec<i32>,
+    padded: usize,
     high: Vec<f32>,
     low: Vec<f32>,
     exact_f32: bool,
@@ -117,10 +123,24 @@ fn precompute(in_size: usize, out_size: usize) -> Coefficients {
         bounds.push((xmin, count));
     }
     let (high, low, exact_f32) = split(&weights, ksize);
+    let padded = bounds
+        .iter()
+        .map(|b| b.1)
+        .max()
+        .unwrap_or(0)
+        .div_ceil(8)
+        .max(1)
+        * 8;
+    let mut padded_weights = vec![0i32; out_size * padded];
+    for (xx, &(_, count)) in bounds.iter().enumerate() {
+        padded_weights[xx * padded..][..count].copy_from_slice(&weights[xx * ksize..][..count]);
+    }
     Coefficients {
         ksize,
         bounds,
         weights,
+        padded_weights,
+        padded,
         high,
         low,
         exact_f32,
@@ -128,7 +148,7 @@ fn precompute(in_size: usize, out_size: usize) -> Coefficients {
 }
 
 /// Coefficient tables keyed by `(input size, output size)`.
-type CoefficientCache = Vec<((usize, usize), Rc<Coefficients>)>;
+type CoefficientCache = Vec<((usize, usize), Arc<Coefficients>)>;
 
 thread_local! {
     /// Recently used coefficient tables: replay hashes the same region size again and again.
@@ -137,7 +157,7 @@ thread_local! {
 
 const CACHE_SIZE: usize = 16;
 
-fn coefficients(in_size: usize, out_size: usize) -> Rc<Coefficients> {
+pub(crate) fn coefficients(in_size: usize, out_size: usize) -> Arc<Coefficients> {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
         if let Some(position) = cache
@@ -145,15 +165,15 @@ fn coefficients(in_size: usize, out_size: usize) -> Rc<Coefficients> {
             .position(|(key, _)| *key == (in_size, out_size))
         {
             let entry = cache.remove(position);
-            let found = Rc::clone(&entry.1);
+            let found = Arc::clone(&entry.1);
             cache.push(entry);
             return found;
         }
-        let made = Rc::new(precompute(in_size, out_size));
+        let made = Arc::new(precompute(in_size, out_size));
         if cache.len() >= CACHE_SIZE {
             cache.remove(0);
         }
-        cache.push(((in_size, out_size), Rc::clone(&made)));
+        cache.push(((in_size, out_size), Arc::clone(&made)));
         made
     })
 }
@@ -204,7 +224,7 @@ impl<'a> RowSource<'a> {
 /// A row equal to the row above resamples to the same pixels, and screenshots repeat many
 /// rows (blank margins, the inside of boxes), so only the first row of each run of equal
 /// rows is computed and the others are copied.
-fn horizontal_pass(
+pub(crate) fn horizontal_pass(
     src: RowSource<'_>,
     coefficients: &Coefficients,
     out_w: usize,
@@ -271,6 +291,26 @@ fn horizontal_into(
     rows: &[usize],
     temp: &mut [u8],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        fn with_avx2(
+            src: RowSource<'_>,
+            coefficients: &Coefficients,
+            out_w: usize,
+            rows: &[usize],
+            temp: &mut [u8],
+        ) {
+            horizontal_pass_i32(src, coefficients, out_w, rows, temp);
+        }
+        if has_avx2() {
+            #[allow(unsafe_code)]
+            // SAFETY: `with_avx2` only requires the AVX2 target feature, which the CPU was
+            // found to support on the line above. The body is safe Rust.
+            return unsafe { with_avx2(src, coefficients, out_w, rows, temp) };
+        }
+    }
+    // Without AVX2 there is no 32-bit vector multiply: use the split `f32` sums when exact.
     if coefficients.exact_f32 {
         horizontal_pass_f32(src, coefficients, out_w, rows, temp);
     } else {
@@ -281,7 +321,11 @@ fn horizontal_into(
 /// Multiply-adds above which the horizontal pass uses a second thread.
 const PARALLEL_WORK: usize = 1 << 21;
 
-/// Pillow's loop as written: one `i32` dot product per output pixel.
+/// Pillow's loop as written: one `i32` dot product per output pixel, over the zero-padded
+/// taps (the added terms are zero, and wrapping sums do not depend on order, so the sum is
+/// Pillow's). Short kernels get a fixed length, so the compiler unrolls them into whole
+/// vectors.
+#[inline(always)]
 fn horizontal_pass_i32(
     src: RowSource<'_>,
     coefficients: &Coefficients,
@@ -289,21 +333,70 @@ fn horizontal_pass_i32(
     rows: &[usize],
     temp: &mut [u8],
 ) {
+    match coefficients.padded {
+        8 => horizontal_pass_n::<8>(src, coefficients, out_w, rows, temp),
+        16 => horizontal_pass_n::<16>(src, coefficients, out_w, rows, temp),
+        24 => horizontal_pass_n::<24>(src, coefficients, out_w, rows, temp),
+        32 => horizontal_pass_n::<32>(src, coefficients, out_w, rows, temp),
+        _ => horizontal_pass_n::<0>(src, coefficients, out_w, rows, temp),
+    }
+}
+
+/// [`horizontal_pass_i32`] with `N` taps per output pixel (`0`: `coefficients.padded`).
+#[inline(always)]
+fn horizontal_pass_n<const N: usize>(
+    src: RowSource<'_>,
+    coefficients: &Coefficients,
+    out_w: usize,
+    rows: &[usize],
+    temp: &mut [u8],
+) {
+    let padded = coefficients.padded;
+    // The row, then zeros: a padded window never reads past the end.
+    let mut line = vec![0u8; src.width + padded];
     for (out_row, &y) in temp.chunks_exact_mut(out_w).zip(rows) {
-        let in_row = src.row(y);
-        for (xx, out) in out_row.iter_mut().enumerate() {
-            let (xmin, count) = coefficients.bounds[xx];
-            let k = &coefficients.weights[xx * coefficients.ksize..][..count];
-            let mut sum: i32 = 1 << (PRECISION_BITS - 1);
-            for (&p, &w) in in_row[xmin..xmin + count].iter().zip(k) {
-                sum = sum.wrapping_add(i32::from(p).wrapping_mul(w));
-            }
-            *out = clip8(sum);
+        line[..src.width].copy_from_slice(src.row(y));
+        for ((out, &(xmin, _)), k) in out_row
+            .iter_mut()
+            .zip(&coefficients.bounds)
+            .zip(coefficients.padded_weights.chunks_exact(padded))
+        {
+            let pixels = &line[xmin..][..padded];
+            let sum = if N == 0 {
+                dot(pixels, k)
+            } else {
+                match (<&[u8; N]>::try_from(pixels), <&[i32; N]>::try_from(k)) {
+                    (Ok(p), Ok(w)) => dot_n(p, w),
+                    _ => dot(pixels, k),
+                }
+            };
+            *out = clip8(sum.wrapping_add(1 << (PRECISION_BITS - 1)));
         }
     }
 }
 
+/// The wrapping sum of `pixels[i] * weights[i]`.
+#[inline(always)]
+fn dot(pixels: &[u8], weights: &[i32]) -> i32 {
+    pixels.iter().zip(weights).fold(0i32, |s, (&p, &w)| {
+        s.wrapping_add(i32::from(p).wrapping_mul(w))
+    })
+}
+
+/// [`dot`] of a fixed length, eight lanes at a time.
+#[inline(always)]
+fn dot_n<const N: usize>(pixels: &[u8; N], weights: &[i32; N]) -> i32 {
+    let mut acc = [0i32; 8];
+    for (p, w) in pixels.chunks_exact(8).zip(weights.chunks_exact(8)) {
+        for lane in 0..8 {
+            acc[lane] = acc[lane].wrapping_add(i32::from(p[lane]).wrapping_mul(w[lane]));
+        }
+    }
+    acc.iter().fold(0i32, |s, &a| s.wrapping_add(a))
+}
+
 /// The same sums on split weights in `f32`, eight rows at a time (one vector per tap).
+#[inline(always)]
 fn horizontal_pass_f32(
     src: RowSource<'_>,
     coefficients: &Coefficients,
@@ -345,7 +438,42 @@ fn horizontal_pass_f32(
 
 /// The vertical pass: output row `yy` from rows of `temp` (`temp_w` wide, starting at source
 /// row `row_offset`).
-fn vertical_pass(
+pub(crate) fn vertical_pass(
+    temp: &[u8],
+    temp_w: usize,
+    row_offset: usize,
+    coefficients: &Coefficients,
+    out_h: usize,
+) -> Vec<u8> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        fn with_avx2(
+            temp: &[u8],
+            temp_w: usize,
+            row_offset: usize,
+            coefficients: &Coefficients,
+            out_h: usize,
+        ) -> Vec<u8> {
+            vertical_pass_i32(temp, temp_w, row_offset, coefficients, out_h)
+        }
+        if has_avx2() {
+            #[allow(unsafe_code)]
+            // SAFETY: `with_avx2` only requires the AVX2 target feature, which the CPU was
+            // found to support on the line above. The body is safe Rust.
+            return unsafe { with_avx2(temp, temp_w, row_offset, coefficients, out_h) };
+        }
+    }
+    vertical_pass_body(temp, temp_w, row_offset, coefficients, out_h)
+}
+
+/// Columns the integer vertical pass sums side by side (in registers, across all taps).
+const COLUMNS: usize = 16;
+
+/// Pillow's vertical loop, [`COLUMNS`] output pixels at a time so that the sums stay in
+/// registers while the taps go by.
+#[inline(always)]
+fn vertical_pass_i32(
     temp: &[u8],
     temp_w: usize,
     row_offset: usize,
@@ -354,45 +482,68 @@ fn vertical_pass(
 ) -> Vec<u8> {
     let ksize = coefficients.ksize;
     let mut out = vec![0u8; temp_w * out_h];
-    if coefficients.exact_f32 {
-        // Each row feeds several output rows: convert it to `f32` once, not once per use.
-        let temp: Vec<f32> = temp.iter().map(|&p| f32::from(p)).collect();
-        let mut sum_high = vec![0f32; temp_w];
-        let mut sum_low = vec![0f32; temp_w];
-        for (yy, out_row) in out.chunks_exact_mut(temp_w).enumerate() {
-            let (ymin, count) = coefficients.bounds[yy];
-            let ymin = ymin - row_offset;
-            let high = &coefficients.high[yy * ksize..][..count];
-            let low = &coefficients.low[yy * ksize..][..count];
-            sum_high.fill(0.0);
-            sum_low.fill(0.0);
-            for (y, (&wh, &wl)) in high.iter().zip(low).enumerate() {
-                let row = &temp[(ymin + y) * temp_w..][..temp_w];
-                for ((sh, sl), &p) in sum_high.iter_mut().zip(sum_low.iter_mut()).zip(row) {
-                    *sh += p * wh;
-                    *sl += p * wl;
+    for (yy, out_row) in out.chunks_exact_mut(temp_w).enumerate() {
+        let (ymin, count) = coefficients.bounds[yy];
+        let rows = &temp[(ymin - row_offset) * temp_w..][..count * temp_w];
+        let k = &coefficients.weights[yy * ksize..][..count];
+        let mut x = 0;
+        while x + COLUMNS <= temp_w {
+            let mut acc = [1i32 << (PRECISION_BITS - 1); COLUMNS];
+            for (row, &w) in rows.chunks_exact(temp_w).zip(k) {
+                let p = &row[x..x + COLUMNS];
+                for lane in 0..COLUMNS {
+                    acc[lane] = acc[lane].wrapping_add(i32::from(p[lane]).wrapping_mul(w));
                 }
             }
-            for ((o, &sh), &sl) in out_row.iter_mut().zip(&sum_high).zip(&sum_low) {
-                *o = clip8(combine(sh, sl));
+            for (o, &a) in out_row[x..x + COLUMNS].iter_mut().zip(&acc) {
+                *o = clip8(a);
+            }
+            x += COLUMNS;
+        }
+        for (column, o) in out_row.iter_mut().enumerate().skip(x) {
+            let mut sum = 1i32 << (PRECISION_BITS - 1);
+            for (row, &w) in rows.chunks_exact(temp_w).zip(k) {
+                sum = sum.wrapping_add(i32::from(row[column]).wrapping_mul(w));
+            }
+            *o = clip8(sum);
+        }
+    }
+    out
+}
+
+/// The vertical pass for CPUs without AVX2: split `f32` sums when exact, else integers.
+fn vertical_pass_body(
+    temp: &[u8],
+    temp_w: usize,
+    row_offset: usize,
+    coefficients: &Coefficients,
+    out_h: usize,
+) -> Vec<u8> {
+    if !coefficients.exact_f32 {
+        return vertical_pass_i32(temp, temp_w, row_offset, coefficients, out_h);
+    }
+    let ksize = coefficients.ksize;
+    let mut out = vec![0u8; temp_w * out_h];
+    // Each row feeds several output rows: convert it to `f32` once, not once per use.
+    let temp: Vec<f32> = temp.iter().map(|&p| f32::from(p)).collect();
+    let mut sum_high = vec![0f32; temp_w];
+    let mut sum_low = vec![0f32; temp_w];
+    for (yy, out_row) in out.chunks_exact_mut(temp_w).enumerate() {
+        let (ymin, count) = coefficients.bounds[yy];
+        let ymin = ymin - row_offset;
+        let high = &coefficients.high[yy * ksize..][..count];
+        let low = &coefficients.low[yy * ksize..][..count];
+        sum_high.fill(0.0);
+        sum_low.fill(0.0);
+        for (y, (&wh, &wl)) in high.iter().zip(low).enumerate() {
+            let row = &temp[(ymin + y) * temp_w..][..temp_w];
+            for ((sh, sl), &p) in sum_high.iter_mut().zip(sum_low.iter_mut()).zip(row) {
+                *sh += p * wh;
+                *sl += p * wl;
             }
         }
-    } else {
-        let mut sums = vec![0i32; temp_w];
-        for (yy, out_row) in out.chunks_exact_mut(temp_w).enumerate() {
-            let (ymin, count) = coefficients.bounds[yy];
-            let ymin = ymin - row_offset;
-            let k = &coefficients.weights[yy * ksize..][..count];
-            sums.fill(1 << (PRECISION_BITS - 1));
-            for (y, &w) in k.iter().enumerate() {
-                let row = &temp[(ymin + y) * temp_w..][..temp_w];
-                for (s, &p) in sums.iter_mut().zip(row) {
-                    *s = s.wrapping_add(i32::from(p).wrapping_mul(w));
-                }
-            }
-            for (o, &s) in out_row.iter_mut().zip(&sums) {
-                *o = clip8(s);
-            }
+        for ((o, &sh), &sl) in out_row.iter_mut().zip(&sum_high).zip(&sum_low) {
+            *o = clip8(combine(sh, sl));
         }
     }
     out
@@ -466,3 +617,7 @@ pub(crate) fn resize_rows(
 #[path = "horizontal_rows.rs"]
 mod horizontal_rows;
 pub(crate) use horizontal_rows::HorizontalRows;
+
+#[cfg(test)]
+#[path = "resize_tests.rs"]
+mod tests;

@@ -15,6 +15,7 @@ use retrace_vision::action_region;
 use retrace_vision::decode_png;
 use retrace_vision::hamming_distance;
 use retrace_vision::hash;
+use retrace_vision::png_hash;
 use retrace_vision::region_hash;
 
 fn load(relative: &str) -> Image {
@@ -57,6 +58,22 @@ fn every_hash_vector_is_reproduced() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn png_hash_reproduces_every_whole_image_vector() {
+    let rows = read_jsonl(&vectors_dir().join("hashes.jsonl"));
+    let mut checked = 0;
+    for row in rows.iter().filter(|row| row["region"].is_null()) {
+        let name = row["image"].as_str().unwrap();
+        let bytes = std::fs::read(vectors_dir().join(name)).unwrap();
+        for (method, key) in [(Method::Phash, "phash"), (Method::Ahash, "ahash")] {
+            let got = png_hash(&bytes, method, 8).unwrap().to_string();
+            assert_eq!(got, row[key].as_str().unwrap(), "{name} {key}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} whole images checked");
 }
 
 #[test]
