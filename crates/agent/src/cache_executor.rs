@@ -28,12 +28,10 @@ use retrace_protocol::ToolUseBlock;
 use retrace_vision::Image;
 use retrace_vision::ImageHash;
 use retrace_vision::Method;
-use retrace_vision::Region;
 use serde_json::Value;
 
 use crate::error::AgentError;
 use crate::events::Event;
-use crate::screen::RegionCapture;
 use crate::screen::Screen;
 use crate::speaker::Speaker;
 use crate::speaker::SpeakerResult;
@@ -334,18 +332,15 @@ impl CacheExecutor {
     ) -> Result<WaitResult, String> {
         let started = Instant::now();
         let threshold = self.settings.threshold;
-        let hash_size = (recorded.bits().len() as f64).sqrt() as u32;
-        let distance_in = |image: &Image, region: Region| -> Result<u32, String> {
+        let distance_of = |image: &Image| -> Result<u32, String> {
+            let region =
+                retrace_vision::action_region(point, region_size, image.width(), image.height());
+            let hash_size = (recorded.bits().len() as f64).sqrt() as u32;
             let current = retrace_vision::region_hash(image, region, method, hash_size)
                 .map_err(|e| e.to_string())?;
             current.distance(recorded).map_err(|e| e.to_string())
         };
-        let distance_of = |image: &Image| -> Result<u32, String> {
-            let region =
-                retrace_vision::action_region(point, region_size, image.width(), image.height());
-            distance_in(image, region)
-        };
-        let finish = |distance: u32, image: Option<Image>| WaitResult {
+        let finish = |distance: u32, image: Image| WaitResult {
             distance,
             waited: started.elapsed(),
             image,
@@ -355,7 +350,7 @@ impl CacheExecutor {
             WaitMode::Fixed(delay) => {
                 tokio::time::sleep(delay).await;
                 let image = self.capture(started).await?;
-                Ok(finish(distance_of(&image)?, Some(image)))
+                Ok(finish(distance_of(&image)?, image))
             }
             WaitMode::Stable => {
                 let mut previous = self.capture(started).await?;
@@ -364,30 +359,27 @@ impl CacheExecutor {
                     let next = self.capture(started).await?;
                     let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
                     if stable || started.elapsed() >= self.settings.step_timeout {
-                        return Ok(finish(distance_of(&next)?, Some(next)));
+                        return Ok(finish(distance_of(&next)?, next));
                     }
                     previous = next;
                 }
             }
             WaitMode::Visual => {
-                // Each poll captures only the region the check hashes; the whole screen is
-                // captured when a search is due. A hit counts once two searches in a row
-                // agree on it, so an element caught mid-animation or a page caught mid-load
-                // is not clicked where it is passing.
+                // A hit counts once two searches in a row agree on it, so an element caught
+                // mid-animation or a page caught mid-load is not clicked where it is passing.
                 let mut last_hit: Option<retrace_vision::SearchHit> = None;
                 let mut last_search: Option<Instant> = None;
                 loop {
-                    let part = self.capture_region(point, region_size, started).await?;
-                    let distance = distance_in(&part.image, part.region)?;
+                    let image = self.capture(started).await?;
+                    let distance = distance_of(&image)?;
                     if distance <= threshold || started.elapsed() >= self.settings.step_timeout {
-                        return Ok(finish(distance, None));
+                        return Ok(finish(distance, image));
                     }
                     let due = started.elapsed() >= self.settings.search_after
                         && last_search
                             .is_none_or(|at| at.elapsed() >= self.settings.search_after / 2);
                     if due && self.settings.search_radius > 0 {
                         last_search = Some(Instant::now());
-                        let image = self.capture(started).await?;
                         let hit = self
                             .search(&image, recorded, method, point, region_size)
                             .await;
@@ -397,7 +389,7 @@ impl CacheExecutor {
                             return Ok(WaitResult {
                                 distance,
                                 waited: started.elapsed(),
-                                image: Some(image),
+                                image,
                                 hit: Some(hit),
                             });
                         }
@@ -405,22 +397,6 @@ impl CacheExecutor {
                     }
                     tokio::time::sleep(self.settings.poll_interval).await;
                 }
-            }
-        }
-    }
-
-    /// The region around `point`, retried until the step timeout like [`Self::capture`].
-    async fn capture_region(
-        &self,
-        point: (i64, i64),
-        region_size: u32,
-        started: Instant,
-    ) -> Result<RegionCapture, String> {
-        loop {
-            match self.screen.capture_region(point, region_size).await {
-                Ok(part) => return Ok(part),
-                Err(error) if started.elapsed() >= self.settings.step_timeout => return Err(error),
-                Err(_) => tokio::time::sleep(self.settings.poll_interval).await,
             }
         }
     }
@@ -468,9 +444,8 @@ struct WaitResult {
     distance: u32,
     /// How long it took.
     waited: Duration,
-    /// The last whole screenshot, when one was taken (checks that pass look at the action's
-    /// region only).
-    image: Option<Image>,
+    /// The last screenshot.
+    image: Image,
     /// A match found nearby, when the region moved.
     hit: Option<retrace_vision::SearchHit>,
 }
@@ -721,21 +696,6 @@ impl Speaker for CacheExecutor {
             let hit = match hit {
                 Some(hit) => Some(hit),
                 None if distance > threshold && self.settings.search_radius > 0 => {
-                    let image = match image {
-                        Some(image) => image,
-                        None => match self.capture(Instant::now()).await {
-                            Ok(image) => image,
-                            Err(error) => {
-                                return Err(AgentError::Speaker {
-                                    speaker: CACHE_EXECUTOR.into(),
-                                    step: turn.step,
-                                    message: format!(
-                                        "taking a screenshot for step {index}: {error}"
-                                    ),
-                                });
-                            }
-                        },
-                    };
                     self.search(&image, &recorded, method, point, region_size)
                         .await
                 }

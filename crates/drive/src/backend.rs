@@ -65,19 +65,6 @@ pub struct BoundingBox {
     pub height: f64,
 }
 
-/// A rectangle of the display in pixels: `width` x `height` from (`left`, `top`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Region {
-    /// Left edge.
-    pub left: u32,
-    /// Top edge.
-    pub top: u32,
-    /// Width (more than zero).
-    pub width: u32,
-    /// Height (more than zero).
-    pub height: u32,
-}
-
 /// Something retrace can see and act on: screenshots in, mouse and keyboard out.
 ///
 /// Every method names what it was doing in its error, so a backend that died mid-run says
@@ -90,14 +77,6 @@ pub trait Backend: Send + Sync {
     async fn display_size(&self) -> Result<(u32, u32), DriveError>;
     /// Captures the whole display as PNG.
     async fn screenshot(&self) -> Result<Screenshot, DriveError>;
-    /// Captures only `region` of the display, as PNG of exactly the region's size, when the
-    /// backend can do that cheaper than a whole screenshot (a browser encodes a 100 px square
-    /// far faster than a full frame); `None` when it cannot, and the caller crops a whole
-    /// screenshot instead. The pixels are the ones [`Backend::screenshot`] would show there.
-    async fn screenshot_region(&self, region: Region) -> Result<Option<Screenshot>, DriveError> {
-        let _ = region;
-        Ok(None)
-    }
     /// Moves the pointer to `to`.
     async fn mouse_move(&self, to: Point) -> Result<(), DriveError>;
     /// Presses `button` at the current pointer position.

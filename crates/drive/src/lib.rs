@@ -17,5 +17,4 @@ pub mod x11;
 
 pub use backend::Backend;
 pub use backend::BrowserBackend;
-pub use backend::Region;
 pub use error::DriveError;

@@ -28,7 +28,6 @@ use crate::backend::BoundingBox;
 use crate::backend::BrowserBackend;
 use crate::backend::MouseButton;
 use crate::backend::Point;
-use crate::backend::Region;
 use crate::backend::Screenshot;
 use crate::backend::ScrollDirection;
 use crate::error::DriveError;
@@ -115,50 +114,6 @@ impl ChromiumPage {
             });
             params.capture_beyond_viewport = Some(true);
         }
-        self.take(params, doing).await
-    }
-
-    /// Captures `region` of the viewport as PNG: the page is asked for that clip only, so
-    /// Chromium encodes a small image instead of the whole frame. CDP clips are in document
-    /// coordinates, so the scroll offset is added to keep `region` in viewport pixels.
-    pub async fn capture_region(&self, region: Region) -> Result<Screenshot, DriveError> {
-        let doing = format!(
-            "taking a screenshot of {}x{} at ({}, {})",
-            region.width, region.height, region.left, region.top
-        );
-        self.check_open(&doing)?;
-        if region.width == 0 || region.height == 0 {
-            return Err(DriveError::InvalidInput(format!(
-                "{doing}: the region is empty"
-            )));
-        }
-        let metrics = self
-            .page
-            .execute(GetLayoutMetricsParams::default())
-            .await
-            .map_err(|e| self.error(&doing, e))?;
-        let viewport = &metrics.result.css_visual_viewport;
-        let params = CaptureScreenshotParams {
-            format: Some(CaptureScreenshotFormat::Png),
-            optimize_for_speed: Some(true),
-            clip: Some(Viewport {
-                x: viewport.page_x + f64::from(region.left),
-                y: viewport.page_y + f64::from(region.top),
-                width: f64::from(region.width),
-                height: f64::from(region.height),
-                scale: 1.0,
-            }),
-            ..CaptureScreenshotParams::default()
-        };
-        self.take(params, &doing).await
-    }
-
-    /// Runs a screenshot command and checks that what came back is a base64 PNG.
-    async fn take(
-        &self,
-        params: CaptureScreenshotParams,
-        doing: &str,
-    ) -> Result<Screenshot, DriveError> {
         let shot = self
             .page
             .execute(params)
@@ -209,10 +164,6 @@ impl Backend for ChromiumPage {
 
     async fn screenshot(&self) -> Result<Screenshot, DriveError> {
         self.capture(false).await
-    }
-
-    async fn screenshot_region(&self, region: Region) -> Result<Option<Screenshot>, DriveError> {
-        self.capture_region(region).await.map(Some)
     }
 
     async fn mouse_move(&self, to: Point) -> Result<(), DriveError> {

@@ -2,7 +2,6 @@ use pretty_assertions::assert_eq;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::backend::Point;
-use retrace_drive::backend::Region;
 
 use crate::common;
 
@@ -137,90 +136,4 @@ async fn pages_sharing_a_browser_screenshot_alternately_without_timing_out() {
             assert_eq!(pixel(&image, x, y), want, "round {round}");
         }
     }
-}
-
-/// The pixels of `region` cut out of a whole screenshot, as RGBA rows.
-fn crop(image: &retrace_vision::Image, region: Region) -> Vec<u8> {
-    let rgba = image.to_rgba();
-    let row = image.width() as usize * 4;
-    (region.top..region.top + region.height)
-        .flat_map(|y| {
-            let start = y as usize * row + region.left as usize * 4;
-            rgba[start..start + region.width as usize * 4].to_vec()
-        })
-        .collect()
-}
-
-#[tokio::test]
-async fn region_screenshots_show_the_same_pixels_as_a_whole_screenshot_even_scrolled() {
-    let server = common::serve_pages();
-    let (_browser, page) = common::page_at(&server.url("/login")).await;
-    // Text and form controls (anti-aliased edges) and a region at the viewport's corner.
-    for region in [
-        Region {
-            left: 60,
-            top: 80,
-            width: 100,
-            height: 100,
-        },
-        Region {
-            left: 1180,
-            top: 700,
-            width: 100,
-            height: 100,
-        },
-        Region {
-            left: 0,
-            top: 0,
-            width: 1,
-            height: 1,
-        },
-    ] {
-        let whole = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
-        let shot = page.screenshot_region(region).await.unwrap().unwrap();
-        assert_eq!((shot.width, shot.height), (region.width, region.height));
-        let part = retrace_vision::decode_png(&shot.png).unwrap();
-        assert_eq!(
-            part.to_rgba().into_owned(),
-            crop(&whole, region),
-            "{region:?}"
-        );
-    }
-
-    // Scrolled: the region is in viewport pixels, not document pixels.
-    page.navigate(&server.url("/square")).await.unwrap();
-    page.evaluate("window.scrollTo(0, 60)").await.unwrap();
-    common::wait_for_js(&page, "window.scrollY === 60").await;
-    let region = Region {
-        left: 0,
-        top: 0,
-        width: 120,
-        height: 120,
-    };
-    let whole = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
-    let part =
-        retrace_vision::decode_png(&page.screenshot_region(region).await.unwrap().unwrap().png)
-            .unwrap();
-    assert_eq!(part.to_rgba().into_owned(), crop(&whole, region));
-    assert_ne!(
-        pixel(&whole, 10, 10),
-        pixel(&whole, 10, 90),
-        "the square's edge is in view"
-    );
-}
-
-#[tokio::test]
-async fn an_empty_region_is_refused_with_its_size() {
-    let server = common::serve_pages();
-    let (_browser, page) = common::page_at(&server.url("/login")).await;
-    let error = page
-        .screenshot_region(Region {
-            left: 5,
-            top: 5,
-            width: 0,
-            height: 10,
-        })
-        .await
-        .unwrap_err();
-    assert!(error.to_string().contains("0x10 at (5, 5)"), "{error}");
 }
