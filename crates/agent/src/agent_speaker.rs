@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 use retrace_llm::MessageRequest;
+use retrace_llm::MessageResponse;
 use retrace_llm::ToolSpec;
 use retrace_llm::VlmProvider;
 use retrace_protocol::StopReason;
@@ -130,22 +131,7 @@ impl Speaker for AgentSpeaker {
         .with_tools(tool_specs(turn.toolbox));
         request.temperature = self.settings.temperature;
         request.thinking = self.settings.thinking;
-        let started = Instant::now();
-        let response = self
-            .provider
-            .create_message(&request)
-            .await
-            .map_err(|source| AgentError::Model {
-                step: turn.step,
-                source,
-            })?;
-        turn.events.emit(Event::ModelCall {
-            step: turn.step,
-            model: self.provider.model_id().to_owned(),
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            usage: response.usage,
-            stop_reason: response.stop_reason.clone(),
-        });
+        let response = call_model(self.provider.as_ref(), &request, turn).await?;
         let message = response.to_message();
         let has_tool_calls = message.tool_uses().next().is_some();
         let result = match &response.stop_reason {
@@ -161,4 +147,29 @@ impl Speaker for AgentSpeaker {
             result,
         })
     }
+}
+
+/// Sends `request` to the model and reports the call (duration, usage, stop reason) as an
+/// event: the one way a speaker asks the model, so every call is seen alike.
+pub(crate) async fn call_model(
+    provider: &dyn VlmProvider,
+    request: &MessageRequest,
+    turn: &TurnContext<'_>,
+) -> Result<MessageResponse, AgentError> {
+    let started = Instant::now();
+    let response = provider
+        .create_message(request)
+        .await
+        .map_err(|source| AgentError::Model {
+            step: turn.step,
+            source,
+        })?;
+    turn.events.emit(Event::ModelCall {
+        step: turn.step,
+        model: provider.model_id().to_owned(),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        usage: response.usage,
+        stop_reason: response.stop_reason.clone(),
+    });
+    Ok(response)
 }

@@ -12,6 +12,7 @@ use retrace_drive::chromium::ChromiumConfig;
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
 use retrace_test_support::cli::runtime;
+use retrace_test_support::cli::summary_after_exit;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::fake_model::FakeAnthropic;
@@ -141,13 +142,7 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
         ],
         Some(&base_url),
     );
-    let summary = json_summary(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{summary}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let summary = summary_after_exit(&output, 0);
     assert_eq!(summary["outcome"], "done");
     assert_eq!(summary["steps"], 7);
     assert!(
@@ -216,13 +211,7 @@ fn act_logs_in_to_the_demo_app_through_the_openai_compatible_client() {
         ],
         None,
     );
-    let summary = json_summary(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{summary}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let summary = summary_after_exit(&output, 0);
     assert_eq!(summary["outcome"], "done");
     assert!(
         summary["final_url"]
@@ -306,13 +295,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         ],
         Some(&base_url),
     );
-    let summary = json_summary(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{summary}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let summary = summary_after_exit(&output, 0);
     assert!(
         summary["final_url"]
             .as_str()
@@ -388,13 +371,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         ],
         None,
     );
-    let replay = json_summary(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{replay}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let replay = summary_after_exit(&output, 0);
     assert_eq!(replay["passed"], true);
     assert_eq!(replay["steps_replayed"], 5, "{replay}");
     assert_eq!(replay["visual_checks_passed"], 3, "{replay}");
@@ -566,13 +543,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
         ],
         Some(&model.base_url()),
     );
-    let summary = json_summary(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{summary}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let summary = summary_after_exit(&output, 0);
     assert_eq!(model.requests().len(), 4, "one request per scripted turn");
     let replayed = &summary["replayed"];
     assert_eq!(

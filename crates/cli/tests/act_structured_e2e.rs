@@ -9,6 +9,7 @@ use std::process::Output;
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
 use retrace_test_support::cli::runtime;
+use retrace_test_support::cli::summary_after_exit;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::fake_model::FakeAnthropic;
@@ -153,13 +154,7 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
         "--json",
     ];
     let output = retrace(&record_args, Some(&base_url));
-    let run = json_summary(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{run}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let run = summary_after_exit(&output, 0);
     assert_eq!(run["outcome"], "done");
     assert_eq!(run["steps"], 6, "six decisions, one of them corrected");
     assert!(
@@ -323,13 +318,7 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
         ],
         Some(&replay_url),
     );
-    let replayed = json_summary(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{replayed}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let replayed = summary_after_exit(&output, 0);
     assert_eq!(
         replay_fake.requests().len(),
         0,

@@ -43,6 +43,22 @@ pub fn json_summary(output: &Output) -> Value {
         .unwrap_or_else(|| panic!("no JSON summary; stdout: {stdout}\nstderr: {stderr}"))
 }
 
+/// The JSON summary of a command that must have exited with `code`.
+///
+/// # Panics
+/// When the exit code differs (with the summary and stderr in the message) or there is no
+/// summary.
+pub fn summary_after_exit(output: &Output, code: i32) -> Value {
+    let summary = json_summary(output);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    summary
+}
+
 /// A two-worker tokio runtime, for sync tests that drive async helpers (a browser, a fake
 /// model server) beside the binary.
 ///

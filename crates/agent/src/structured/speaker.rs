@@ -9,7 +9,6 @@
 //! fails the run with the model's message, PROCEED without a command ends it.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use async_trait::async_trait;
 use retrace_llm::MessageRequest;
@@ -25,6 +24,7 @@ use retrace_schema::SchemaManager;
 use retrace_schema::ValidationContext;
 use serde_json::Value;
 
+use crate::agent_speaker::call_model;
 use crate::error::AgentError;
 use crate::events::Event;
 use crate::speaker::Speaker;
@@ -185,22 +185,7 @@ impl Speaker for StructuredSpeaker {
         let (text, accepted) = loop {
             attempt += 1;
             let request = self.request(request_messages.clone(), &schema);
-            let started = Instant::now();
-            let response = self
-                .provider
-                .create_message(&request)
-                .await
-                .map_err(|source| AgentError::Model {
-                    step: turn.step,
-                    source,
-                })?;
-            turn.events.emit(Event::ModelCall {
-                step: turn.step,
-                model: self.provider.model_id().to_owned(),
-                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                usage: response.usage,
-                stop_reason: response.stop_reason.clone(),
-            });
+            let response = call_model(self.provider.as_ref(), &request, turn).await?;
             usage += response.usage;
             let text = response.text();
             let stop = match &response.stop_reason {
