@@ -389,29 +389,63 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
     let report = conversation
         .run(&args.goal, vec![Message::user_text(goal)], None)
         .await?;
-    let final_url = browser_page.current_url().await.ok();
-    let replay = replay_outcome
-        .and_then(|handle| handle.lock().ok().map(|outcome| outcome.clone()))
-        .filter(|o| o.file.is_some());
-    let cost_usd = pricing.map(|pricing| pricing.cost(&report.usage));
-
-    let mut run = ActRun {
+    let ended = RunEnd {
         report,
         model,
-        cost_usd,
-        replay,
-        recorded: None,
-        previous: None,
-        final_url,
+        pricing,
+        replay_outcome,
+        final_url: browser_page.current_url().await.ok(),
     };
-    if args.cache.records() && run.report.status == RunStatus::Done {
-        record(args, values, conversation.toolbox(), &events, &mut run)?;
-    }
-    Ok(run)
+    ended.finish(args, values, conversation.toolbox(), &events)
 }
 
 /// Records a successful run: a new trajectory, or the repaired version of the one replayed.
 /// A run that only replayed a trajectory writes nothing.
+/// How a conversation ended, before the summary is put together.
+pub(crate) struct RunEnd {
+    /// The conversation's report.
+    pub(crate) report: RunReport,
+    /// The model id.
+    pub(crate) model: String,
+    /// The model's prices, when known.
+    pub(crate) pricing: Option<Pricing>,
+    /// The cache executor's outcome, when a replay could run.
+    pub(crate) replay_outcome: Option<Arc<std::sync::Mutex<ReplayOutcome>>>,
+    /// The page's URL when the run ended.
+    pub(crate) final_url: Option<String>,
+}
+
+impl RunEnd {
+    /// The run's summary, with the trajectory recorded when the cache mode records and the
+    /// run succeeded (the same for both `--mode`s).
+    pub(crate) fn finish(
+        self,
+        args: &ActArgs,
+        values: &ParameterValues,
+        toolbox: &Toolbox,
+        events: &Events,
+    ) -> anyhow::Result<ActRun> {
+        let replay = self
+            .replay_outcome
+            .and_then(|handle| handle.lock().ok().map(|outcome| outcome.clone()))
+            .filter(|outcome| outcome.file.is_some());
+        let cost_usd = self.pricing.map(|pricing| pricing.cost(&self.report.usage));
+        let mut run = ActRun {
+            report: self.report,
+            model: self.model,
+            cost_usd,
+            replay,
+            recorded: None,
+            previous: None,
+            final_url: self.final_url,
+        };
+        if args.cache.records() && run.report.status == RunStatus::Done {
+            record(args, values, toolbox, events, &mut run)?;
+        }
+        Ok(run)
+    }
+}
+
 pub(crate) fn record(
     args: &ActArgs,
     values: &ParameterValues,

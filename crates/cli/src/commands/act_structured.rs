@@ -220,22 +220,12 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
             first.map(|context| (CACHE_EXECUTOR, context)),
         )
         .await?;
-    let final_url = page.current_url().await.ok();
-    let replay = replay_outcome
-        .and_then(|handle| handle.lock().ok().map(|outcome| outcome.clone()))
-        .filter(|outcome| outcome.file.is_some());
-    let cost_usd = pricing.map(|pricing| pricing.cost(&report.usage));
-    let mut run = ActRun {
+    let ended = crate::commands::act::RunEnd {
         report,
         model,
-        cost_usd,
-        replay,
-        recorded: None,
-        previous: None,
-        final_url,
+        pricing,
+        replay_outcome,
+        final_url: page.current_url().await.ok(),
     };
-    if args.cache.records() && run.report.status == RunStatus::Done {
-        crate::commands::act::record(args, values, conversation.toolbox(), &events, &mut run)?;
-    }
-    Ok(run)
+    ended.finish(args, values, conversation.toolbox(), &events)
 }
