@@ -225,18 +225,73 @@ impl EventSink for MemorySink {
     }
 }
 
+/// Values that must never reach a log or the terminal (parameter values such as passwords),
+/// and the scrubbing of them out of text. A model may echo a value it was given in its own
+/// words; whatever carries such text out of the process scrubs it first.
+#[derive(Clone, Default)]
+pub struct Secrets(Arc<[String]>);
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "Secrets({} redacted)", self.0.len())
+    }
+}
+
+impl Secrets {
+    /// The text put where a secret was.
+    pub const MARK: &'static str = "<redacted>";
+
+    /// Secrets from their values (empty values are ignored: they cannot be found).
+    pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut values: Vec<String> = values
+            .into_iter()
+            .filter(|value| !value.is_empty())
+            .map(str::to_owned)
+            .collect();
+        // Longest first, so a secret containing another is replaced whole.
+        values.sort_by_key(|value| std::cmp::Reverse(value.len()));
+        Self(values.into())
+    }
+
+    /// `text` with every secret replaced by [`Secrets::MARK`], both as written and as it
+    /// appears inside a JSON string (escaped).
+    pub fn scrub<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let mut text = std::borrow::Cow::Borrowed(text);
+        for secret in self.0.iter() {
+            let escaped = serde_json::to_string(secret).unwrap_or_default();
+            let escaped = escaped
+                .strip_prefix('"')
+                .and_then(|inner| inner.strip_suffix('"'))
+                .unwrap_or(secret);
+            for form in [secret.as_str(), escaped] {
+                if text.contains(form) {
+                    text = std::borrow::Cow::Owned(text.replace(form, Self::MARK));
+                }
+            }
+        }
+        text
+    }
+}
+
 /// Writes one JSON object per line to a file: the machine-readable log of a run.
 #[derive(Debug)]
 pub struct JsonLinesSink {
     file: Mutex<std::io::BufWriter<std::fs::File>>,
+    secrets: Secrets,
 }
 
 impl JsonLinesSink {
     /// Creates (or truncates) the log file.
     pub fn create(path: &Path) -> std::io::Result<Arc<Self>> {
+        Self::create_scrubbing(path, Secrets::default())
+    }
+
+    /// Creates (or truncates) the log file; every line is scrubbed of `secrets`.
+    pub fn create_scrubbing(path: &Path, secrets: Secrets) -> std::io::Result<Arc<Self>> {
         let file = std::fs::File::create(path)?;
         Ok(Arc::new(Self {
             file: Mutex::new(std::io::BufWriter::new(file)),
+            secrets,
         }))
     }
 }
@@ -248,8 +303,44 @@ impl EventSink for JsonLinesSink {
         };
         if let Ok(line) = serde_json::to_string(event) {
             // A log write that fails must not stop the run; the run's result is unaffected.
-            let _ = writeln!(file, "{line}");
+            let _ = writeln!(file, "{}", self.secrets.scrub(&line));
             let _ = file.flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod secrets_tests {
+    use super::*;
+
+    #[test]
+    fn scrubs_plain_and_json_escaped_values_longest_first_and_ignores_empty_ones() {
+        let secrets = Secrets::new(["pa\"ss", "pa", ""]);
+        assert_eq!(secrets.scrub("typed pa\"ss here"), "typed <redacted> here");
+        let line = serde_json::json!({"message": "typed pa\"ss"}).to_string();
+        assert_eq!(secrets.scrub(&line), r#"{"message":"typed <redacted>"}"#);
+        assert_eq!(secrets.scrub("pa and pa"), "<redacted> and <redacted>");
+        assert!(matches!(
+            secrets.scrub("nothing secret"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(format!("{secrets:?}"), "Secrets(2 redacted)");
+    }
+
+    #[test]
+    fn the_json_lines_log_never_holds_a_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let sink = JsonLinesSink::create_scrubbing(&path, Secrets::new(["hunter2"])).unwrap();
+        sink.emit(&Event::StructuredDecision {
+            step: 1,
+            attempt: 1,
+            decision: "PROCEED".into(),
+            command: Some("INPUT_TEXT".into()),
+            message: "typing hunter2 into #password".into(),
+        });
+        let log = std::fs::read_to_string(&path).unwrap();
+        assert!(!log.contains("hunter2"), "{log}");
+        assert!(log.contains("typing <redacted> into #password"), "{log}");
     }
 }

@@ -137,6 +137,11 @@ impl ParameterValues {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
     }
+
+    /// The values, for scrubbing them out of logs and printed text (they are secrets).
+    pub fn values(&self) -> impl Iterator<Item = &str> {
+        self.0.values().map(String::as_str)
+    }
 }
 
 impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for ParameterValues {

@@ -64,9 +64,10 @@ fn login_script() -> Vec<ScriptStep> {
             "Typing the password",
             command("INPUT_TEXT", json!({"selector": "#password"})),
         ),
+        // A model may echo a value it was given: the log must not.
         answer(
             "PROCEED",
-            "Typing the password",
+            &format!("Typing the password {PASSWORD}"),
             command(
                 "INPUT_TEXT",
                 json!({"selector": "#password", "text": PASSWORD}),

@@ -25,6 +25,7 @@ use retrace_agent::events::Event;
 use retrace_agent::events::EventSink;
 use retrace_agent::events::Events;
 use retrace_agent::events::JsonLinesSink;
+use retrace_agent::events::Secrets;
 use retrace_agent::recorder::CONTROL_TOOLS;
 use retrace_agent::recorder::RecordSettings;
 use retrace_agent::screen::BackendScreen;
@@ -329,7 +330,7 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
     }
     if let Some(path) = &args.events {
         events.subscribe(
-            JsonLinesSink::create(path)
+            JsonLinesSink::create_scrubbing(path, Secrets::new(values.values()))
                 .with_context(|| format!("cannot create {}", path.display()))?,
         );
     }

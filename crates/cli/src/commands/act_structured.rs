@@ -22,6 +22,7 @@ use retrace_agent::events::Event;
 use retrace_agent::events::EventSink;
 use retrace_agent::events::Events;
 use retrace_agent::events::JsonLinesSink;
+use retrace_agent::events::Secrets;
 use retrace_agent::screen::BackendScreen;
 use retrace_agent::speaker::Speaker;
 use retrace_agent::structured::ExecutorObserver;
@@ -54,9 +55,12 @@ use crate::outcome::Outcome;
 /// The `--mode` value of this mode.
 pub const STRUCTURED_MODE: &str = "structured";
 
-/// Prints each structured decision and each rejected answer as it happens.
+/// Prints each structured decision and each rejected answer as it happens, scrubbed of the
+/// parameter values (a model may echo the password it was given).
 #[derive(Debug, Default)]
-struct DecisionLines;
+struct DecisionLines {
+    secrets: Secrets,
+}
 
 impl EventSink for DecisionLines {
     fn emit(&self, event: &Event) {
@@ -86,7 +90,7 @@ impl EventSink for DecisionLines {
         };
         let mut stdout = std::io::stdout().lock();
         // A closed stdout (a pipe to `head`) must not stop the run.
-        let _ = writeln!(stdout, "{line}");
+        let _ = writeln!(stdout, "{}", self.secrets.scrub(&line));
         let _ = stdout.flush();
     }
 }
@@ -146,11 +150,13 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
     let mut events = Events::none().with(tracker.clone());
     if !args.json {
         events.subscribe(ConsoleSink::new());
-        events.subscribe(Arc::new(DecisionLines));
+        events.subscribe(Arc::new(DecisionLines {
+            secrets: Secrets::new(values.values()),
+        }));
     }
     if let Some(path) = &args.events {
         events.subscribe(
-            JsonLinesSink::create(path)
+            JsonLinesSink::create_scrubbing(path, Secrets::new(values.values()))
                 .with_context(|| format!("cannot create {}", path.display()))?,
         );
     }

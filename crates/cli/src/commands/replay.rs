@@ -17,6 +17,7 @@ use retrace_agent::cache_executor::ReplaySettings;
 use retrace_agent::cache_executor::WaitMode;
 use retrace_agent::events::Events;
 use retrace_agent::events::JsonLinesSink;
+use retrace_agent::events::Secrets;
 use retrace_agent::screen::BackendScreen;
 use retrace_agent::structured::ResolvingWebTool;
 use retrace_agent::structured::executor_on_page;
@@ -192,8 +193,9 @@ pub async fn replay(request: &ReplayRequest) -> anyhow::Result<ReplayRun> {
         events.subscribe(ConsoleSink::new());
     }
     if let Some(path) = &request.events_log {
+        let secrets = Secrets::new(request.params.iter().map(|(_, value)| value.as_str()));
         events.subscribe(
-            JsonLinesSink::create(path)
+            JsonLinesSink::create_scrubbing(path, secrets)
                 .with_context(|| format!("cannot create {}", path.display()))?,
         );
     }
