@@ -229,7 +229,14 @@ impl EventSink for MemorySink {
 /// and the scrubbing of them out of text. A model may echo a value it was given in its own
 /// words; whatever carries such text out of the process scrubs it first.
 #[derive(Clone, Default)]
-pub struct Secrets(Arc<[String]>);
+pub struct Secrets(Arc<[SecretForms]>);
+
+/// One secret as written and as it appears inside a JSON string (escaped), worked out once.
+#[derive(Clone)]
+struct SecretForms {
+    plain: String,
+    escaped: String,
+}
 
 impl std::fmt::Debug for Secrets {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -243,14 +250,25 @@ impl Secrets {
 
     /// Secrets from their values (empty values are ignored: they cannot be found).
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut values: Vec<String> = values
+        let mut forms: Vec<SecretForms> = values
             .into_iter()
             .filter(|value| !value.is_empty())
-            .map(str::to_owned)
+            .map(|value| {
+                let quoted = serde_json::Value::from(value).to_string();
+                let escaped = quoted
+                    .strip_prefix('"')
+                    .and_then(|inner| inner.strip_suffix('"'))
+                    .unwrap_or(value)
+                    .to_owned();
+                SecretForms {
+                    plain: value.to_owned(),
+                    escaped,
+                }
+            })
             .collect();
         // Longest first, so a secret containing another is replaced whole.
-        values.sort_by_key(|value| std::cmp::Reverse(value.len()));
-        Self(values.into())
+        forms.sort_by_key(|forms| std::cmp::Reverse(forms.plain.len()));
+        Self(forms.into())
     }
 
     /// `text` with every secret replaced by [`Secrets::MARK`], both as written and as it
@@ -258,14 +276,9 @@ impl Secrets {
     pub fn scrub<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         let mut text = std::borrow::Cow::Borrowed(text);
         for secret in self.0.iter() {
-            let escaped = serde_json::to_string(secret).unwrap_or_default();
-            let escaped = escaped
-                .strip_prefix('"')
-                .and_then(|inner| inner.strip_suffix('"'))
-                .unwrap_or(secret);
-            for form in [secret.as_str(), escaped] {
-                if text.contains(form) {
-                    text = std::borrow::Cow::Owned(text.replace(form, Self::MARK));
+            for form in [&secret.plain, &secret.escaped] {
+                if text.contains(form.as_str()) {
+                    text = std::borrow::Cow::Owned(text.replace(form.as_str(), Self::MARK));
                 }
             }
         }

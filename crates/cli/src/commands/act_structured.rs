@@ -10,6 +10,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use crate::commands::screenshot::BrowserArgs;
 use anyhow::Context;
 use anyhow::bail;
 use retrace_agent::Conversation;
@@ -36,8 +37,6 @@ use retrace_cache::ParameterValues;
 use retrace_cache::params::Template;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_drive::web::DEFAULT_SESSION;
 use retrace_drive::web::WebCommand;
 use retrace_drive::web::WebExecutor;
@@ -164,13 +163,12 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
     let model = provider.model_id().to_owned();
     let pricing = provider.pricing();
 
-    let config = ChromiumConfig {
-        executable: args.chromium.clone(),
-        width: args.size.0,
-        height: args.size.1,
-        ..ChromiumConfig::default()
+    let browser_args = BrowserArgs {
+        size: args.size,
+        chromium: args.chromium.clone(),
+        connect: None,
     };
-    let browser = Arc::new(ChromiumBrowser::launch(&config).await?);
+    let browser = Arc::new(crate::commands::screenshot::browser(&browser_args).await?);
     let executor = Arc::new(WebExecutor::new(browser, WebExecutorConfig::default()));
     executor.open_session(Some(DEFAULT_SESSION)).await?;
     executor

@@ -84,19 +84,26 @@ pub async fn open_loaded(
     args: &BrowserArgs,
     url: &str,
 ) -> anyhow::Result<(ChromiumBrowser, ChromiumPage)> {
-    let config = ChromiumConfig {
-        executable: args.chromium.clone(),
-        width: args.size.0,
-        height: args.size.1,
-        ..ChromiumConfig::default()
-    };
-    let browser = match &args.connect {
-        Some(endpoint) => ChromiumBrowser::connect(endpoint, args.size.0, args.size.1).await?,
-        None => ChromiumBrowser::launch(&config).await?,
-    };
+    let browser = browser(args).await?;
     let page = browser.open_page().await?;
     page.navigate(url).await?;
     Ok((browser, page))
+}
+
+/// Launches the browser the flags name, or connects to the running one `--connect` gives.
+pub async fn browser(args: &BrowserArgs) -> anyhow::Result<ChromiumBrowser> {
+    Ok(match &args.connect {
+        Some(endpoint) => ChromiumBrowser::connect(endpoint, args.size.0, args.size.1).await?,
+        None => {
+            let config = ChromiumConfig {
+                executable: args.chromium.clone(),
+                width: args.size.0,
+                height: args.size.1,
+                ..ChromiumConfig::default()
+            };
+            ChromiumBrowser::launch(&config).await?
+        }
+    })
 }
 
 /// Writes `png` to `path`, creating missing parent directories.
