@@ -10,6 +10,13 @@
 //! Otherwise the step fails: the failure goes to the file's metadata and the model gets a
 //! message naming the step, the distance and the threshold (or, with no model, the run ends).
 //! After acting, an error from the tool fails the step too: a blind replay would go on.
+//!
+//! **Effect check.** Each step's wait is also the check that the step before it had its
+//! effect: the screen must reach the state recorded for the next action. The last acting step
+//! has no next step, so when the recording holds its after-action hash
+//! (`visual_representation_after`), replay waits for the region around the point it acted at
+//! to match that hash before calling the run complete; a mismatch fails that step like a
+//! visual check does.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -148,6 +155,8 @@ pub struct ReplayOutcome {
     pub steps_replayed: usize,
     /// Visual checks that passed.
     pub checks_passed: usize,
+    /// Effect checks (the last step's after-action hash) that passed.
+    pub effect_checks_passed: usize,
     /// Steps acted at a shifted point.
     pub repairs: Vec<Repair>,
     /// The failure message, when a step failed.
@@ -165,9 +174,20 @@ struct Replay {
     method: Method,
     region_size: u32,
     visual_enabled: bool,
-    /// The step emitted last turn: (trajectory index, emitted tool_use id).
-    pending: Option<(usize, String)>,
+    /// The step emitted last turn, checked when its result comes back.
+    pending: Option<PendingStep>,
     run_tag: String,
+}
+
+/// A step acted last turn whose result is checked at the start of the next turn.
+#[derive(Debug)]
+struct PendingStep {
+    /// Index in the trajectory file.
+    index: usize,
+    /// The tool_use id the step was emitted under.
+    id: String,
+    /// For the last acting step: the point acted at and the recorded after-action hash.
+    effect: Option<((i64, i64), ImageHash)>,
 }
 
 /// The speaker that replays a trajectory cache file.
@@ -320,15 +340,16 @@ impl CacheExecutor {
         }
     }
 
-    /// Waits for the step's region to match its recorded hash. In visual mode, once the
-    /// screen has stood still (mismatched) for `search_after`, it also searches nearby for
-    /// the recorded region and stops early on a match.
+    /// Waits for the step's region to match its recorded hash. In visual mode with `search`,
+    /// once the screen has stood still (mismatched) for `search_after`, it also searches
+    /// nearby for the recorded region and stops early on a match.
     async fn wait_for_screen(
         &self,
         recorded: &ImageHash,
         method: Method,
         point: (i64, i64),
         region_size: u32,
+        search: bool,
     ) -> Result<WaitResult, String> {
         let started = Instant::now();
         let threshold = self.settings.threshold;
@@ -378,7 +399,7 @@ impl CacheExecutor {
                     let due = started.elapsed() >= self.settings.search_after
                         && last_search
                             .is_none_or(|at| at.elapsed() >= self.settings.search_after / 2);
-                    if due && self.settings.search_radius > 0 {
+                    if search && due && self.settings.search_radius > 0 {
                         last_search = Some(Instant::now());
                         let hit = self
                             .search(&image, recorded, method, point, region_size)
@@ -401,15 +422,81 @@ impl CacheExecutor {
         }
     }
 
+    /// Waits for the region where the last step acted to match its recorded after-action
+    /// hash: `None` when it does (or replay is no longer running), else the failed turn.
+    async fn check_effect(
+        &mut self,
+        turn: &TurnContext<'_>,
+        index: usize,
+        point: (i64, i64),
+        after: &ImageHash,
+    ) -> Result<Option<SpeakerTurn>, AgentError> {
+        let Some((method, region_size)) = self
+            .replay
+            .as_ref()
+            .map(|replay| (replay.method, replay.region_size))
+        else {
+            return Ok(None);
+        };
+        let WaitResult {
+            distance, waited, ..
+        } = self
+            .wait_for_screen(after, method, point, region_size, false)
+            .await
+            .map_err(|error| AgentError::Speaker {
+                speaker: CACHE_EXECUTOR.into(),
+                step: turn.step,
+                message: format!("taking a screenshot to check step {index}'s effect: {error}"),
+            })?;
+        let threshold = self.settings.threshold;
+        let passed = distance <= threshold;
+        turn.events.emit(Event::EffectCheck {
+            step: turn.step,
+            trajectory_index: index,
+            distance,
+            threshold,
+            passed,
+            waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
+        });
+        if passed {
+            self.with_outcome(|outcome| outcome.effect_checks_passed += 1);
+            return Ok(None);
+        }
+        let action = self
+            .replay
+            .as_ref()
+            .and_then(|replay| replay.steps.get(index))
+            .map(crate::step_input::action_name)
+            .unwrap_or_default();
+        let message = format!(
+            "Effect check failed after step {index} ({action} at ({}, {})): the screen region did not reach the state recorded after that action. Hamming distance: {distance} > threshold: {threshold} (waited {:.1} s).",
+            point.0,
+            point.1,
+            waited.as_secs_f64(),
+        );
+        Ok(Some(self.fail_step(index, message)))
+    }
+
     /// A fresh screenshot, retried until the step timeout: a page in the middle of a
-    /// navigation cannot be captured for a moment, which is not a failure.
+    /// navigation cannot be captured for a moment, which is not a failure. Each attempt is
+    /// bounded (2 s, doubling on every retry) because Chromium can leave a capture requested
+    /// while a navigation commits unanswered until the CDP timeout (30 s); a new request
+    /// after the navigation is answered at once.
     async fn capture(&self, started: Instant) -> Result<Image, String> {
+        let mut attempt_limit = Duration::from_secs(2);
         loop {
-            match self.screen.capture().await {
-                Ok(image) => return Ok(image),
-                Err(error) if started.elapsed() >= self.settings.step_timeout => return Err(error),
-                Err(_) => tokio::time::sleep(self.settings.poll_interval).await,
+            let limit = attempt_limit;
+            let error = match tokio::time::timeout(limit, self.screen.capture()).await {
+                Ok(Ok(image)) => return Ok(image),
+                Ok(Err(error)) => error,
+                Err(_) => format!("no screenshot within {:.1} s", limit.as_secs_f64()),
+            };
+            if started.elapsed() >= self.settings.step_timeout {
+                return Err(error);
             }
+            tracing::debug!("screenshot failed ({error}); retrying");
+            attempt_limit = attempt_limit.saturating_mul(2);
+            tokio::time::sleep(self.settings.poll_interval).await;
         }
     }
 
@@ -448,6 +535,18 @@ struct WaitResult {
     image: Image,
     /// A match found nearby, when the region moved.
     hit: Option<retrace_vision::SearchHit>,
+}
+
+/// The step's recorded after-action hash, when it has one.
+fn after_hash(step: &ToolUseBlock) -> Option<Result<ImageHash, String>> {
+    let hex = step.extra.get(crate::recorder::AFTER_HASH_FIELD)?;
+    Some(match hex.as_str() {
+        Some(hex) => ImageHash::from_hex(hex).map_err(|error| error.to_string()),
+        None => Err(format!(
+            "`{}` is not a string",
+            crate::recorder::AFTER_HASH_FIELD
+        )),
+    })
 }
 
 /// One line per step not replayed, from `from` on, for the model.
@@ -535,16 +634,15 @@ impl Speaker for CacheExecutor {
                 },
             });
         }
-        let Some(replay) = self.replay.as_mut() else {
-            return Err(AgentError::Speaker {
-                speaker: CACHE_EXECUTOR.into(),
-                step: turn.step,
-                message: "no trajectory is loaded".into(),
-            });
+        let no_replay = || AgentError::Speaker {
+            speaker: CACHE_EXECUTOR.into(),
+            step: turn.step,
+            message: "no trajectory is loaded".into(),
         };
+        let pending = self.replay.as_mut().ok_or_else(no_replay)?.pending.take();
 
         // The previous step's tool result: an error fails that step.
-        if let Some((index, id)) = replay.pending.take() {
+        if let Some(PendingStep { index, id, effect }) = pending {
             let last = turn
                 .history
                 .last()
@@ -557,9 +655,10 @@ impl Speaker for CacheExecutor {
                     .map(retrace_protocol::ToolResultBlock::text)
             });
             if let Some(error) = failed {
-                let name = replay
-                    .steps
-                    .get(index)
+                let name = self
+                    .replay
+                    .as_ref()
+                    .and_then(|replay| replay.steps.get(index))
                     .map(|step| step.name.clone())
                     .unwrap_or_default();
                 return Ok(self.fail_step(
@@ -567,7 +666,15 @@ impl Speaker for CacheExecutor {
                     format!("Step {index} ({name}) failed when replayed: {error}"),
                 ));
             }
+            if let Some((point, after)) = effect
+                && let Some(failed) = self.check_effect(turn, index, point, &after).await?
+            {
+                return Ok(failed);
+            }
         }
+        let Some(replay) = self.replay.as_mut() else {
+            return Err(no_replay());
+        };
 
         // Skip observe-only steps.
         while replay.next < replay.steps.len() && is_observe_only(&replay.steps[replay.next]) {
@@ -675,7 +782,7 @@ impl Speaker for CacheExecutor {
             };
             let (method, region_size) = (replay.method, replay.region_size);
             let waited = self
-                .wait_for_screen(&recorded, method, point, region_size)
+                .wait_for_screen(&recorded, method, point, region_size, true)
                 .await;
             let WaitResult {
                 distance,
@@ -754,7 +861,26 @@ impl Speaker for CacheExecutor {
             });
         };
         step.id = format!("toolu_replay_{}_{index}", replay.run_tag);
-        replay.pending = Some((index, step.id.clone()));
+        let last_acting = replay.steps[index + 1..]
+            .iter()
+            .all(|later| is_observe_only(later));
+        let effect = match (check && last_acting, point, after_hash(&step)) {
+            (true, Some(_), Some(Err(error))) => {
+                return Ok(self.fail_step(
+                    index,
+                    format!("Step {index}: the recorded after-action hash is unreadable: {error}"),
+                ));
+            }
+            (true, Some(_), Some(Ok(after))) => {
+                retrace_vision::action_point(&step.input).map(|acted_at| (acted_at, after))
+            }
+            _ => None,
+        };
+        replay.pending = Some(PendingStep {
+            index,
+            id: step.id.clone(),
+            effect,
+        });
         replay.next += 1;
         self.with_outcome(|outcome| outcome.steps_replayed += 1);
         Ok(SpeakerTurn::continue_with(vec![Message::assistant(vec![

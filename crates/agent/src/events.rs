@@ -88,6 +88,22 @@ pub enum Event {
         /// When the element was found shifted, the offset (dx, dy) replay acted at.
         shift: Option<(i32, i32)>,
     },
+    /// After the last replayed step, its effect was checked against the recorded
+    /// after-action hash.
+    EffectCheck {
+        /// Step number in the run.
+        step: usize,
+        /// Index in the trajectory file of the step whose effect was checked.
+        trajectory_index: usize,
+        /// Hamming distance between the recorded after-action hash and the current one.
+        distance: u32,
+        /// The largest distance that passes.
+        threshold: u32,
+        /// Whether the check passed.
+        passed: bool,
+        /// How long replay waited for the screen to match.
+        waited_ms: u64,
+    },
     /// The conversation moved to another speaker.
     SpeakerSwitched {
         /// Who spoke before.

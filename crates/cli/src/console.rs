@@ -86,6 +86,20 @@ impl EventSink for ConsoleSink {
                     )),
                 }
             }
+            Event::EffectCheck {
+                trajectory_index,
+                distance,
+                threshold,
+                passed,
+                waited_ms,
+                ..
+            } => {
+                let verdict = if *passed { "ok" } else { "MISMATCH" };
+                self.print(&format!(
+                    "  #{trajectory_index:<3} distance {distance:>2}/{threshold:<2} {verdict:<8} waited {:>5.2} s  effect of the last step",
+                    *waited_ms as f64 / 1000.0
+                ));
+            }
             Event::SpeakerSwitched { from, to, reason } => {
                 self.print(&format!("  -> {from} hands over to {to}: {reason}"))
             }

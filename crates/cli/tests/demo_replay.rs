@@ -136,9 +136,64 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     assert_eq!(summary["passed"], true);
     assert_eq!(summary["steps_replayed"], 7);
     assert_eq!(summary["visual_checks_passed"], 5);
+    assert_eq!(summary["effect_checks_passed"], 1);
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(file["metadata"]["execution_attempts"], 1);
     assert!(file["metadata"]["last_executed_at"].is_string());
+}
+
+/// The last step has no next step whose wait would show it had its effect: its recorded
+/// after-action hash is checked instead, and a screen that never reaches it fails that step.
+#[test]
+fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
+    let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("login.json");
+    let mut recording: Value =
+        serde_json::from_str(include_str!("../assets/demo_login.json")).unwrap();
+    let last = recording["trajectory"]
+        .as_array_mut()
+        .unwrap()
+        .last_mut()
+        .unwrap();
+    // Every bit flipped: as far from the recorded end state as a hash can be.
+    let after = last["visual_representation_after"].as_str().unwrap();
+    let flipped = u64::from_str_radix(after, 16).unwrap() ^ u64::MAX;
+    last["visual_representation_after"] = Value::String(format!("{flipped:016x}"));
+    std::fs::write(&file, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
+    let output = retrace()
+        .args(["replay"])
+        .arg(&file)
+        .args([
+            "--url",
+            demo.url(),
+            "--param",
+            "username=demo",
+            "--param",
+            "password=retrace-demo-pw",
+            "--step-timeout",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["passed"], false);
+    assert_eq!(summary["steps_replayed"], 7);
+    assert_eq!(summary["visual_checks_passed"], 5);
+    assert_eq!(summary["effect_checks_passed"], 0);
+    let failure = summary["failure"].as_str().unwrap();
+    assert!(
+        failure.contains("Effect check failed after step 7 (mouse_move at (960, 265))"),
+        "{failure}"
+    );
+    assert!(failure.contains("> threshold: 10"), "{failure}");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let failures = file["metadata"]["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0]["step_index"], 7);
 }
 
 /// `--connect`: replays into a browser somebody else runs, each in a browser context of its

@@ -239,6 +239,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
                 "passed": phase.run.outcome.completed,
                 "steps_replayed": phase.run.outcome.steps_replayed,
                 "visual_checks_passed": phase.run.outcome.checks_passed,
+                "effect_checks_passed": phase.run.outcome.effect_checks_passed,
                 "repairs": phase.run.outcome.repairs.iter().map(|r| json!({"step": r.step_index, "offset": [r.offset.0, r.offset.1]})).collect::<Vec<_>>(),
                 "failure": phase.run.outcome.failure,
                 "duration_ms": phase.run.duration.as_millis() as u64,

@@ -304,6 +304,7 @@ pub fn print_summary(run: &ReplayRun, json: bool) {
             "status": run.status.label(),
             "steps_replayed": outcome.steps_replayed,
             "visual_checks_passed": outcome.checks_passed,
+            "effect_checks_passed": outcome.effect_checks_passed,
             "repairs": outcome.repairs.iter().map(|r| serde_json::json!({"step": r.step_index, "offset": [r.offset.0, r.offset.1], "distance": r.distance})).collect::<Vec<_>>(),
             "failure": outcome.failure,
             "duration_ms": run.duration.as_millis() as u64,
@@ -313,9 +314,10 @@ pub fn print_summary(run: &ReplayRun, json: bool) {
     }
     if outcome.completed {
         println!(
-            "PASS: {} steps replayed, {} visual checks passed, {} repaired, in {:.2} s",
+            "PASS: {} steps replayed, {} visual checks passed, {} effect checks passed, {} repaired, in {:.2} s",
             outcome.steps_replayed,
             outcome.checks_passed,
+            outcome.effect_checks_passed,
             outcome.repairs.len(),
             run.duration.as_secs_f64()
         );
