@@ -861,9 +861,7 @@ impl Speaker for CacheExecutor {
             });
         };
         step.id = format!("toolu_replay_{}_{index}", replay.run_tag);
-        let last_acting = replay.steps[index + 1..]
-            .iter()
-            .all(|later| is_observe_only(later));
+        let last_acting = replay.steps[index + 1..].iter().all(is_observe_only);
         let effect = match (check && last_acting, point, after_hash(&step)) {
             (true, Some(_), Some(Err(error))) => {
                 return Ok(self.fail_step(
