@@ -10,6 +10,24 @@ fn retrace() -> Command {
     Command::new(env!("CARGO_BIN_EXE_retrace"))
 }
 
+/// `retrace replay FILE --url URL` with the demo's sign-in parameters, `--json` and `extra`.
+fn replay_demo_login(file: &std::path::Path, url: &str, extra: &[&str]) -> std::process::Output {
+    retrace()
+        .args(["replay"])
+        .arg(file)
+        .args(["--url", url])
+        .args([
+            "--param",
+            "username=demo",
+            "--param",
+            "password=retrace-demo-pw",
+            "--json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
     let out = tempfile::tempdir().unwrap();
@@ -111,20 +129,7 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("login.json");
     std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
-    let output = retrace()
-        .args(["replay"])
-        .arg(&file)
-        .args([
-            "--url",
-            demo.url(),
-            "--param",
-            "username=demo",
-            "--param",
-            "password=retrace-demo-pw",
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let output = replay_demo_login(&file, demo.url(), &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -161,22 +166,7 @@ fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
     let flipped = u64::from_str_radix(after, 16).unwrap() ^ u64::MAX;
     last["visual_representation_after"] = Value::String(format!("{flipped:016x}"));
     std::fs::write(&file, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
-    let output = retrace()
-        .args(["replay"])
-        .arg(&file)
-        .args([
-            "--url",
-            demo.url(),
-            "--param",
-            "username=demo",
-            "--param",
-            "password=retrace-demo-pw",
-            "--step-timeout",
-            "1",
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let output = replay_demo_login(&file, demo.url(), &["--step-timeout", "1"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
@@ -214,19 +204,7 @@ fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
     let file = dir.path().join("login.json");
     std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
     for run in 0..2 {
-        let output = retrace()
-            .args(["replay"])
-            .arg(&file)
-            .args(["--url", demo.url(), "--connect", browser.ws_url()])
-            .args([
-                "--param",
-                "username=demo",
-                "--param",
-                "password=retrace-demo-pw",
-            ])
-            .arg("--json")
-            .output()
-            .unwrap();
+        let output = replay_demo_login(&file, demo.url(), &["--connect", browser.ws_url()]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert_eq!(
             output.status.code(),
