@@ -39,6 +39,7 @@ use serde_json::Value;
 
 use crate::error::AgentError;
 use crate::events::Event;
+use crate::replay_ledger::ReplayLedger;
 use crate::screen::Screen;
 use crate::speaker::Speaker;
 use crate::speaker::SpeakerResult;
@@ -199,6 +200,7 @@ pub struct CacheExecutor {
     replay: Option<Replay>,
     outcome: Arc<std::sync::Mutex<ReplayOutcome>>,
     activation_error: Option<String>,
+    ledger: Option<Arc<ReplayLedger>>,
 }
 
 impl std::fmt::Debug for CacheExecutor {
@@ -222,7 +224,15 @@ impl CacheExecutor {
             replay: None,
             outcome: Arc::default(),
             activation_error: None,
+            ledger: None,
         }
+    }
+
+    /// Notes each replay that runs to its end in `ledger`, so that the model's verdict on it
+    /// (verify_cache_execution_tool over the same ledger) does not count a second attempt.
+    pub fn with_ledger(mut self, ledger: Arc<ReplayLedger>) -> Self {
+        self.ledger = Some(ledger);
+        self
     }
 
     /// A handle on the outcome, readable after the run.
@@ -684,12 +694,18 @@ impl Speaker for CacheExecutor {
             let path = replay.path.clone();
             self.replay = None;
             self.with_outcome(|outcome| outcome.completed = true);
-            if let Err(error) = retrace_cache::update_file(
+            let recorded = retrace_cache::update_file(
                 &path,
                 self.max_file_size,
                 &MetadataUpdate::RecordCompletion { success: true },
                 &self.validators,
-            ) {
+            );
+            if recorded.is_ok()
+                && let Some(ledger) = &self.ledger
+            {
+                ledger.completed(&path);
+            }
+            if let Err(error) = recorded {
                 tracing::warn!(
                     "could not record the completed replay in {}: {error}",
                     path.display()

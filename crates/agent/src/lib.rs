@@ -23,6 +23,7 @@ mod drive_tool;
 pub mod error;
 pub mod events;
 pub mod recorder;
+pub mod replay_ledger;
 pub mod screen;
 pub mod script_speaker;
 pub mod speaker;

@@ -36,6 +36,14 @@ pub enum MetadataUpdate {
         /// What went wrong.
         error_message: String,
     },
+    /// A replay already counted as an attempt (it ran to its end) was then judged not to
+    /// have reached its goal: one more failure, no new attempt, then the validators.
+    RecordRejection {
+        /// The trajectory index the failure is filed under (the last step).
+        step_index: u64,
+        /// Why the replay was judged unsuccessful.
+        error_message: String,
+    },
 }
 
 /// What applying an update did.
@@ -86,41 +94,57 @@ pub fn apply_update(
             error_message,
         } => {
             count_attempt(metadata);
-            let failures = metadata
-                .entry("failures")
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if !failures.is_array() {
-                *failures = Value::Array(Vec::new());
-            }
-            let Value::Array(list) = failures else {
-                return Err("metadata.failures: expected an array".to_owned());
-            };
-            let earlier = list
-                .iter()
-                .filter(|f| f.get("step_index").and_then(Value::as_u64) == Some(*step_index))
-                .count() as u64;
-            let mut failure = Map::new();
-            failure.insert("timestamp".to_owned(), Value::String(format_timestamp(now)));
-            failure.insert("step_index".to_owned(), Value::from(*step_index));
-            failure.insert(
-                "error_message".to_owned(),
-                Value::String(error_message.clone()),
-            );
-            failure.insert("failure_count_at_step".to_owned(), Value::from(earlier + 1));
-            list.push(Value::Object(failure));
-
-            let typed = typed_metadata(metadata)?;
-            let reason = validators.invalidation_reason(&typed, Some(*step_index), now);
-            if let Some(reason) = &reason {
-                metadata.insert("is_valid".to_owned(), Value::Bool(false));
-                metadata.insert(
-                    "invalidation_reason".to_owned(),
-                    Value::String(reason.clone()),
-                );
-            }
-            Ok(reason)
+            record_failure(metadata, *step_index, error_message, validators, now)
         }
+        MetadataUpdate::RecordRejection {
+            step_index,
+            error_message,
+        } => record_failure(metadata, *step_index, error_message, validators, now),
     }
+}
+
+/// Appends a failure at `step_index` to `metadata.failures`, then runs the validators and
+/// invalidates the file when they say so; returns their reason.
+fn record_failure(
+    metadata: &mut Map<String, Value>,
+    step_index: u64,
+    error_message: &str,
+    validators: &Validators,
+    now: Timestamp,
+) -> Result<Option<String>, String> {
+    let failures = metadata
+        .entry("failures")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if !failures.is_array() {
+        *failures = Value::Array(Vec::new());
+    }
+    let Value::Array(list) = failures else {
+        return Err("metadata.failures: expected an array".to_owned());
+    };
+    let earlier = list
+        .iter()
+        .filter(|f| f.get("step_index").and_then(Value::as_u64) == Some(step_index))
+        .count() as u64;
+    let mut failure = Map::new();
+    failure.insert("timestamp".to_owned(), Value::String(format_timestamp(now)));
+    failure.insert("step_index".to_owned(), Value::from(step_index));
+    failure.insert(
+        "error_message".to_owned(),
+        Value::String(error_message.to_owned()),
+    );
+    failure.insert("failure_count_at_step".to_owned(), Value::from(earlier + 1));
+    list.push(Value::Object(failure));
+
+    let typed = typed_metadata(metadata)?;
+    let reason = validators.invalidation_reason(&typed, Some(step_index), now);
+    if let Some(reason) = &reason {
+        metadata.insert("is_valid".to_owned(), Value::Bool(false));
+        metadata.insert(
+            "invalidation_reason".to_owned(),
+            Value::String(reason.clone()),
+        );
+    }
+    Ok(reason)
 }
 
 /// `execution_attempts += 1` (a missing or unreadable count starts at 0).
@@ -237,5 +261,37 @@ mod tests {
         .unwrap();
         assert_eq!(m["execution_attempts"], json!(1));
         assert!(!m.contains_key("last_executed_at"));
+    }
+
+    #[test]
+    fn a_rejection_adds_a_failure_but_no_attempt() {
+        let mut m = meta();
+        let now = at("2026-11-22T00:00:00Z");
+        apply_update(
+            &mut m,
+            &MetadataUpdate::RecordCompletion { success: true },
+            &Validators::none(),
+            now,
+        )
+        .unwrap();
+        apply_update(
+            &mut m,
+            &MetadataUpdate::RecordRejection {
+                step_index: 4,
+                error_message: "the report is not shown".into(),
+            },
+            &Validators::none(),
+            now,
+        )
+        .unwrap();
+        assert_eq!(m["execution_attempts"], json!(1));
+        let failures = m["failures"].as_array().unwrap();
+        assert_eq!(failures.len(), 1);
+        assert_eq!(failures[0]["step_index"], json!(4));
+        assert_eq!(
+            failures[0]["error_message"],
+            json!("the report is not shown")
+        );
+        assert_eq!(failures[0]["failure_count_at_step"], json!(1));
     }
 }

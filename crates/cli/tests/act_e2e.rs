@@ -622,3 +622,72 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
     assert_eq!(replay["passed"], true, "{replay}");
     assert_eq!(model.requests().len(), 4, "replay must not call the model");
 }
+
+/// `--cache execute` with the model verifying: the replay that ran to its end counted one
+/// attempt, and the model's verdict on it is written without counting a second.
+#[test]
+fn a_verified_replay_counts_one_attempt() {
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().join("cache");
+    std::fs::create_dir_all(&cache_dir).unwrap();
+    let file = cache_dir.join("login.json");
+    std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
+    let model = runtime.block_on(FakeAnthropic::start(vec![
+        ScriptStep::tool_use(
+            "execute_cached_executions_tool",
+            json!({
+                "trajectory_file": "login.json",
+                "parameter_values": {"username": USERNAME, "password": PASSWORD},
+            }),
+        ),
+        ScriptStep::tool_use(
+            "verify_cache_execution",
+            json!({"trajectory_file": "login.json", "success": true, "notes": "report shown"}),
+        ),
+        ScriptStep::text("Signed in and generated the report."),
+    ]));
+    let username = format!("username={USERNAME}");
+    let password = format!("password={PASSWORD}");
+    let output = retrace(
+        &[
+            "act",
+            "Sign in as {{username}} with password {{password}}, then generate the monthly report",
+            "--url",
+            demo.url(),
+            "--cache",
+            "execute",
+            "--cache-dir",
+            cache_dir.to_str().unwrap(),
+            "--cache-file",
+            "login.json",
+            "--param",
+            &username,
+            "--param",
+            &password,
+            "--json",
+        ],
+        Some(&model.base_url()),
+    );
+    let summary = summary_after_exit(&output, 0);
+    assert_eq!(summary["replayed"]["completed"], true, "{summary}");
+    assert_eq!(model.requests().len(), 3, "{summary}");
+    let verdict_reply = model.requests()[2].body()["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(
+        verdict_reply.contains("Recorded a successful replay of login.json (attempt 1)"),
+        "{verdict_reply}"
+    );
+    let recording: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(recording["metadata"]["execution_attempts"], 1);
+    assert_eq!(recording["metadata"]["last_verification"]["success"], true);
+    assert_eq!(
+        recording["metadata"]["failures"].as_array().map(Vec::len),
+        Some(0)
+    );
+}

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use retrace_cache::CacheStore;
 use serde_json::Value;
 
+use crate::replay_ledger::ReplayLedger;
 use crate::tool::AgentTool;
 
 mod execute;
@@ -64,13 +65,16 @@ pub(crate) fn file_property() -> Value {
     })
 }
 
-/// All cache tools over `store`, ready to add to a [`crate::tool::Toolbox`].
-pub fn cache_tools(store: Arc<CacheStore>) -> Vec<Arc<dyn AgentTool>> {
+/// All cache tools over `store`, ready to add to a [`crate::tool::Toolbox`]. `ledger` is the
+/// one the run's cache executor notes completed replays in (see
+/// [`crate::cache_executor::CacheExecutor::with_ledger`]), so that verifying a replay does
+/// not count it twice.
+pub fn cache_tools(store: Arc<CacheStore>, ledger: Arc<ReplayLedger>) -> Vec<Arc<dyn AgentTool>> {
     vec![
         Arc::new(RetrieveTrajectoriesTool::new(Arc::clone(&store))),
         Arc::new(InspectCacheMetadataTool::new(Arc::clone(&store))),
         Arc::new(ExecuteCachedTrajectoryTool::new(Arc::clone(&store))),
-        Arc::new(VerifyCacheExecutionTool::new(store)),
+        Arc::new(VerifyCacheExecutionTool::new(store).with_ledger(ledger)),
     ]
 }
 

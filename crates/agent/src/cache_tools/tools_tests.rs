@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::*;
 use crate::cache_executor::CACHE_EXECUTOR;
+use crate::replay_ledger::ReplayLedger;
 use crate::tool::ToolReply;
 
 const EXAMPLES: [&str; 5] = [
@@ -33,7 +34,7 @@ fn example_store() -> (tempfile::TempDir, Arc<CacheStore>) {
 }
 
 fn tool(store: &Arc<CacheStore>, name: &str) -> Arc<dyn AgentTool> {
-    cache_tools(Arc::clone(store))
+    cache_tools(Arc::clone(store), ReplayLedger::new())
         .into_iter()
         .find(|tool| tool.name() == name)
         .unwrap()
@@ -46,7 +47,7 @@ async fn call(store: &Arc<CacheStore>, name: &str, input: Value) -> ToolReply {
 #[test]
 fn the_tools_have_askui_names_and_are_never_cached() {
     let (_dir, store) = example_store();
-    let tools = cache_tools(store);
+    let tools = cache_tools(store, ReplayLedger::new());
     let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
     assert_eq!(
         names,
@@ -294,6 +295,65 @@ async fn verify_writes_the_verdict_to_metadata() {
     assert_eq!(
         (verdict["success"].clone(), verdict["notes"].clone()),
         (json!(true), json!("grammar rule open"))
+    );
+}
+
+/// A replay that ran to its end counted its attempt already: the model's verdict on it does
+/// not count another; an unsuccessful verdict files a failure at the last step instead.
+#[tokio::test]
+async fn a_verdict_on_a_replay_already_counted_counts_no_second_attempt() {
+    let (_dir, store) = example_store();
+    let name = "reference_replays_with_failures";
+    let before = store.read(name).unwrap();
+    let ledger = ReplayLedger::new();
+    let verify = VerifyCacheExecutionTool::new(Arc::clone(&store)).with_ledger(ledger.clone());
+
+    ledger.completed(&store.resolve(name).unwrap());
+    let reply = verify
+        .call(json!({"trajectory_file": name, "success": true}))
+        .await
+        .unwrap();
+    assert!(!reply.is_error, "{}", reply.text_content());
+    let after = store.read(name).unwrap();
+    assert_eq!(
+        after.metadata.execution_attempts,
+        before.metadata.execution_attempts
+    );
+    assert_eq!(
+        after.metadata.failures.len(),
+        before.metadata.failures.len()
+    );
+
+    ledger.completed(&store.resolve(name).unwrap());
+    let reply = verify
+        .call(json!({"trajectory_file": name, "success": false, "notes": "no report shown"}))
+        .await
+        .unwrap();
+    assert!(!reply.is_error, "{}", reply.text_content());
+    let after = store.read(name).unwrap();
+    assert_eq!(
+        after.metadata.execution_attempts,
+        before.metadata.execution_attempts
+    );
+    assert_eq!(
+        after.metadata.failures.len(),
+        before.metadata.failures.len() + 1
+    );
+    let failure = after.metadata.failures.last().unwrap();
+    assert_eq!(failure.step_index as usize, after.trajectory.len() - 1);
+    assert_eq!(
+        failure.error_message,
+        "replayed to its end, judged unsuccessful: no report shown"
+    );
+
+    // With no completed replay noted, the verdict is the attempt.
+    verify
+        .call(json!({"trajectory_file": name, "success": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.read(name).unwrap().metadata.execution_attempts,
+        before.metadata.execution_attempts + 1
     );
 }
 

@@ -16,6 +16,7 @@ use serde_json::json;
 use super::FILE_KEY;
 use super::file_name;
 use super::file_property;
+use crate::replay_ledger::ReplayLedger;
 use crate::tool::AgentTool;
 use crate::tool::FatalToolError;
 use crate::tool::ToolReply;
@@ -29,10 +30,13 @@ const MAX_NOTES: usize = 1000;
 /// Records whether a replay reached its goal: [`MetadataUpdate::RecordCompletion`] (one more
 /// attempt; `last_executed_at` when successful) plus the verdict and notes in
 /// [`VERIFICATION_FIELD`]. After an unsuccessful replay the validators run and may invalidate
-/// the cache.
+/// the cache. A replay the cache executor already counted (see [`ReplayLedger`]) is not
+/// counted again: an unsuccessful verdict on it adds a failure at its last step
+/// ([`MetadataUpdate::RecordRejection`]).
 pub struct VerifyCacheExecutionTool {
     store: Arc<CacheStore>,
     validators: Validators,
+    ledger: Option<Arc<ReplayLedger>>,
 }
 
 impl std::fmt::Debug for VerifyCacheExecutionTool {
@@ -50,7 +54,15 @@ impl VerifyCacheExecutionTool {
         Self {
             store,
             validators: Validators::default(),
+            ledger: None,
         }
+    }
+
+    /// The same tool reading `ledger`: a verdict on a replay the cache executor already
+    /// counted (it ran to its end) amends that attempt instead of counting another.
+    pub fn with_ledger(mut self, ledger: Arc<ReplayLedger>) -> Self {
+        self.ledger = Some(ledger);
+        self
     }
 
     /// The same tool with other validators.
@@ -103,9 +115,31 @@ impl AgentTool for VerifyCacheExecutionTool {
             Some(_) => return Ok(ToolReply::error("`notes` must be a string")),
         };
         let now = jiff::Timestamp::now();
-        let update = MetadataUpdate::RecordCompletion { success };
+        let counted = match (&self.ledger, self.store.resolve(name)) {
+            (Some(ledger), Ok(path)) => ledger.take(&path),
+            _ => false,
+        };
+        let update = match (counted, success) {
+            (false, _) => Some(MetadataUpdate::RecordCompletion { success }),
+            (true, true) => None,
+            (true, false) => {
+                let steps = match self.store.read(name) {
+                    Ok(file) => file.trajectory.len(),
+                    Err(error) => return Ok(ToolReply::error(error.to_string())),
+                };
+                Some(MetadataUpdate::RecordRejection {
+                    step_index: steps.saturating_sub(1) as u64,
+                    error_message: format!(
+                        "replayed to its end, judged unsuccessful: {}",
+                        notes.as_deref().unwrap_or("no notes given")
+                    ),
+                })
+            }
+        };
         let result = self.store.update_metadata(name, |metadata| {
-            apply_update(metadata, &update, &self.validators, now)?;
+            if let Some(update) = &update {
+                apply_update(metadata, update, &self.validators, now)?;
+            }
             metadata.insert(
                 VERIFICATION_FIELD.to_owned(),
                 json!({"timestamp": format_timestamp(now), "success": success, "notes": notes}),

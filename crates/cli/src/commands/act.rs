@@ -28,6 +28,7 @@ use retrace_agent::events::JsonLinesSink;
 use retrace_agent::events::Secrets;
 use retrace_agent::recorder::CONTROL_TOOLS;
 use retrace_agent::recorder::RecordSettings;
+use retrace_agent::replay_ledger::ReplayLedger;
 use retrace_agent::screen::BackendScreen;
 use retrace_agent::speaker::Speaker;
 use retrace_agent::tool::Toolbox;
@@ -367,7 +368,8 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
     let mut speakers: Vec<Box<dyn Speaker>> = Vec::new();
     let mut executor = None;
     if args.cache.executes() {
-        for tool in retrace_agent::cache_tools::cache_tools(store.clone()) {
+        let ledger = ReplayLedger::new();
+        for tool in retrace_agent::cache_tools::cache_tools(store.clone(), ledger.clone()) {
             toolbox.add(tool);
         }
         settings.system_sections.push(CACHE_TOOLS_PROMPT.to_owned());
@@ -377,7 +379,8 @@ async fn act(args: &ActArgs, goal: &str, values: &ParameterValues) -> anyhow::Re
             ..ReplaySettings::default()
         };
         let cache_executor =
-            CacheExecutor::new(replay_settings, Arc::new(BackendScreen::new(page.clone())));
+            CacheExecutor::new(replay_settings, Arc::new(BackendScreen::new(page.clone())))
+                .with_ledger(ledger);
         replay_outcome = Some(cache_executor.outcome_handle());
         executor = Some(cache_executor);
     }
