@@ -24,6 +24,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    init_logging();
     let cli = Cli::parse();
     match commands::run(cli.command) {
         Ok(outcome) => outcome.exit_code(),
@@ -32,4 +33,32 @@ fn main() -> ExitCode {
             outcome::Outcome::Error.exit_code()
         }
     }
+}
+
+/// The environment variable that sets what retrace logs to stderr, as a `tracing` filter
+/// (`RETRACE_LOG=debug`, `RETRACE_LOG=retrace_agent=debug`).
+const LOG_ENV: &str = "RETRACE_LOG";
+
+/// Sends retrace's own warnings (a metadata update that could not be written, a screenshot
+/// retried) to stderr; `RETRACE_LOG` widens or narrows that. chromiumoxide stays silent
+/// unless `RETRACE_LOG` names it: its protocol logs carry page traffic (typed text, cookies),
+/// which must not reach a log by accident.
+fn init_logging() {
+    use std::io::IsTerminal;
+    let directives = match std::env::var(LOG_ENV) {
+        Ok(value) if value.contains("chromiumoxide") => value,
+        Ok(value) => format!("{value},chromiumoxide=off"),
+        Err(_) => "retrace=warn".to_owned(),
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&directives).unwrap_or_else(|error| {
+        eprintln!("retrace: ignoring {LOG_ENV}: {error}");
+        tracing_subscriber::EnvFilter::new("retrace=warn")
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .without_time()
+        .with_target(false)
+        .try_init();
 }

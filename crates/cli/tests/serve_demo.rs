@@ -11,10 +11,15 @@ use std::process::Stdio;
 
 /// A plain HTTP/1.1 GET; returns the status line and the body.
 fn http_get(addr: &str, path: &str) -> (String, String) {
+    http_get_with(addr, path, "")
+}
+
+/// A plain HTTP/1.1 GET with `headers` (each line ending in CRLF) added.
+fn http_get_with(addr: &str, path: &str, headers: &str) -> (String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut response = String::new();
@@ -76,4 +81,79 @@ fn serve_demo_rejects_a_bad_latency_naming_it() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("900..100"), "{stderr}");
+}
+
+/// `RETRACE_LOG` sets what goes to stderr: at `retrace_demo=info` the app logs each latency
+/// it applies (benchmarks set those against a run's time); by default it says nothing.
+#[test]
+fn retrace_log_turns_on_the_demo_apps_latency_lines() {
+    for (log, expect_line) in [(Some("retrace_demo=info"), true), (None, false)] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_retrace"));
+        command
+            .args([
+                "serve-demo",
+                "--port",
+                "0",
+                "--latency-ms",
+                "5..9",
+                "--json",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env_remove("RETRACE_LOG");
+        if let Some(log) = log {
+            command.env("RETRACE_LOG", log);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let info: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let addr = info["url"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_owned();
+        let cookie = format!(
+            "Cookie: {}={}\r\n",
+            retrace_demo::SESSION_COOKIE,
+            retrace_demo::DEMO_USERNAME
+        );
+        let (status, _) = http_get_with(&addr, "/api/report", &cookie);
+        assert!(status.contains("200"), "{status}");
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        child.wait().unwrap();
+        let latency = stderr
+            .lines()
+            .find_map(|line| line.split("applied app latency latency_ms=").nth(1))
+            .map(|ms| ms.trim().parse::<u64>().unwrap());
+        match expect_line {
+            true => assert!(latency.is_some_and(|ms| (5..=9).contains(&ms)), "{stderr}"),
+            false => assert_eq!(stderr, "", "nothing logged by default"),
+        }
+    }
+}
+
+#[test]
+fn a_bad_retrace_log_is_named_and_ignored() {
+    let output = Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .args(["serve-demo", "--latency-ms", "900..100"])
+        .env("RETRACE_LOG", "retrace=loud")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("retrace: ignoring RETRACE_LOG"), "{stderr}");
 }

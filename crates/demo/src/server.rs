@@ -248,6 +248,8 @@ fn redirect(location: &str) -> Response {
 async fn apply_latency(state: &AppState) -> u64 {
     let ms = state.config.latency.sample_ms();
     if ms > 0 {
+        // At info level, for benchmarks that set the app's own waits against a run's time.
+        tracing::info!(latency_ms = ms, "applied app latency");
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
     ms
