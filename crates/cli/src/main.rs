@@ -12,12 +12,18 @@ use clap::Parser;
 
 use crate::commands::Command;
 
-/// retrace: let an AI agent work a user interface, record what it did, and replay it later
-/// with no model calls, checking at every step that the screen still looks as recorded.
+/// retrace: record what an AI agent does in a user interface, and replay it without the model.
+///
+/// Every replayed step first checks that the screen still looks as it did when recorded.
 ///
 /// Exit codes: 0 pass, 1 a check failed, 2 error.
 #[derive(Debug, Parser)]
-#[command(name = "retrace", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "retrace",
+    version,
+    propagate_version = true,
+    verbatim_doc_comment
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -88,6 +88,7 @@ const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 ///   retrace act "Log in as demo with password {{password}}" --url http://127.0.0.1:8080/ \
 ///       --mode structured --param password=s3cret --cache record --cache-file login.json
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct ActArgs {
     /// What the model should achieve; `{{name}}` placeholders are filled from `--param`.
     pub goal: String,

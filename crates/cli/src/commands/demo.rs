@@ -41,8 +41,9 @@ pub const DEMO_GOAL: &str =
 /// The viewport the demo runs at.
 const DEMO_SIZE: (u32, u32) = (1280, 800);
 
-/// Run the demo: replay a recorded login flow on the bundled demo app, then watch replay
-/// repair a moved button and catch a changed one on the app's `v2` layout.
+/// Run the demo: replay a recorded login flow on the bundled demo app, then its `v2` layout.
+///
+/// On `v2`, watch replay repair a moved button and catch a changed one.
 ///
 /// Needs Chromium (`/usr/bin/chromium`, or `--chromium`); no API key, no network.
 /// Evidence (event logs, the replayed file, final screenshots) goes to `--out`.
@@ -53,6 +54,7 @@ const DEMO_SIZE: (u32, u32) = (1280, 800);
 ///   retrace demo
 ///   retrace demo --latency-ms 100..1500 --out /tmp/retrace-demo
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct DemoArgs {
     /// Where to write the evidence.
     #[arg(long, default_value = "retrace-evidence")]

@@ -18,9 +18,9 @@ use super::screenshot::runtime;
 use super::screenshot::write_png;
 use crate::outcome::Outcome;
 
-/// Open a page in headless Chromium and run computer-tool actions on it, in order, printing
-/// one line per action and saving the screenshot taken after each.
+/// Open a page in headless Chromium and run computer-tool actions on it, in order.
 ///
+/// Prints one line per action and saves the screenshot taken after each.
 /// Each ACTION_JSON is one input of the `computer` tool (Anthropic computer use).
 ///
 /// Example:
@@ -29,6 +29,7 @@ use crate::outcome::Outcome;
 ///     '{"action": "type", "text": "demo"}' '{"action": "key", "text": "Return"}' \
 ///     --screenshots shots/
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct DoArgs {
     /// The page to open.
     pub url: String,

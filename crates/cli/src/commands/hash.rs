@@ -20,8 +20,9 @@ use serde::Serialize;
 
 use crate::outcome::Outcome;
 
-/// Print the perceptual hash (pHash, aHash or dHash, bit-identical to Python imagehash) of
-/// each PNG file, or of the region around a point, or of a crop box.
+/// Print the perceptual hash of PNG files, of the region around a point, or of a crop box.
+///
+/// pHash, aHash or dHash, bit-identical to Python imagehash.
 ///
 /// Examples:
 ///   retrace hash screen.png
@@ -33,6 +34,7 @@ use crate::outcome::Outcome;
 /// "crop"? | "point"? + "region"?, "id"?}` and each answer is one JSON line with `hash` and
 /// `region`, or `error`. Exit code 2 when any request failed.
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct HashArgs {
     /// PNG files to hash.
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]

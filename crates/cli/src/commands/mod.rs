@@ -20,9 +20,9 @@ mod serve_demo;
 /// Every `retrace` subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    // No doc comment here: clap would show it instead of `HashArgs`' (which has the examples).
+    // No doc comments on the variants: clap would show them instead of each `...Args`' own
+    // (which has the examples), here and in `retrace <command> --help`.
     Hash(hash::HashArgs),
-    // Likewise: `retrace diff --help` shows `DiffArgs`' doc comment.
     Diff(diff::DiffArgs),
     Cache(cache::CacheArgs),
     ServeDemo(serve_demo::ServeDemoArgs),
@@ -31,7 +31,6 @@ pub enum Command {
     Demo(demo::DemoArgs),
     Replay(replay::ReplayArgs),
     Act(act::ActArgs),
-    /// Print the JSON Schemas models answer in, or validate an answer (exit 1 when invalid).
     Schema(schema::SchemaArgs),
 }
 

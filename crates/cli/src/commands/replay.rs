@@ -37,7 +37,8 @@ use crate::outcome::Outcome;
 /// Before each step that acts at a point, replay waits until the screen region around that
 /// point looks as it did when the trajectory was recorded (perceptual hash within the
 /// threshold), searches nearby when the element moved a little, and stops at the first step
-/// whose screen no longer matches, naming the step, the distance and the threshold.
+/// whose screen no longer matches, naming the step, the distance and the threshold. After
+/// the last step it waits for the state recorded after that action (the effect check).
 ///
 /// Exit codes: 0 every step replayed, 1 a step failed (mismatch or tool error), 2 error.
 ///
@@ -45,6 +46,7 @@ use crate::outcome::Outcome;
 ///   retrace replay .retrace_cache/login.json --url http://127.0.0.1:8080/ --param password=s3cret
 ///   retrace replay login.json --url http://127.0.0.1:8080/?layout=v2 --wait fixed:1.0 --json
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct ReplayArgs {
     /// The trajectory cache file.
     pub file: PathBuf,

@@ -22,8 +22,9 @@ use retrace_schema::split_option;
 
 use crate::outcome::Outcome;
 
-/// Print a generated JSON Schema (agent response, screenshot analysis, screenshot
-/// comparison), or validate a model's answer against one.
+/// Print the JSON Schemas models answer in, or validate an answer (exit 1 when invalid).
+///
+/// Schemas: the agent response, six kinds of screenshot analysis, screenshot comparison.
 ///
 /// Examples:
 ///   retrace schema generate response
@@ -39,6 +40,7 @@ use crate::outcome::Outcome;
 /// includeCoordinates, validationMode. `validate` exits 0 when the answer is valid, 1 when
 /// it is not, 2 on an error (unreadable file, no JSON object, bad option).
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct SchemaArgs {
     #[command(subcommand)]
     action: SchemaAction,

@@ -20,6 +20,7 @@ use crate::outcome::Outcome;
 ///   retrace screenshot http://127.0.0.1:8080/ -o page.png
 ///   retrace screenshot https://example.com -o full.png --size 1024x768 --full-page
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct ScreenshotArgs {
     /// The page to open (http, https, file or data URL).
     pub url: String,
