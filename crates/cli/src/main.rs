@@ -60,11 +60,16 @@ fn init_logging() {
         eprintln!("retrace: ignoring {LOG_ENV}: {error}");
         tracing_subscriber::EnvFilter::new("retrace=warn")
     });
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .without_time()
-        .with_target(false)
-        .try_init();
+        .with_ansi(std::io::stderr().is_terminal());
+    // Asked for more than warnings: someone is diagnosing, so say when and where.
+    let _ = if std::env::var_os(LOG_ENV).is_some() {
+        builder
+            .with_timer(tracing_subscriber::fmt::time::uptime())
+            .try_init()
+    } else {
+        builder.without_time().with_target(false).try_init()
+    };
 }

@@ -173,6 +173,7 @@ impl ChromiumBrowser {
         config: &ChromiumConfig,
         process: Option<BrowserProcess>,
     ) -> Result<Self, DriveError> {
+        let started = std::time::Instant::now();
         let handler_config = HandlerConfig {
             viewport: Some(Viewport {
                 width: config.width,
@@ -210,6 +211,7 @@ impl ChromiumBrowser {
             // Dropping the handler here fails every command still waiting for an answer.
             drop(handler);
         });
+        tracing::debug!(elapsed = ?started.elapsed(), "connected to {ws_url}");
         Ok(Self {
             core: Arc::new(BrowserCore {
                 browser,
@@ -252,6 +254,7 @@ impl ChromiumBrowser {
     /// separate windows all stay visible, and screenshots of any of them, in any order, work.
     pub async fn open_page(&self) -> Result<ChromiumPage, DriveError> {
         let doing = "opening a page";
+        let started = std::time::Instant::now();
         let mut target = CreateTargetParams::new("about:blank");
         target.new_window = Some(true);
         target.width = Some(i64::from(self.core.width));
@@ -268,6 +271,7 @@ impl ChromiumBrowser {
                 .await
                 .map_err(|e| self.core.error("creating a browser context", e))?;
             target.browser_context_id = Some(id);
+            tracing::debug!(elapsed = ?started.elapsed(), "browser context created");
         }
         let page = self
             .core
@@ -275,7 +279,10 @@ impl ChromiumBrowser {
             .new_page(target)
             .await
             .map_err(|e| self.core.error(doing, e))?;
-        ChromiumPage::new(Arc::clone(&self.core), page).await
+        tracing::debug!(elapsed = ?started.elapsed(), "page target created");
+        let page = ChromiumPage::new(Arc::clone(&self.core), page).await?;
+        tracing::debug!(elapsed = ?started.elapsed(), "page ready");
+        Ok(page)
     }
 }
 

@@ -311,10 +311,12 @@ impl BrowserBackend for ChromiumPage {
         let doing = format!("opening {url}");
         self.check_open(&doing)?;
         self.network.touch();
+        let started = Instant::now();
         self.page
             .goto(url)
             .await
             .map_err(|e| self.error(&doing, e))?;
+        tracing::debug!(elapsed = ?started.elapsed(), "opened {url}");
         Ok(())
     }
 
