@@ -43,11 +43,14 @@ mod error;
 mod gray;
 mod hash;
 mod image;
+mod image_data;
+mod paeth;
 mod png_hash;
 mod region;
 mod resize;
 mod search;
 mod stability;
+mod workers;
 
 pub use crate::diff::Diff;
 pub use crate::diff::DiffOptions;

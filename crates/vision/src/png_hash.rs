@@ -1,15 +1,23 @@
 //! Hashing a whole screenshot straight from its PNG bytes, without keeping its pixels.
 //!
-//! [`png_hash`] is `decode_png` followed by `hash`, bit for bit, but pipelined over three
-//! threads, each handing batches of rows to the next: this one inflates the image data
-//! (`png`'s streaming decoder, which also checks every chunk), a second undoes the PNG row
-//! filters, a third converts to grayscale and runs the horizontal LANCZOS pass. Inflating
-//! and unfiltering are each about as slow as everything else put together, so on two cores
-//! the stages overlap instead of adding up. Only batches of rows and the narrow horizontal
-//! result are kept, never the whole image. Small or unusual PNGs (interlaced, not 8-bit, palette,
-//! transparency key, no downscale) simply go through `decode_png` and `hash`.
+//! [`png_hash`] is `decode_png` followed by `hash`, bit for bit, but streamed in batches of
+//! rows through two stages: the calling thread inflates the image data (`zlib-rs`, straight
+//! into the batch buffers, see [`crate::image_data`]), and a long-lived worker thread (see
+//! [`crate::workers`]) undoes the PNG row filters (Paeth with the short-chain method of
+//! [`crate::paeth`]), converts to grayscale and runs the horizontal LANCZOS pass. The two take
+//! about the same time, so on two free cores they overlap. When the worker falls behind (it
+//! is slower, or gets no CPU on a busy machine) the inflating thread puts batches through the
+//! second stage itself, so a busy machine costs little more than doing everything on one
+//! thread. Only batches of rows and the narrow horizontal result are kept, never the whole
+//! image. Small or unusual PNGs (interlaced, not 8-bit, palette, transparency key, no
+//! downscale) simply go through `decode_png` and `hash`.
 
-use std::sync::mpsc;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::Condvar;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+use std::sync::PoisonError;
 
 use crate::error::VisionError;
 use crate::gray::convert_rows;
@@ -20,22 +28,49 @@ use crate::hash::thumbnail_hash;
 use crate::hash::thumbnail_size;
 use crate::image::DEFAULT_MAX_PIXELS;
 use crate::image::PixelLayout;
-use crate::image::decode_error;
 use crate::image::decode_png_with_limit;
 use crate::image::open_png;
+use crate::image_data::inflate_rows;
+use crate::paeth::Paeth;
+use crate::resize::Coefficients;
 use crate::resize::RowSource;
 use crate::resize::coefficients;
 use crate::resize::horizontal_pass;
 use crate::resize::vertical_pass;
+use crate::workers::run_beside;
 
-/// Rows handed from one stage of the pipeline to the next at a time.
-const BATCH_ROWS: usize = 32;
+/// Rows handed from one stage of the pipeline to the next at a time (64 measured a little
+/// faster than 32 or 128).
+const BATCH_ROWS: usize = 64;
 
-/// The initial size of the inflated-data window of [`inflate`].
-const WINDOW_BYTES: usize = 1 << 18;
+/// Batches in flight at most: the inflater then puts one through the second stage itself
+/// (or waits for the worker's) rather than get further ahead, which would only take memory.
+const MAX_BATCHES: usize = 6;
 
-/// Images below this many pixels are decoded and hashed in one thread: starting the workers
-/// would cost more than it saves.
+/// Batch buffers kept from one call to the next: fresh memory costs page faults on every
+/// call (about a tenth of the time).
+static SPARE_BATCHES: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// The batch buffers kept by the last call (none if another call has them).
+fn take_batches() -> Vec<Vec<u8>> {
+    SPARE_BATCHES
+        .try_lock()
+        .map(|mut kept| std::mem::take(&mut *kept))
+        .unwrap_or_default()
+}
+
+/// Keeps batch buffers for the next call.
+fn keep_batches(mut batches: Vec<Vec<u8>>) {
+    batches.truncate(MAX_BATCHES);
+    if let Ok(mut kept) = SPARE_BATCHES.try_lock()
+        && kept.len() < batches.len()
+    {
+        *kept = batches;
+    }
+}
+
+/// Images below this many pixels are decoded and hashed by `decode_png` and `hash`: the
+/// pipeline would cost more than it saves.
 const PIPELINE_PIXELS: u64 = 1 << 18;
 
 /// Hashes the whole image of a PNG file: exactly `hash(&decode_png(bytes)?, method,
@@ -75,60 +110,25 @@ pub fn png_hash(bytes: &[u8], method: Method, hash_size: u32) -> Result<ImageHas
     let row_bytes = w * bpp;
     let horizontal = coefficients(w, out_w);
     let vertical = coefficients(h, th as usize);
-    let temp = std::thread::scope(|scope| -> Result<Vec<u8>, VisionError> {
-        // Filtered rows (each with its filter byte), then unfiltered rows, in batches.
-        let (to_unfilter, filtered) = mpsc::channel::<Vec<u8>>();
-        let (to_resample, unfiltered) = mpsc::channel::<Vec<u8>>();
-        // Used batches go back to the inflater: no allocation (nor page faults) per batch.
-        let (recycle, spare) = mpsc::channel::<Vec<u8>>();
-        let unfilterer = scope.spawn(move || -> Result<(), VisionError> {
-            // The last row of the batch before (zeros above the first row).
-            let mut previous = vec![0u8; row_bytes];
-            for mut batch in filtered {
-                unfilter_batch(&mut batch, row_bytes + 1, bpp, &mut previous)?;
-                if to_resample.send(batch).is_err() {
-                    break;
-                }
-            }
-            Ok(())
-        });
-        let resampler = scope.spawn(move || {
-            let mut temp = Vec::with_capacity(h * out_w);
-            let mut gray = Vec::new();
-            for batch in unfiltered {
-                // Rows keep their filter byte in front: skip it.
-                let rows = batch.len() / (row_bytes + 1);
-                gray.resize(rows * w, 0);
-                convert_rows(layout, &batch[1..], row_bytes + 1, w, &mut gray);
-                let src = RowSource {
-                    data: &gray,
-                    stride: w,
-                    left: 0,
-                    width: w,
-                };
-                temp.extend_from_slice(&horizontal_pass(src, &horizontal, out_w, 0..rows));
-                // The inflater may be done already; then the buffer is simply dropped.
-                let _ = recycle.send(batch);
-            }
-            temp
-        });
-        let inflated = inflate(bytes, h, row_bytes + 1, |rows| {
-            let mut batch = spare.try_recv().unwrap_or_default();
-            batch.clear();
-            batch.extend_from_slice(rows);
-            to_unfilter.send(batch).is_ok()
-        });
-        drop(to_unfilter);
-        let unfiltered = unfilterer
-            .join()
-            .map_err(|_| VisionError::Decode("the unfiltering worker failed".to_owned()))?;
-        let temp = resampler
-            .join()
-            .map_err(|_| VisionError::Decode("the resampling worker failed".to_owned()))?;
-        inflated?;
-        unfiltered?;
-        Ok(temp)
-    })?;
+    let stage = Stage {
+        unfilterer: Unfilterer {
+            previous: vec![0u8; row_bytes],
+            paeth: Paeth::default(),
+            row_len: row_bytes + 1,
+            bpp,
+        },
+        resampler: Resampler {
+            temp: Vec::with_capacity(h * out_w),
+            gray: Vec::new(),
+            layout,
+            width: w,
+            row_len: row_bytes + 1,
+            horizontal,
+            out_w,
+        },
+        result: Ok(()),
+    };
+    let temp = pipeline(bytes, h, row_bytes + 1, stage)?;
     if temp.len() != h * out_w {
         return Err(VisionError::Decode(format!(
             "image data ends after {} of {h} rows",
@@ -143,74 +143,225 @@ pub fn png_hash(bytes: &[u8], method: Method, hash_size: u32) -> Result<ImageHas
     Ok(thumbnail_hash(&small, method, hash_size))
 }
 
-/// Inflates the image data of the PNG `bytes` (`rows` rows of `row_len` bytes, each with its
-/// filter byte) and hands it to `send` in batches of [`BATCH_ROWS`] rows, reading on to the
-/// end of the image data so that a damaged or truncated file is the same error as in
-/// `decode_png`. Stops early when `send` returns `false`.
-fn inflate(
-    bytes: &[u8],
-    rows: usize,
+/// The second stage of the pipeline (the first, inflating, runs on the calling thread):
+/// batch by batch, [`Unfilterer`] then [`Resampler`].
+struct Stage {
+    unfilterer: Unfilterer,
+    resampler: Resampler,
+    /// The first error, after which batches are skipped.
+    result: Result<(), VisionError>,
+}
+
+impl Stage {
+    fn process(&mut self, batch: &mut [u8]) {
+        if self.result.is_ok() {
+            self.result = self.unfilterer.unfilter(batch);
+            if self.result.is_ok() {
+                self.resampler.resample(batch);
+            }
+        }
+    }
+}
+
+/// Undoes the row filters of each batch in turn.
+struct Unfilterer {
+    /// The last row of the batch before (zeros above the first row).
+    previous: Vec<u8>,
+    paeth: Paeth,
     row_len: usize,
-    mut send: impl FnMut(&[u8]) -> bool,
-) -> Result<(), VisionError> {
-    let mut decoder = png::StreamingDecoder::new();
-    let mut region = png::UnfilterRegion::default();
-    // A sliding window of the inflated stream, starting at stream offset `base`: rows are
-    // copied out in batches, and the window slides back keeping what the inflater may still
-    // refer to (the last 32 KiB), so the image data is never stored whole.
-    let mut raw = vec![0u8; (4 * BATCH_ROWS * row_len).max(WINDOW_BYTES)];
-    let (mut pos, mut sent, mut base) = (0, 0, 0);
-    loop {
-        let (consumed, event) = decoder
-            .update(&bytes[pos..], Some(&mut region.as_buf(&mut raw)))
-            .map_err(decode_error)?;
-        pos += consumed;
-        let ready = ((base + region.filled) / row_len.max(1)).min(rows);
-        while ready - sent >= BATCH_ROWS || (ready == rows && sent < rows) {
-            let end = (sent + BATCH_ROWS).min(ready);
-            if !send(&raw[sent * row_len - base..end * row_len - base]) {
-                return Ok(());
+    bpp: usize,
+}
+
+impl Unfilterer {
+    fn unfilter(&mut self, batch: &mut [u8]) -> Result<(), VisionError> {
+        unfilter_batch(
+            &mut self.paeth,
+            batch,
+            self.row_len,
+            self.bpp,
+            &mut self.previous,
+        )
+    }
+}
+
+/// Converts each batch in turn to grayscale and runs the horizontal LANCZOS pass.
+struct Resampler {
+    /// The horizontal pass of every row so far.
+    temp: Vec<u8>,
+    gray: Vec<u8>,
+    layout: PixelLayout,
+    width: usize,
+    row_len: usize,
+    horizontal: Arc<Coefficients>,
+    out_w: usize,
+}
+
+impl Resampler {
+    fn resample(&mut self, batch: &[u8]) {
+        let w = self.width;
+        // Rows keep their filter byte in front: skip it.
+        let rows = batch.len() / self.row_len;
+        self.gray.resize(rows * w, 0);
+        convert_rows(self.layout, &batch[1..], self.row_len, w, &mut self.gray);
+        let src = RowSource {
+            data: &self.gray,
+            stride: w,
+            left: 0,
+            width: w,
+        };
+        self.temp
+            .extend_from_slice(&horizontal_pass(src, &self.horizontal, self.out_w, 0..rows));
+    }
+}
+
+/// Inflated batches waiting for the second stage, and used batches to fill again.
+#[derive(Default)]
+struct Queue {
+    waiting: VecDeque<Vec<u8>>,
+    spare: Vec<Vec<u8>>,
+    /// Set once the inflater has sent every batch (or given up).
+    finished: bool,
+    /// Whether the worker waits for a batch (only then is it worth waking).
+    idle: bool,
+}
+
+/// What the inflating thread and the worker share.
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    /// Held while a batch goes through the second stage: batches leave the queue and go
+    /// through it under this lock, so they do in order, whichever thread does them.
+    stage: Mutex<Stage>,
+}
+
+impl Shared {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn stage(&self) -> MutexGuard<'_, Stage> {
+        self.stage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Puts the next waiting batch through the second stage; `false` if none is waiting.
+    fn process_one(&self, stage: &mut Stage) -> bool {
+        let Some(mut batch) = self.queue().waiting.pop_front() else {
+            return false;
+        };
+        stage.process(&mut batch);
+        self.queue().spare.push(batch);
+        true
+    }
+
+    /// Marks the inflater done and wakes the worker.
+    fn finish(&self) {
+        self.queue().finished = true;
+        self.ready.notify_all();
+    }
+
+    /// The worker: puts batches through the second stage as they come, until the inflater
+    /// is done and none is left.
+    fn work(&self) {
+        loop {
+            {
+                let mut queue = self.queue();
+                while queue.waiting.is_empty() && !queue.finished {
+                    queue.idle = true;
+                    queue = self
+                        .ready
+                        .wait(queue)
+                        .unwrap_or_else(PoisonError::into_inner);
+                    queue.idle = false;
+                }
+                if queue.waiting.is_empty() {
+                    return;
+                }
             }
-            sent = end;
-        }
-        if raw.len() - region.filled < WINDOW_BYTES / 4 {
-            // Everything before `available` is no longer needed by the inflater.
-            let drop = region.available.min(sent * row_len - base);
-            if drop == 0 {
-                let grown = raw.len() * 2;
-                raw.resize(grown, 0);
-            } else {
-                raw.copy_within(drop..region.filled, 0);
-                region.available -= drop;
-                region.filled -= drop;
-                base += drop;
-            }
-        }
-        // `decode_png` stops at the end of the image data too (the chunk after it has begun).
-        if matches!(
-            event,
-            png::Decoded::ImageDataFlushed | png::Decoded::ChunkComplete(png::chunk::IEND)
-        ) {
-            break;
-        }
-        if consumed == 0 && pos >= bytes.len() {
-            return Err(VisionError::Decode(
-                "the PNG ends before its IEND chunk".to_owned(),
-            ));
+            let mut stage = self.stage();
+            while self.process_one(&mut stage) {}
         }
     }
-    if sent < rows {
-        return Err(VisionError::Decode(format!(
-            "image data ends after {sent} of {rows} rows"
-        )));
+}
+
+/// Marks the inflater done however it ends (even by a panic), so the worker never waits
+/// forever.
+struct FinishOnDrop<'a>(&'a Shared);
+
+impl Drop for FinishOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
     }
-    Ok(())
+}
+
+/// Batches waiting beyond which the inflating thread does one itself (the worker is not
+/// keeping up, or not getting a CPU).
+const HELP_AT: usize = 2;
+
+/// Inflates the image data on this thread and puts the batches through `stage` on the
+/// worker (or here, when the worker falls behind); returns the horizontal pass of every row.
+fn pipeline(bytes: &[u8], h: usize, row_len: usize, stage: Stage) -> Result<Vec<u8>, VisionError> {
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(Queue {
+            spare: take_batches(),
+            ..Queue::default()
+        }),
+        ready: Condvar::new(),
+        stage: Mutex::new(stage),
+    });
+    let worker = Arc::clone(&shared);
+    let mut in_flight = 0;
+    let inflated = run_beside(Box::new(move || worker.work()), || {
+        let _finish = FinishOnDrop(&shared);
+        inflate_rows(
+            bytes,
+            h,
+            row_len,
+            BATCH_ROWS,
+            || loop {
+                if let Some(batch) = shared.queue().spare.pop() {
+                    return batch;
+                }
+                if in_flight < MAX_BATCHES {
+                    in_flight += 1;
+                    return Vec::new();
+                }
+                // Every batch is on its way: do one (or wait for the worker's).
+                let mut stage = shared.stage();
+                shared.process_one(&mut stage);
+            },
+            |batch| {
+                let (waiting, idle) = {
+                    let mut queue = shared.queue();
+                    queue.waiting.push_back(batch);
+                    (queue.waiting.len(), queue.idle)
+                };
+                if idle {
+                    shared.ready.notify_one();
+                }
+                if waiting >= HELP_AT
+                    && let Ok(mut stage) = shared.stage.try_lock()
+                {
+                    shared.process_one(&mut stage);
+                }
+                true
+            },
+        )
+    });
+    shared.finish();
+    // Do what is left (after the batch the worker may be doing).
+    let mut stage = shared.stage();
+    while shared.process_one(&mut stage) {}
+    keep_batches(std::mem::take(&mut shared.queue().spare));
+    inflated?;
+    std::mem::replace(&mut stage.result, Ok(()))?;
+    Ok(std::mem::take(&mut stage.resampler.temp))
 }
 
 /// Undoes the PNG filters of a batch of rows in place: each row is `row_len` bytes, a filter
 /// byte then 8-bit samples, `bpp` bytes per pixel. `previous` holds the unfiltered row above
 /// the batch and is left holding the batch's last row.
 fn unfilter_batch(
+    paeth: &mut Paeth,
     batch: &mut [u8],
     row_len: usize,
     bpp: usize,
@@ -224,7 +375,7 @@ fn unfilter_batch(
             0 => previous,
             _ => &above[(r - 1) * row_len + 1..],
         };
-        unfilter_row(filter[0], bpp, prev, row)?;
+        unfilter_row(paeth, filter[0], bpp, prev, row)?;
     }
     if rows > 0 {
         previous.copy_from_slice(&batch[(rows - 1) * row_len + 1..rows * row_len]);
@@ -235,16 +386,17 @@ fn unfilter_batch(
 /// Undoes the PNG filter `filter` of one row of 8-bit samples, `bpp` (1 to 4) bytes per
 /// pixel, given the previous row already unfiltered (zeros for the first row).
 fn unfilter_row(
+    paeth: &mut Paeth,
     filter: u8,
     bpp: usize,
     previous: &[u8],
     row: &mut [u8],
 ) -> Result<(), VisionError> {
     match bpp {
-        1 => unfilter_pixels::<1>(filter, previous, row),
-        2 => unfilter_pixels::<2>(filter, previous, row),
-        3 => unfilter_pixels::<3>(filter, previous, row),
-        4 => unfilter_pixels::<4>(filter, previous, row),
+        1 => unfilter_pixels::<1>(paeth, filter, previous, row),
+        2 => unfilter_pixels::<2>(paeth, filter, previous, row),
+        3 => unfilter_pixels::<3>(paeth, filter, previous, row),
+        4 => unfilter_pixels::<4>(paeth, filter, previous, row),
         _ => Err(VisionError::Decode(format!("{bpp} bytes per pixel"))),
     }
 }
@@ -253,6 +405,7 @@ fn unfilter_row(
 /// independent, so they go side by side).
 #[inline(always)]
 fn unfilter_pixels<const BPP: usize>(
+    paeth: &mut Paeth,
     filter: u8,
     previous: &[u8],
     row: &mut [u8],
@@ -284,14 +437,8 @@ fn unfilter_pixels<const BPP: usize>(
             }
         }
         4 => {
-            let (mut a, mut c) = ([0i16; BPP], [0i16; BPP]);
-            for (x, b) in pixels {
-                for i in 0..BPP {
-                    let b = i16::from(b[i]);
-                    x[i] = x[i].wrapping_add(paeth(a[i], b, c[i]));
-                    a[i] = i16::from(x[i]);
-                    c[i] = b;
-                }
+            if !paeth.unfilter(BPP, previous, row) {
+                paeth_scalar::<BPP>(previous, row);
             }
         }
         other => {
@@ -299,6 +446,20 @@ fn unfilter_pixels<const BPP: usize>(
         }
     }
     Ok(())
+}
+
+/// The Paeth filter undone a pixel at a time in scalar code.
+#[inline(always)]
+fn paeth_scalar<const BPP: usize>(previous: &[u8], row: &mut [u8]) {
+    let (mut a, mut c) = ([0i16; BPP], [0i16; BPP]);
+    for (x, b) in row.chunks_exact_mut(BPP).zip(previous.chunks_exact(BPP)) {
+        for i in 0..BPP {
+            let b = i16::from(b[i]);
+            x[i] = x[i].wrapping_add(paeth(a[i], b, c[i]));
+            a[i] = i16::from(x[i]);
+            c[i] = b;
+        }
+    }
 }
 
 /// The Paeth predictor (the branch-free form of `stb_image`, as the `png` crate uses it).
@@ -382,6 +543,32 @@ mod tests {
     }
 
     #[test]
+    fn calls_from_many_threads_at_once_agree() {
+        // One call has the worker, the others start threads of their own.
+        let (w, h) = (700u32, 450u32);
+        let png = encode(
+            w,
+            h,
+            png::ColorType::Rgba,
+            png::Filter::Adaptive,
+            &picture(w, h, 4),
+        );
+        let want = decode_png(&png)
+            .and_then(|i| hash(&i, Method::Phash, 8))
+            .ok();
+        assert!(want.is_some());
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    for _ in 0..5 {
+                        assert_eq!(png_hash(&png, Method::Phash, 8).ok(), want);
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
     fn unfiltering_undoes_every_filter() {
         // The filters as the PNG specification defines them, applied to known rows.
         for bpp in 1..=4 {
@@ -418,11 +605,13 @@ mod tests {
                     })
                     .collect();
                 let mut got = filtered.clone();
-                assert!(unfilter_row(filter, bpp, &previous, &mut got).is_ok());
+                assert!(
+                    unfilter_row(&mut Paeth::default(), filter, bpp, &previous, &mut got).is_ok()
+                );
                 assert_eq!(got, row, "filter {filter}, {bpp} bytes per pixel");
             }
             let mut bad = row.clone();
-            assert!(unfilter_row(5, bpp, &previous, &mut bad).is_err());
+            assert!(unfilter_row(&mut Paeth::default(), 5, bpp, &previous, &mut bad).is_err());
         }
     }
 
@@ -436,16 +625,22 @@ mod tests {
             png::Filter::Paeth,
             &picture(w, h, 3),
         );
-        for cut in [
-            60,
-            png.len() / 3,
-            png.len() / 2,
-            png.len() - 13,
-            png.len() - 1,
-        ] {
+        // Cuts everywhere, around the end especially (the last IDAT chunk, IEND).
+        let cuts = (0..png.len())
+            .step_by(997)
+            .chain(png.len().saturating_sub(40)..png.len());
+        for cut in cuts.chain([60, png.len() / 3, png.len() / 2]) {
             let want = decode_png(&png[..cut]).and_then(|i| hash(&i, Method::Phash, 8));
             let got = png_hash(&png[..cut], Method::Phash, 8);
-            assert_eq!(want.ok(), got.ok(), "cut at {cut}");
+            assert_eq!(want.ok(), got.ok(), "cut at {cut} of {}", png.len());
+        }
+        // A flipped byte anywhere after the header: the same result (a CRC error, mostly).
+        for at in (33..png.len()).step_by(1499).chain([png.len() / 2]) {
+            let mut flipped = png.clone();
+            flipped[at] ^= 0x55;
+            let want = decode_png(&flipped).and_then(|i| hash(&i, Method::Phash, 8));
+            let got = png_hash(&flipped, Method::Phash, 8);
+            assert_eq!(want.ok(), got.ok(), "flipped byte {at}");
         }
         let mut flipped = png.clone();
         let middle = png.len() / 2;

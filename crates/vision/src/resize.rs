@@ -32,12 +32,29 @@ pub(crate) struct Coefficients {
     /// so that the integer dot products run on whole vectors.
     padded_weights: Vec<i32>,
     padded: usize,
+    /// `weights` split as `high * 2^SPLIT16_BITS + low` (`0 <= low < 2^SPLIT16_BITS`), both
+    /// halves `i16`, each output's taps padded with zeros to `split_taps` (a multiple of 16):
+    /// with AVX2 the dot products then run on `vpmaddwd` (sixteen 16-bit products summed
+    /// in pairs into `i32`), and `(high sum << SPLIT16_BITS) + low sum` is exactly Pillow's
+    /// `i32` sum (every partial sum is far below 2^31; wrapping sums are equal anyway).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    split_high: Vec<i16>,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    split_low: Vec<i16>,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    split_taps: usize,
+    /// Whether every `high` fits in `i16` (it does for Pillow's 22-bit weights).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    split_ok: bool,
     high: Vec<f32>,
     low: Vec<f32>,
     exact_f32: bool,
 }
 
 const SPLIT_BITS: u32 = 7;
+
+/// The low half of the `i16` weight split (see [`Coefficients`]).
+const SPLIT16_BITS: u32 = 11;
 
 /// Splits the weights into `(high, low)` halves and decides whether `f32` sums are exact.
 fn split(weights: &[i32], ksize: usize) -> (Vec<f32>, Vec<f32>, bool) {
@@ -135,12 +152,29 @@ fn precompute(in_size: usize, out_size: usize) -> Coefficients {
     for (xx, &(_, count)) in bounds.iter().enumerate() {
         padded_weights[xx * padded..][..count].copy_from_slice(&weights[xx * ksize..][..count]);
     }
+    let split_taps = padded.div_ceil(16) * 16;
+    let mut split_high = vec![0i16; out_size * split_taps];
+    let mut split_low = vec![0i16; out_size * split_taps];
+    let mut split_ok = true;
+    for (xx, &(_, count)) in bounds.iter().enumerate() {
+        for (k, &w) in weights[xx * ksize..][..count].iter().enumerate() {
+            let high = w >> SPLIT16_BITS;
+            let low = w - (high << SPLIT16_BITS);
+            split_ok &= i16::try_from(high).is_ok();
+            split_high[xx * split_taps + k] = high as i16;
+            split_low[xx * split_taps + k] = low as i16;
+        }
+    }
     Coefficients {
         ksize,
         bounds,
         weights,
         padded_weights,
         padded,
+        split_high,
+        split_low,
+        split_taps,
+        split_ok,
         high,
         low,
         exact_f32,
@@ -301,12 +335,18 @@ fn horizontal_into(
             rows: &[usize],
             temp: &mut [u8],
         ) {
-            horizontal_pass_i32(src, coefficients, out_w, rows, temp);
+            if coefficients.split_ok {
+                // Safe to call: this function has AVX2 enabled too.
+                horizontal_pass_split(src, coefficients, out_w, rows, temp);
+            } else {
+                horizontal_pass_i32(src, coefficients, out_w, rows, temp);
+            }
         }
         if has_avx2() {
             #[allow(unsafe_code)]
             // SAFETY: `with_avx2` only requires the AVX2 target feature, which the CPU was
-            // found to support on the line above. The body is safe Rust.
+            // found to support on the line above. The body is safe Rust (bar the vector
+            // loads of `horizontal_pass_split`, each checked there).
             return unsafe { with_avx2(src, coefficients, out_w, rows, temp) };
         }
     }
@@ -371,6 +411,70 @@ fn horizontal_pass_n<const N: usize>(
                 }
             };
             *out = clip8(sum.wrapping_add(1 << (PRECISION_BITS - 1)));
+        }
+    }
+}
+
+/// The horizontal pass on the `i16` split weights with AVX2: per output pixel, sixteen taps
+/// per `vpmaddwd` for each half, the halves recombined lane by lane, then one horizontal sum.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn horizontal_pass_split(
+    src: RowSource<'_>,
+    coefficients: &Coefficients,
+    out_w: usize,
+    rows: &[usize],
+    temp: &mut [u8],
+) {
+    use std::arch::x86_64::*;
+    /// Sixteen `i16` as one vector.
+    #[inline(always)]
+    fn load(values: &[i16; 16]) -> __m256i {
+        #[allow(unsafe_code)]
+        // SAFETY: `values` is 16 `i16`, 32 readable bytes; `loadu` needs no alignment, and
+        // AVX2 is enabled in the only function that calls this one.
+        unsafe {
+            _mm256_loadu_si256(values.as_ptr().cast())
+        }
+    }
+    let taps = coefficients.split_taps;
+    // The row widened to `i16`, then zeros: a padded window never reads past the end.
+    let mut line = vec![0i16; src.width + taps];
+    for (out_row, &y) in temp.chunks_exact_mut(out_w).zip(rows) {
+        for (l, &p) in line.iter_mut().zip(src.row(y)) {
+            *l = i16::from(p);
+        }
+        for ((out, &(xmin, _)), (high, low)) in out_row.iter_mut().zip(&coefficients.bounds).zip(
+            coefficients
+                .split_high
+                .chunks_exact(taps)
+                .zip(coefficients.split_low.chunks_exact(taps)),
+        ) {
+            let pixels = &line[xmin..][..taps];
+            let (mut sum_high, mut sum_low) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            // `taps` is a multiple of 16: no remainders.
+            for ((p, h), l) in pixels
+                .as_chunks::<16>()
+                .0
+                .iter()
+                .zip(high.as_chunks::<16>().0)
+                .zip(low.as_chunks::<16>().0)
+            {
+                let p = load(p);
+                sum_high = _mm256_add_epi32(sum_high, _mm256_madd_epi16(p, load(h)));
+                sum_low = _mm256_add_epi32(sum_low, _mm256_madd_epi16(p, load(l)));
+            }
+            let sum = _mm256_add_epi32(
+                _mm256_slli_epi32::<{ SPLIT16_BITS as i32 }>(sum_high),
+                sum_low,
+            );
+            let sum = _mm_add_epi32(
+                _mm256_castsi256_si128(sum),
+                _mm256_extracti128_si256::<1>(sum),
+            );
+            let sum = _mm_add_epi32(sum, _mm_shuffle_epi32::<0b01_00_11_10>(sum));
+            let sum = _mm_add_epi32(sum, _mm_shuffle_epi32::<0b10_11_00_01>(sum));
+            *out = clip8(_mm_cvtsi128_si32(sum).wrapping_add(1 << (PRECISION_BITS - 1)));
         }
     }
 }
