@@ -45,6 +45,11 @@ const all = compile({ allErrors: true });
 if (!valid.every((v) => first(v))) throw new Error('ajv rejected a valid vector');
 if (invalid.some((v) => first(v))) throw new Error('ajv accepted an invalid vector');
 
+// The same instances as JSON text, for the parse-and-validate rows (JSON.parse then
+// validate, as the Rust side parses text into its compact form then validates).
+const validText = valid.map((v) => JSON.stringify(v));
+const invalidText = invalid.map((v) => JSON.stringify(v));
+
 const report = {
   ajv: require('ajv/package.json').version,
   ajv_formats: require('ajv-formats/package.json').version,
@@ -56,6 +61,10 @@ const report = {
   invalid_per_sec: {
     default: throughput(invalid, (v) => (first(v) ? 0 : first.errors.length)),
     all_errors: throughput(invalid, (v) => (all(v) ? 0 : all.errors.length)),
+  },
+  parse_and_validate_per_sec: {
+    valid: throughput(validText, (t) => (first(JSON.parse(t)) ? 1 : 0)),
+    invalid: throughput(invalidText, (t) => (first(JSON.parse(t)) ? 0 : first.errors.length)),
   },
 };
 console.log(JSON.stringify(report));

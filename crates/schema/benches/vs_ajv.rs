@@ -2,11 +2,15 @@
 //! vectors (the same schema and instances ajv is run on), the cost of a full error report,
 //! and schema generation uncached and cached. Prints one JSON object on stdout.
 //!
-//! Validation is measured three ways on the same instances: `serde_json::Value`s on the
-//! specialised validator (the default rows), the same instances parsed once into
-//! [`CompactJson`] (the flat form, as ajv gets them parsed once into JavaScript objects),
-//! and the `jsonschema` crate on `Value`s (the engine the specialised validator replaced).
-//! `--validation-only` skips generation.
+//! Validation is measured several ways on the same instances: `serde_json::Value`s on the
+//! specialised validator (the default rows); the same instances in the flat
+//! [`CompactJson`] form, each file parsed whole as ajv's side gets it from one
+//! `JSON.parse` (the compact rows: the instances are the items of the root array, in one
+//! contiguous buffer) and one document per instance (the compact-documents rows); and the
+//! `jsonschema` crate on `Value`s (the engine the specialised validator replaced).
+//! A further pair of rows includes parsing: each instance as JSON text parsed into
+//! [`CompactJson`] then validated, as ajv's side runs `JSON.parse` then validates.
+//! `--validation-only` skips generation; `--compact-only` prints the compact figures alone.
 //!
 //! Run it through the script, or alone: `cargo bench -p retrace-schema --bench vs_ajv`.
 //!
@@ -27,6 +31,7 @@ use std::time::Instant;
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
 use retrace_schema::CompactJson;
+use retrace_schema::CompactValue;
 use retrace_schema::ComparisonOptions;
 use retrace_schema::CompiledSchema;
 use retrace_schema::DEFAULT_VERSION;
@@ -87,11 +92,60 @@ fn nanos(mut f: impl FnMut() -> usize) -> f64 {
     (cpu_time() - start).as_nanos() as f64 / runs as f64
 }
 
+/// A vector file parsed whole into one [`CompactJson`], as ajv's side gets it from one
+/// `JSON.parse`: the instances are the root array's items, in one contiguous buffer.
+fn instance_set(name: &str) -> CompactJson {
+    let text = std::fs::read_to_string(vectors_dir().join("schema").join(name)).unwrap();
+    CompactJson::parse(text).unwrap()
+}
+
 fn array(name: &str) -> Vec<Value> {
     let Value::Array(items) = read_json(&vectors_dir().join("schema").join(name)) else {
         panic!("{name} is not an array");
     };
     items
+}
+
+/// `--compact-only`: the compact figures alone, in nanoseconds per instance (a quick loop
+/// while working on the compact path): each file parsed whole (`set_*`), one document per
+/// instance (`document_*`), parsing alone, and parsing then validating.
+fn compact_only(schema: &CompiledSchema, valid: &[Value], invalid: &[Value]) {
+    let texts = |items: &[Value]| -> Vec<String> { items.iter().map(Value::to_string).collect() };
+    let (valid_text, invalid_text) = (texts(valid), texts(invalid));
+    let parse = |t: &String| CompactJson::parse(t.as_str()).unwrap();
+    let valid_compact: Vec<CompactJson> = valid_text.iter().map(parse).collect();
+    let invalid_compact: Vec<CompactJson> = invalid_text.iter().map(parse).collect();
+    let ns = |per_sec: f64| (1e9 / per_sec).round();
+    let (valid_set, invalid_set) = (instance_set("valid.json"), instance_set("invalid.json"));
+    let valid_items: Vec<CompactValue> = valid_set.root().items().collect();
+    let invalid_items: Vec<CompactValue> = invalid_set.root().items().collect();
+    let set_valid_ns = ns(throughput(&valid_items, |v| {
+        usize::from(schema.is_valid_compact_value(*v))
+    }));
+    let set_invalid_ns = ns(throughput(&invalid_items, |v| {
+        usize::from(schema.is_valid_compact_value(*v))
+    }));
+    let valid_ns = ns(throughput(&valid_compact, |d| {
+        usize::from(schema.is_valid_compact(d))
+    }));
+    let invalid_ns = ns(throughput(&invalid_compact, |d| {
+        usize::from(schema.is_valid_compact(d))
+    }));
+    let parse_ns = ns(throughput(&valid_text, |t| parse(t).text().len()));
+    let parse_valid_ns = ns(throughput(&valid_text, |t| {
+        usize::from(schema.is_valid_compact(&parse(t)))
+    }));
+    println!(
+        "{}",
+        json!({
+            "set_valid_ns": set_valid_ns,
+            "set_invalid_ns": set_invalid_ns,
+            "document_valid_ns": valid_ns,
+            "document_invalid_ns": invalid_ns,
+            "parse_ns": parse_ns,
+            "parse_and_validate_valid_ns": parse_valid_ns,
+        })
+    );
 }
 
 fn main() {
@@ -107,28 +161,75 @@ fn main() {
     assert!(valid.iter().all(|v| schema.is_valid(v)));
     assert!(invalid.iter().all(|v| !schema.is_valid(v)));
 
+    if std::env::args().any(|a| a == "--compact-only") {
+        compact_only(&schema, &valid, &invalid);
+        return;
+    }
     let valid_is_valid = throughput(&valid, |v| usize::from(schema.is_valid(v)));
     let valid_report = throughput(&valid, |v| schema.validate(v).errors.len());
     let invalid_is_valid = throughput(&invalid, |v| usize::from(schema.is_valid(v)));
     let invalid_report = throughput(&invalid, |v| schema.validate(v).errors.len());
     let report_ns = 1e9 / invalid_report;
-    // The same instances parsed once into the flat form (as ajv gets them parsed once into
-    // JavaScript objects).
-    let compact = |items: &[Value]| -> Vec<CompactJson> {
+    // The same instances parsed once into the flat form, as ajv gets them parsed once into
+    // JavaScript objects: each file by one parse (as ajv's side runs one `JSON.parse`), the
+    // instances the items of its root array, in one contiguous buffer per file.
+    let (valid_set, invalid_set) = (instance_set("valid.json"), instance_set("invalid.json"));
+    let valid_items: Vec<CompactValue> = valid_set.root().items().collect();
+    let invalid_items: Vec<CompactValue> = invalid_set.root().items().collect();
+    assert_eq!(valid_items.len(), valid.len());
+    assert_eq!(invalid_items.len(), invalid.len());
+    assert!(
+        valid_items
+            .iter()
+            .all(|v| schema.is_valid_compact_value(*v))
+    );
+    assert!(
+        invalid_items
+            .iter()
+            .all(|v| !schema.is_valid_compact_value(*v))
+    );
+    let compact_valid = throughput(&valid_items, |v| {
+        usize::from(schema.is_valid_compact_value(*v))
+    });
+    let compact_invalid = throughput(&invalid_items, |v| {
+        usize::from(schema.is_valid_compact_value(*v))
+    });
+    let compact_report = throughput(&invalid_items, |v| {
+        schema.validate_compact_value(*v).errors.len()
+    });
+    // One `CompactJson` per instance (each its own buffer, as the structured speaker
+    // parses one answer).
+    let documents = |items: &[Value]| -> Vec<CompactJson> {
         items
             .iter()
             .map(|v| CompactJson::parse(v.to_string()).unwrap())
             .collect()
     };
-    let (valid_compact, invalid_compact) = (compact(&valid), compact(&invalid));
-    assert!(valid_compact.iter().all(|d| schema.is_valid_compact(d)));
-    assert!(invalid_compact.iter().all(|d| !schema.is_valid_compact(d)));
-    let compact_valid = throughput(&valid_compact, |d| usize::from(schema.is_valid_compact(d)));
-    let compact_invalid = throughput(&invalid_compact, |d| {
+    let (valid_documents, invalid_documents) = (documents(&valid), documents(&invalid));
+    assert!(valid_documents.iter().all(|d| schema.is_valid_compact(d)));
+    assert!(
+        invalid_documents
+            .iter()
+            .all(|d| !schema.is_valid_compact(d))
+    );
+    let documents_valid = throughput(&valid_documents, |d| {
         usize::from(schema.is_valid_compact(d))
     });
-    let compact_report = throughput(&invalid_compact, |d| {
-        schema.validate_compact(d).unwrap().errors.len()
+    let documents_invalid = throughput(&invalid_documents, |d| {
+        usize::from(schema.is_valid_compact(d))
+    });
+    // Parsing included: the instances as JSON text (as ajv's side gets them from
+    // `JSON.stringify`), parsed into the compact form then validated, against ajv's
+    // `JSON.parse` then validate.
+    let (valid_text, invalid_text): (Vec<String>, Vec<String>) = (
+        valid.iter().map(Value::to_string).collect(),
+        invalid.iter().map(Value::to_string).collect(),
+    );
+    let parse_valid = throughput(&valid_text, |t| {
+        usize::from(schema.is_valid_compact(&CompactJson::parse(t.as_str()).unwrap()))
+    });
+    let parse_invalid = throughput(&invalid_text, |t| {
+        usize::from(schema.is_valid_compact(&CompactJson::parse(t.as_str()).unwrap()))
     });
     // The `jsonschema` crate on the same instances: the engine the specialised one replaced.
     let reference = CompiledSchema::compile_reference(Arc::clone(schema.schema())).unwrap();
@@ -146,6 +247,8 @@ fn main() {
                     "invalid": compact_invalid,
                     "invalid_full_report": compact_report,
                 },
+                "compact_documents_per_sec": { "valid": documents_valid, "invalid": documents_invalid },
+                "parse_and_validate_per_sec": { "valid": parse_valid, "invalid": parse_invalid },
                 "reference_per_sec": {
                     "valid": reference_valid,
                     "invalid": reference_invalid,
@@ -195,6 +298,8 @@ fn main() {
             "invalid": compact_invalid,
             "invalid_full_report": compact_report,
         },
+        "compact_documents_per_sec": { "valid": documents_valid, "invalid": documents_invalid },
+        "parse_and_validate_per_sec": { "valid": parse_valid, "invalid": parse_invalid },
         "reference_per_sec": {
             "valid": reference_valid,
             "invalid": reference_invalid,

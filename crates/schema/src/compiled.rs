@@ -19,7 +19,7 @@ use crate::SchemaValidationError;
 use crate::ValidationResult;
 use crate::native;
 use crate::native::compact::CompactJson;
-use crate::native::compact_ref::CompactRef;
+use crate::native::compact_ref::CompactValue;
 use crate::translate::RawError;
 use crate::translate::RawKind;
 use crate::translate::translate;
@@ -30,6 +30,8 @@ pub struct CompiledSchema {
     schema: Arc<Value>,
     /// The specialised validator; `None` when the schema uses something outside its subset.
     native: Option<native::Node>,
+    /// The same schema as a program over [`CompactJson`] documents (with `native`).
+    program: Option<native::program::Program>,
     /// Why the specialised validator does not run this schema, when it does not.
     fallback_reason: Option<String>,
     /// The `jsonschema` crate's validator: the fallback, and the reference.
@@ -49,9 +51,16 @@ impl CompiledSchema {
             Ok(node) => (Some(node), None),
             Err(native::compile::Unsupported(reason)) => (None, Some(reason)),
         };
+        // The program consumes its own copy of the tree (compilation is deterministic).
+        let program = native
+            .is_some()
+            .then(|| native::compile::compile(&schema).ok())
+            .flatten()
+            .map(native::program::Program::build);
         Ok(CompiledSchema {
             schema,
             native,
+            program,
             fallback_reason,
             reference,
         })
@@ -62,6 +71,7 @@ impl CompiledSchema {
     pub fn compile_reference(schema: Arc<Value>) -> Result<Self, SchemaError> {
         let mut compiled = CompiledSchema::compile(schema)?;
         compiled.native = None;
+        compiled.program = None;
         compiled.fallback_reason = Some("compiled as the reference".to_owned());
         Ok(compiled)
     }
@@ -97,12 +107,27 @@ impl CompiledSchema {
     /// Whether a [`CompactJson`] document satisfies the schema: the fastest check there
     /// is, reading the document front to back without allocating.
     pub fn is_valid_compact(&self, document: &CompactJson) -> bool {
-        match &self.native {
-            Some(node) if !document.duplicate_keys => {
-                native::walk::is_valid(node, CompactRef::root(document))
+        self.is_valid_compact_value(document.root())
+    }
+
+    /// Whether a value inside a [`CompactJson`] (an instance among many parsed together,
+    /// say) satisfies the schema, as [`is_valid_compact`](Self::is_valid_compact) does.
+    pub fn is_valid_compact_value(&self, value: CompactValue<'_>) -> bool {
+        match &self.program {
+            Some(program) if !value.doc.duplicate_keys => {
+                native::run::is_valid(program, value.doc, value.at)
             }
-            _ => document.to_value().is_ok_and(|value| self.is_valid(&value)),
+            _ => self.is_valid(&value.to_value()),
         }
+    }
+
+    /// Validates a value inside a [`CompactJson`] as [`validate`](Self::validate) does; on
+    /// failure the value is turned into a `serde_json::Value` for the error report.
+    pub fn validate_compact_value(&self, value: CompactValue<'_>) -> ValidationResult {
+        if self.is_valid_compact_value(value) {
+            return ValidationResult::ok();
+        }
+        self.report(&value.to_value())
     }
 
     /// Validates a [`CompactJson`] document as [`validate`](Self::validate) does; on failure

@@ -18,7 +18,8 @@
 //!   ajv-formats applies them. Draft-07 schemas within the subset retrace uses run on a
 //!   specialised validator (typed nodes, `$ref`s resolved, no allocation on success, the
 //!   same errors as the `jsonschema` crate, which stays as fallback and reference);
-//!   [`CompactJson`] is a flat parsed form it validates fastest.
+//!   [`CompactJson`] is a flat parsed form it validates fastest (one contiguous buffer; an
+//!   array of instances parsed whole yields each as a [`CompactValue`]).
 //! - **[`to_executor_command`]**: the model's command, typed, with the session id injected
 //!   and `${variable}` references resolved.
 //! - **[`parse_model_answer`]**: the one JSON object in an answer wrapped in prose or a
@@ -78,6 +79,7 @@ pub use manager::DEFAULT_VERSION;
 pub use manager::SchemaKind;
 pub use manager::SchemaManager;
 pub use native::compact::CompactJson;
+pub use native::compact_ref::CompactValue;
 pub use options::AnalysisOptions;
 pub use options::AnalysisType;
 pub use options::ComparisonOptions;

@@ -1,5 +1,6 @@
-//! [`CompactRef`]: a value inside a [`CompactJson`], and what the validator's walk needs
-//! of it ([`Instance`]).
+//! [`CompactValue`]: one value inside a [`CompactJson`] (the root, or an item of an array
+//! of instances parsed together), and the rarer questions the run asks of a value (its
+//! number, equality with a schema value, a `format`).
 
 use std::cell::RefCell;
 
@@ -7,242 +8,134 @@ use serde_json::Number;
 use serde_json::Value;
 
 use super::compact::CompactJson;
+use super::compact::TOKEN;
 use super::compact::Token;
 use super::compact::kind;
 use super::types;
-use super::walk::Instance;
 use super::walk::equal;
 
-const NULL_TOKEN: Token = Token {
-    kind: kind::NULL,
-    off: 0,
-    len: 0,
-    end: 0,
-};
-
-/// A value inside a [`CompactJson`]: the document and the index of its first token.
+/// A value inside a [`CompactJson`]: the document and the position of its token.
+///
+/// Instances parsed together (a JSON array of them, as one [`CompactJson`]) sit in one
+/// contiguous buffer, read front to back as they are validated one after the other:
+/// [`items`](Self::items) yields them for
+/// [`CompiledSchema::is_valid_compact_value`](crate::CompiledSchema::is_valid_compact_value).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct CompactRef<'a> {
-    doc: &'a CompactJson,
-    at: u32,
+pub struct CompactValue<'a> {
+    pub(crate) doc: &'a CompactJson,
+    pub(crate) at: usize,
 }
 
-impl<'a> CompactRef<'a> {
-    /// The document's root value.
-    pub(crate) fn root(doc: &'a CompactJson) -> Self {
-        CompactRef { doc, at: 0 }
+impl<'a> CompactValue<'a> {
+    /// The items, when this value is an array (none otherwise).
+    pub fn items(self) -> impl Iterator<Item = CompactValue<'a>> {
+        let token = self.token();
+        let items = if token.kind() == kind::ARRAY {
+            token.len() as usize
+        } else {
+            0
+        };
+        self.children(token).take(items)
     }
 
-    #[inline]
+    /// The value as a `serde_json::Value` (a repeated key keeps its last value, as
+    /// `serde_json` does).
+    pub fn to_value(self) -> Value {
+        self.value()
+    }
+
+    /// The value of `doc` whose token is at position `at`.
+    pub(crate) fn at(doc: &'a CompactJson, at: usize) -> Self {
+        CompactValue { doc, at }
+    }
+
     fn token(self) -> Token {
-        self.doc
-            .tokens
-            .get(self.at as usize)
-            .copied()
-            .unwrap_or(NULL_TOKEN)
+        self.doc.token(self.at).unwrap_or(Token {
+            head: kind::NULL,
+            data: 0,
+        })
     }
 
-    /// The index just past this value's tokens.
-    #[inline]
-    fn end(self) -> u32 {
-        self.token().end.max(self.at + 1)
-    }
-
-    fn to_value(self) -> Value {
+    /// The string, for a string.
+    pub(crate) fn as_str(self) -> Option<&'a str> {
         let token = self.token();
-        match token.kind {
-            kind::TRUE => Value::Bool(true),
-            kind::FALSE => Value::Bool(false),
-            kind::NUMBER => self.number().cloned().map_or(Value::Null, Value::Number),
-            kind::STRING | kind::ESCAPED => Value::String(self.doc.str_at(token).to_owned()),
-            kind::ARRAY => Value::Array(
-                self.items()
-                    .map(|(_, i)| i.map(Self::to_value).collect())
-                    .unwrap_or_default(),
-            ),
-            kind::OBJECT => Value::Object(
-                self.entries()
-                    .map(|e| e.map(|(k, v)| (k.to_owned(), v.to_value())).collect())
-                    .unwrap_or_default(),
-            ),
-            _ => Value::Null,
-        }
-    }
-}
-
-/// The items of a compact array.
-#[derive(Debug)]
-pub(crate) struct CompactItems<'a> {
-    doc: &'a CompactJson,
-    next: u32,
-    left: u32,
-}
-
-impl<'a> Iterator for CompactItems<'a> {
-    type Item = CompactRef<'a>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let item = CompactRef {
-            doc: self.doc,
-            at: self.next,
-        };
-        self.next = item.end();
-        Some(item)
-    }
-}
-
-/// The entries of a compact object.
-#[derive(Debug, Clone)]
-pub(crate) struct CompactEntries<'a> {
-    doc: &'a CompactJson,
-    next: u32,
-    left: u32,
-}
-
-impl<'a> Iterator for CompactEntries<'a> {
-    type Item = (&'a str, CompactRef<'a>);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let key = self
-            .doc
-            .tokens
-            .get(self.next as usize)
-            .copied()
-            .unwrap_or(NULL_TOKEN);
-        let value = CompactRef {
-            doc: self.doc,
-            at: self.next + 1,
-        };
-        self.next = value.end();
-        Some((self.doc.str_at(key), value))
-    }
-}
-
-/// The values of a compact object (its entries without the names).
-#[derive(Debug)]
-pub(crate) struct CompactValues<'a> {
-    doc: &'a CompactJson,
-    next: u32,
-    left: u32,
-}
-
-impl<'a> Iterator for CompactValues<'a> {
-    type Item = CompactRef<'a>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let value = CompactRef {
-            doc: self.doc,
-            at: self.next + 1,
-        };
-        self.next = value.end();
-        Some(value)
-    }
-}
-
-impl<'a> Instance<'a> for CompactRef<'a> {
-    type Items = CompactItems<'a>;
-    type Entries = CompactEntries<'a>;
-    type Values = CompactValues<'a>;
-
-    #[inline]
-    fn bits(self) -> u8 {
-        match self.token().kind {
-            kind::NULL => types::NULL,
-            kind::TRUE | kind::FALSE => types::BOOLEAN,
-            kind::NUMBER => self.number().map_or(types::NUMBER, |n| {
-                if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) {
-                    types::INTEGER | types::NUMBER
-                } else {
-                    types::NUMBER
-                }
-            }),
-            kind::STRING | kind::ESCAPED => types::STRING,
-            kind::ARRAY => types::ARRAY,
-            _ => types::OBJECT,
-        }
+        (token.kind() == kind::STRING).then(|| self.doc.str_at(self.at, token))
     }
 
-    #[inline]
-    fn as_str(self) -> Option<&'a str> {
+    /// The number, for a number.
+    pub(crate) fn number(self) -> Option<&'a Number> {
         let token = self.token();
-        matches!(token.kind, kind::STRING | kind::ESCAPED).then(|| self.doc.str_at(token))
-    }
-
-    #[inline]
-    fn number(self) -> Option<&'a Number> {
-        let token = self.token();
-        if token.kind == kind::NUMBER {
-            self.doc.numbers.get(token.off as usize)
+        if matches!(token.kind(), kind::INTEGER | kind::FLOAT) {
+            self.doc.numbers.get(token.data as usize)
         } else {
             None
         }
     }
 
-    #[inline]
-    fn items(self) -> Option<(usize, Self::Items)> {
-        let token = self.token();
-        (token.kind == kind::ARRAY).then_some((
-            token.len as usize,
-            CompactItems {
-                doc: self.doc,
-                next: self.at + 1,
-                left: token.len,
-            },
-        ))
-    }
-
-    #[inline]
-    fn entries(self) -> Option<Self::Entries> {
-        let token = self.token();
-        (token.kind == kind::OBJECT).then_some(CompactEntries {
-            doc: self.doc,
-            next: self.at + 1,
-            left: token.len,
+    /// The values inside a container: an array's items, or an object's keys and values
+    /// alternating.
+    fn children(self, token: Token) -> impl Iterator<Item = CompactValue<'a>> {
+        let doc = self.doc;
+        let (count, object) = match token.kind() {
+            kind::OBJECT => (2 * token.len() as usize, true),
+            kind::ARRAY => (token.len() as usize, false),
+            _ => (0, false),
+        };
+        let mut next = self.at + TOKEN;
+        let mut is_key = object;
+        (0..count).map(move |_| {
+            let child = CompactValue { doc, at: next };
+            let token = child.token();
+            next = if is_key {
+                token.value_at(next)
+            } else {
+                token.next(next)
+            };
+            is_key = object && !is_key;
+            child
         })
     }
 
-    #[inline]
-    fn values(self) -> Option<Self::Values> {
+    fn value(self) -> Value {
         let token = self.token();
-        (token.kind == kind::OBJECT).then_some(CompactValues {
-            doc: self.doc,
-            next: self.at + 1,
-            left: token.len,
-        })
-    }
-
-    fn equals(self, expected: &Value) -> bool {
-        match (self.token().kind, expected) {
-            (kind::STRING | kind::ESCAPED, Value::String(s)) => self.as_str() == Some(s.as_str()),
-            (kind::STRING | kind::ESCAPED, _) => false,
-            (kind::NULL, _) => expected.is_null(),
-            (kind::TRUE, _) => *expected == Value::Bool(true),
-            (kind::FALSE, _) => *expected == Value::Bool(false),
-            _ => equal(expected, &self.to_value()),
+        match token.kind() {
+            kind::TRUE => Value::Bool(true),
+            kind::FALSE => Value::Bool(false),
+            kind::INTEGER | kind::FLOAT => {
+                self.number().cloned().map_or(Value::Null, Value::Number)
+            }
+            kind::STRING => Value::String(self.doc.str_at(self.at, token).to_owned()),
+            kind::ARRAY => Value::Array(self.children(token).map(Self::value).collect()),
+            kind::OBJECT => {
+                let mut map = serde_json::Map::new();
+                let mut children = self.children(token);
+                while let (Some(key), Some(value)) = (children.next(), children.next()) {
+                    map.insert(key.as_str().unwrap_or_default().to_owned(), value.value());
+                }
+                Value::Object(map)
+            }
+            _ => Value::Null,
         }
     }
 
-    /// The `format` validator takes a `serde_json::Value`: a string is copied into this
-    /// thread's reusable one, so checking a format allocates only when a string is longer
-    /// than any this thread has checked before.
-    fn format_ok(self, validator: &jsonschema::Validator) -> bool {
+    /// JSON equality with `expected` (numbers by value), as `const` and `enum` need.
+    pub(crate) fn equals(self, expected: &Value) -> bool {
+        match (self.token().kind(), expected) {
+            (kind::STRING, Value::String(s)) => self.as_str() == Some(s.as_str()),
+            (kind::STRING, _) => false,
+            (kind::NULL, _) => expected.is_null(),
+            (kind::TRUE, _) => *expected == Value::Bool(true),
+            (kind::FALSE, _) => *expected == Value::Bool(false),
+            _ => equal(expected, &self.value()),
+        }
+    }
+
+    /// Whether a string passes a `format` validator, which takes a `serde_json::Value`:
+    /// the string is copied into this thread's reusable one, so checking a format
+    /// allocates only when a string is longer than any this thread has checked before.
+    pub(crate) fn format_ok(self, validator: &jsonschema::Validator) -> bool {
         let Some(text) = self.as_str() else {
-            return validator.is_valid(&self.to_value());
+            return validator.is_valid(&self.value());
         };
         FORMAT_SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
             Ok(mut value) => {
@@ -260,7 +153,23 @@ impl<'a> Instance<'a> for CompactRef<'a> {
     }
 }
 
+/// The type bits of a token kind.
+#[inline]
+pub(crate) fn bits_of(kind: u32) -> u8 {
+    const BITS: [u8; 8] = [
+        types::NULL,
+        types::BOOLEAN,
+        types::BOOLEAN,
+        types::INTEGER | types::NUMBER,
+        types::NUMBER,
+        types::STRING,
+        types::ARRAY,
+        types::OBJECT,
+    ];
+    BITS[(kind & 7) as usize]
+}
+
 thread_local! {
-    /// The reusable string [`CompactRef::format_ok`] hands to `format` validators.
+    /// The reusable string [`CompactValue::format_ok`] hands to `format` validators.
     static FORMAT_SCRATCH: RefCell<Value> = const { RefCell::new(Value::Null) };
 }

@@ -152,8 +152,14 @@ impl SimplePattern {
     /// Whether the whole of `text` matches.
     #[inline]
     pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.is_match_bytes(text.as_bytes())
+    }
+
+    /// Whether the whole of `bytes` (UTF-8) matches.
+    #[inline]
+    pub(crate) fn is_match_bytes(&self, bytes: &[u8]) -> bool {
         let mut state = 0usize;
-        for &b in text.as_bytes() {
+        for &b in bytes {
             if !b.is_ascii() {
                 return false;
             }

@@ -91,8 +91,10 @@ pub(crate) fn find(object: &ObjectCheck, name: &str) -> Option<usize> {
         .position(|(&declared, (p, _))| key.matches(declared, name, p))
 }
 
-/// What the walk needs of an instance: a `serde_json::Value` or a
-/// [`CompactJson`](super::compact::CompactJson) node.
+/// What the walk needs of an instance (a `serde_json::Value`; [`CompactJson`] documents
+/// run on [`super::run`] instead).
+///
+/// [`CompactJson`]: super::compact::CompactJson
 pub(crate) trait Instance<'a>: Copy {
     /// Array items.
     type Items: Iterator<Item = Self>;

@@ -68,6 +68,21 @@ impl Pair {
             "{} (compact): {instance}",
             self.name
         );
+        // The same instance as an item of an array parsed whole (an instance set).
+        let set = CompactJson::parse(format!("[1, {instance}, null]")).unwrap();
+        let item = set.root().items().nth(1).unwrap();
+        assert_eq!(
+            self.native.is_valid_compact_value(item),
+            theirs.valid,
+            "{} (set): {instance}",
+            self.name
+        );
+        assert_eq!(
+            self.native.validate_compact_value(item),
+            theirs,
+            "{} (set): {instance}",
+            self.name
+        );
     }
 }
 
@@ -184,6 +199,163 @@ fn every_shared_vector_gets_the_references_verdict_and_errors() {
         for instance in &items {
             VECTOR_SCHEMA.assert_agree(instance);
         }
+    }
+}
+
+#[test]
+fn every_shared_vector_parsed_as_one_set_gets_the_references_verdict_and_errors() {
+    let kinds = read_json(&vectors_dir().join("schema/invalid_kinds.json"));
+    let kinds = kinds.as_array().unwrap();
+    for (name, valid) in [("valid.json", true), ("invalid.json", false)] {
+        let path = vectors_dir().join("schema").join(name);
+        let set = CompactJson::parse(std::fs::read_to_string(&path).unwrap()).unwrap();
+        let Value::Array(instances) = read_json(&path) else {
+            panic!("{name} is not an array");
+        };
+        let items: Vec<_> = set.root().items().collect();
+        assert_eq!(items.len(), instances.len(), "{name}");
+        for (i, (item, instance)) in items.into_iter().zip(&instances).enumerate() {
+            assert_eq!(item.to_value(), *instance, "{name}[{i}]");
+            let kind = if valid {
+                "valid"
+            } else {
+                kinds[i].as_str().unwrap()
+            };
+            assert_eq!(
+                VECTOR_SCHEMA.native.is_valid_compact_value(item),
+                valid,
+                "{name}[{i}] ({kind})"
+            );
+            if !valid {
+                assert_eq!(
+                    VECTOR_SCHEMA.native.validate_compact_value(item),
+                    VECTOR_SCHEMA.reference.validate(instance),
+                    "{name}[{i}] ({kind})"
+                );
+            }
+        }
+    }
+}
+
+/// A schema using every keyword the specialised validator supports, each where the
+/// compact program folds it differently: mixed and string enums, string and non-string
+/// constants, numeric bounds, string and array bounds, patterns simple and not, a format,
+/// `required` with and without `properties`, `additionalProperties` both ways, plain and
+/// discriminated `oneOf`/`anyOf` (string and numeric discriminators), `allOf`, `not`,
+/// `if`/`then`/`else`, `items`, `$ref`.
+fn every_keyword_schema() -> Value {
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": {
+            "point": {
+                "type": "object",
+                "required": ["x", "y"],
+                "properties": {"x": {"type": "integer", "minimum": -3}, "y": {"type": "number", "exclusiveMaximum": 100.5}}
+            }
+        },
+        "type": "object",
+        "properties": {
+            "mixed": {"enum": ["a", 1, null, [1, 2], {"k": true}]},
+            "word": {"type": "string", "enum": ["PROCEED", "RETRY", "ABORT", "a name longer than sixteen bytes"]},
+            "one": {"const": 1},
+            "text": {"type": "string", "minLength": 2, "maxLength": 5, "pattern": "^[a-zA-Z_][a-zA-Z0-9_]*$"},
+            "loose": {"pattern": "(ab|cd)+", "maxLength": 3},
+            "url": {"type": "string", "format": "uri"},
+            "count": {"type": "integer", "maximum": 150, "exclusiveMinimum": -2},
+            "list": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"$ref": "#/definitions/point"}},
+            "only": {"required": ["x"]},
+            "open": {"properties": {"x": {"type": "string"}}},
+            "pick": {"oneOf": [
+                {"type": "object", "required": ["kind", "a"], "additionalProperties": false,
+                 "properties": {"kind": {"const": "A"}, "a": {"type": "string"}}},
+                {"type": "object", "required": ["kind"], "additionalProperties": false,
+                 "properties": {"kind": {"const": "B"}, "b": {"type": "boolean"}}}
+            ]},
+            "numbered": {"anyOf": [
+                {"required": ["n"], "properties": {"n": {"const": 1}, "v": {"type": "string"}}},
+                {"required": ["n"], "properties": {"n": {"const": 2.0}, "v": {"type": "integer"}}}
+            ]},
+            "plain": {"oneOf": [{"type": "string"}, {"type": "integer"}, {"minimum": 1}]},
+            "any": {"anyOf": [{"type": "string", "minLength": 3}, {"type": "boolean"}]},
+            "all": {"allOf": [{"minimum": 1}, {"maximum": 5}, {"type": "integer"}]},
+            "never": {"not": {"type": "string"}},
+            "cond": {"if": {"type": "string"}, "then": {"minLength": 3}, "else": {"type": "integer"}}
+        },
+        "additionalProperties": false
+    })
+}
+
+/// A value for one of [`every_keyword_schema`]'s properties.
+fn keyword_leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        leaf(),
+        prop::sample::select(vec![
+            json!("a"),
+            json!(1),
+            json!(1.0),
+            json!(2.0),
+            json!([1, 2]),
+            json!([1.0, 2]),
+            json!({"k": true}),
+            json!("abc"),
+            json!("ab_9"),
+            json!("abcdef"),
+            json!("a-b"),
+            json!("abab"),
+            json!("éé"),
+            json!("a name longer than sixteen bytes"),
+            json!("a name longer than sixteen bytez"),
+            json!(150),
+            json!(150.5),
+            json!(-2),
+            json!(-1.5),
+            json!([{"x": 1, "y": 2}]),
+            json!([{"x": -4, "y": 2}]),
+            json!([{"x": 1}]),
+            json!([{"x": 1, "y": 100.5}, {"x": 2.0, "y": 3}]),
+            json!([]),
+            json!({"x": "s"}),
+            json!({"x": 1}),
+            json!({"y": 1}),
+            json!({"kind": "A", "a": "s"}),
+            json!({"kind": "A"}),
+            json!({"kind": "B", "b": true}),
+            json!({"kind": "B", "b": true, "c": 1}),
+            json!({"kind": "C"}),
+            json!({"kind": 1}),
+            json!({"n": 1, "v": "s"}),
+            json!({"n": 1.0, "v": "s"}),
+            json!({"n": 2, "v": 3}),
+            json!({"n": 2, "v": "s"}),
+            json!({"n": 3}),
+            json!({"v": 1}),
+            json!(3),
+            json!(6),
+        ]),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_keyword_gets_the_references_verdict_and_errors(
+        entries in prop::collection::vec((
+            prop::sample::select(vec![
+                "mixed", "word", "one", "text", "loose", "url", "count", "list", "only", "open",
+                "pick", "numbered", "plain", "any", "all", "never", "cond", "extra",
+            ]),
+            keyword_leaf(),
+        ), 0..6),
+        top_level_leaf in prop::option::weighted(0.05, leaf()),
+    ) {
+        static SCHEMA: LazyLock<Pair> =
+            LazyLock::new(|| Pair::new("every keyword".to_owned(), every_keyword_schema()));
+        let instance = match top_level_leaf {
+            Some(leaf) => leaf,
+            None => Value::Object(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()),
+        };
+        SCHEMA.assert_agree(&instance);
     }
 }
 
