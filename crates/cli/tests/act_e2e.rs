@@ -88,6 +88,40 @@ fn retrace(args: &[&str], base_url: Option<&str>) -> Output {
     run_retrace(env!("CARGO_BIN_EXE_retrace"), args, base_url)
 }
 
+/// `retrace act GOAL --url URL --cache MODE --cache-dir DIR --cache-file login.json` with the
+/// demo's credentials as `username`/`password` parameters, `extra` arguments and `--json`,
+/// against the model server at `base_url`.
+fn act_cached(
+    goal: &str,
+    url: &str,
+    mode: &str,
+    cache_dir: &Path,
+    extra: &[&str],
+    base_url: &str,
+) -> Output {
+    let username = format!("username={USERNAME}");
+    let password = format!("password={PASSWORD}");
+    let mut args = vec![
+        "act",
+        goal,
+        "--url",
+        url,
+        "--cache",
+        mode,
+        "--cache-dir",
+        cache_dir.to_str().unwrap(),
+        "--cache-file",
+        "login.json",
+        "--param",
+        &username,
+        "--param",
+        &password,
+    ];
+    args.extend_from_slice(extra);
+    args.push("--json");
+    retrace(&args, Some(base_url))
+}
+
 /// Every image block anywhere in a request body, as (media type or URL prefix).
 fn count_images(value: &Value) -> usize {
     match value {
@@ -271,29 +305,13 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let cache_dir = dir.path().join("cache");
     let events = dir.path().join("events.jsonl");
-    let username = format!("username={USERNAME}");
-    let password = format!("password={PASSWORD}");
-    let output = retrace(
-        &[
-            "act",
-            "Log in as {{username}} with password {{password}}",
-            "--url",
-            demo.url(),
-            "--cache",
-            "record",
-            "--cache-dir",
-            cache_dir.to_str().unwrap(),
-            "--cache-file",
-            "login.json",
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--events",
-            events.to_str().unwrap(),
-            "--json",
-        ],
-        Some(&base_url),
+    let output = act_cached(
+        "Log in as {{username}} with password {{password}}",
+        demo.url(),
+        "record",
+        &cache_dir,
+        &["--events", events.to_str().unwrap()],
+        &base_url,
     );
     let summary = summary_after_exit(&output, 0);
     assert!(
@@ -357,6 +375,8 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
     }
 
     // Replay with no provider at all: no key, no base URL, and the fake hears nothing.
+    let username = format!("username={USERNAME}");
+    let password = format!("password={PASSWORD}");
     let output = retrace(
         &[
             "replay",
@@ -472,29 +492,16 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
     let recorder = runtime.block_on(FakeAnthropic::start(recording_script));
     let dir = tempfile::tempdir().unwrap();
     let cache_dir = dir.path().join("cache");
-    let cache_dir_arg = cache_dir.to_str().unwrap();
     let username = format!("username={USERNAME}");
     let password = format!("password={PASSWORD}");
     let goal = "Log in as {{username}} with password {{password}}, then generate the report";
-    let output = retrace(
-        &[
-            "act",
-            goal,
-            "--url",
-            demo.url(),
-            "--cache",
-            "record",
-            "--cache-dir",
-            cache_dir_arg,
-            "--cache-file",
-            "login.json",
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--json",
-        ],
-        Some(&recorder.base_url()),
+    let output = act_cached(
+        goal,
+        demo.url(),
+        "record",
+        &cache_dir,
+        &[],
+        &recorder.base_url(),
     );
     let summary = json_summary(&output);
     assert_eq!(output.status.code(), Some(0), "{summary}");
@@ -523,26 +530,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
         click(report),
         ScriptStep::text("The report button is now called Export report; clicked it."),
     ]));
-    let output = retrace(
-        &[
-            "act",
-            goal,
-            "--url",
-            &v2_url,
-            "--cache",
-            "auto",
-            "--cache-dir",
-            cache_dir_arg,
-            "--cache-file",
-            "login.json",
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--json",
-        ],
-        Some(&model.base_url()),
-    );
+    let output = act_cached(goal, &v2_url, "auto", &cache_dir, &[], &model.base_url());
     let summary = summary_after_exit(&output, 0);
     assert_eq!(model.requests().len(), 4, "one request per scripted turn");
     let replayed = &summary["replayed"];
@@ -648,27 +636,13 @@ fn a_verified_replay_counts_one_attempt() {
         ),
         ScriptStep::text("Signed in and generated the report."),
     ]));
-    let username = format!("username={USERNAME}");
-    let password = format!("password={PASSWORD}");
-    let output = retrace(
-        &[
-            "act",
-            "Sign in as {{username}} with password {{password}}, then generate the monthly report",
-            "--url",
-            demo.url(),
-            "--cache",
-            "execute",
-            "--cache-dir",
-            cache_dir.to_str().unwrap(),
-            "--cache-file",
-            "login.json",
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--json",
-        ],
-        Some(&model.base_url()),
+    let output = act_cached(
+        "Sign in as {{username}} with password {{password}}, then generate the monthly report",
+        demo.url(),
+        "execute",
+        &cache_dir,
+        &[],
+        &model.base_url(),
     );
     let summary = summary_after_exit(&output, 0);
     assert_eq!(summary["replayed"]["completed"], true, "{summary}");
