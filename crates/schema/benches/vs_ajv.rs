@@ -11,6 +11,9 @@
 //! A further pair of rows includes parsing: each instance as JSON text parsed into
 //! [`CompactJson`] then validated, as ajv's side runs `JSON.parse` then validates.
 //! `--validation-only` skips generation; `--compact-only` prints the compact figures alone.
+//! `--by-kind` prints nanoseconds per invalid instance on the compact path for each kind
+//! `invalid_kinds.json` names (`--by-kind --quick`: all kinds together only), to compare with
+//! ajv's from `scripts/bench-schema-kinds.cjs`.
 //!
 //! Run it through the script, or alone: `cargo bench -p retrace-schema --bench vs_ajv`.
 //!
@@ -148,6 +151,44 @@ fn compact_only(schema: &CompiledSchema, valid: &[Value], invalid: &[Value]) {
     );
 }
 
+/// `--by-kind`: nanoseconds per invalid instance on the compact path, grouped by the kind
+/// `invalid_kinds.json` names (compare with `scripts/bench-schema-kinds.cjs` for ajv).
+fn by_kind(schema: &CompiledSchema) {
+    let set = instance_set("invalid.json");
+    let items: Vec<CompactValue> = set.root().items().collect();
+    let kinds = array("invalid_kinds.json");
+    let mut groups: Vec<(String, Vec<CompactValue>)> = Vec::new();
+    for (item, kind) in items.iter().zip(&kinds) {
+        let kind = kind.as_str().unwrap_or_default();
+        match groups.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, group)) => group.push(*item),
+            None => groups.push((kind.to_owned(), vec![*item])),
+        }
+    }
+    let mut out = serde_json::Map::new();
+    let quick = std::env::args().any(|a| a == "--quick");
+    for (kind, group) in groups.iter().filter(|_| !quick) {
+        let per_sec = throughput(group, |v| usize::from(schema.is_valid_compact_value(*v)));
+        out.insert(kind.clone(), json!((1e9 / per_sec).round()));
+    }
+    let per_sec = throughput(&items, |v| usize::from(schema.is_valid_compact_value(*v)));
+    out.insert("all".to_owned(), json!((1e9 / per_sec).round()));
+    let valid_set = instance_set("valid.json");
+    let valid: Vec<CompactValue> = valid_set.root().items().collect();
+    let per_sec = throughput(&valid, |v| usize::from(schema.is_valid_compact_value(*v)));
+    out.insert("valid".to_owned(), json!((1e9 / per_sec).round()));
+    // A few hundred instances, whose buffer stays in the core's caches.
+    let per_sec = throughput(&valid[..300], |v| {
+        usize::from(schema.is_valid_compact_value(*v))
+    });
+    out.insert("valid_cached".to_owned(), json!((1e9 / per_sec).round()));
+    let per_sec = throughput(&items[..300], |v| {
+        usize::from(schema.is_valid_compact_value(*v))
+    });
+    out.insert("invalid_cached".to_owned(), json!((1e9 / per_sec).round()));
+    println!("{}", Value::Object(out));
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -161,6 +202,10 @@ fn main() {
     assert!(valid.iter().all(|v| schema.is_valid(v)));
     assert!(invalid.iter().all(|v| !schema.is_valid(v)));
 
+    if std::env::args().any(|a| a == "--by-kind") {
+        by_kind(&schema);
+        return;
+    }
     if std::env::args().any(|a| a == "--compact-only") {
         compact_only(&schema, &valid, &invalid);
         return;

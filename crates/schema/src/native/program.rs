@@ -348,6 +348,37 @@ pub(crate) struct ObjectRules {
     pub(crate) required_extra: Box<[Name]>,
     /// How many distinct names are required (an object has at least that many entries).
     pub(crate) required_count: usize,
+    /// Some declared property's value is costly to check (an object or a combinator): an object lacking a declared name then has its names checked
+    /// (`required`, `additionalProperties: false`) before its values, so that a missing or
+    /// undeclared name fails at once rather than after the costly values.
+    pub(crate) names_first: bool,
+    /// Entry counts from `usual.0` to `usual.1` need no check beyond the pass over the
+    /// entries; any other count is checked first (too few entries for `required`, too many
+    /// for `additionalProperties: false`, or names to check first; see [`Self::settle`]).
+    pub(crate) usual: (usize, usize),
+}
+
+impl ObjectRules {
+    /// Derives `required_count` and `usual` from the rest.
+    fn settle(&mut self) {
+        self.required_count = required_count(self);
+        let most = if self.deny_additional {
+            self.props.len()
+        } else {
+            usize::MAX
+        };
+        let least = if self.names_first {
+            self.required_count.max(self.props.len())
+        } else {
+            self.required_count
+        };
+        // With `least > most` no count is usual: every one is checked.
+        self.usual = if least <= most {
+            (least, most)
+        } else {
+            (usize::MAX, 0)
+        };
+    }
 }
 
 /// A combinator.
@@ -473,12 +504,14 @@ impl Program {
                             required_mask: 0,
                             required_extra: Box::new([]),
                             required_count: 0,
+                            names_first: false,
+                            usual: (0, usize::MAX),
                         })
                     });
                     let mut extra = std::mem::take(&mut rules.required_extra).into_vec();
                     extra.extend(names.iter().map(|name| Name::of(name)));
                     rules.required_extra = extra.into();
-                    rules.required_count = required_count(rules);
+                    rules.settle();
                 }
                 Check::Pattern(pattern) => string_rules(&mut string).pattern = Some(pattern),
                 Check::Format(_, validator) => string_rules(&mut string).format = Some(validator),
@@ -498,7 +531,7 @@ impl Program {
                         },
                         None => built,
                     };
-                    rules.required_count = required_count(&rules);
+                    rules.settle();
                     object = Some(Box::new(rules));
                 }
                 Check::Items(items) => array_rules(&mut array).items = Some(Program::build(*items)),
@@ -591,7 +624,11 @@ fn object_rules(check: ObjectCheck) -> ObjectRules {
         .into_iter()
         .map(|(name, node)| (Name::of(&name), Program::build(node)))
         .unzip();
+    let names_first = props
+        .iter()
+        .any(|p| p.object.is_some() || !p.logic.is_empty());
     ObjectRules {
+        names_first,
         names: NameTable::new(names),
         props: props.into(),
         deny_additional: check.deny_additional,
@@ -602,6 +639,7 @@ fn object_rules(check: ObjectCheck) -> ObjectRules {
             .map(|name| Name::of(name))
             .collect(),
         required_count: 0,
+        usual: (0, usize::MAX),
     }
 }
 

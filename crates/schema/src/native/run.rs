@@ -173,7 +173,9 @@ fn object_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, token: Token)
     // object with fewer entries than required names, or with more than the declared ones
     // under `additionalProperties: false`, fails before any name is read.
     let count = token.len() as usize;
-    if count < rules.required_count || (rules.deny_additional && count > rules.props.len()) {
+    if (count < rules.usual.0 || count > rules.usual.1)
+        && !unusual_count_valid(rules, doc, at, count)
+    {
         return false;
     }
     let mut seen = 0u64;
@@ -219,6 +221,51 @@ fn object_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, token: Token)
             .required_extra
             .iter()
             .all(|name| entry(doc, at, token, name).is_some())
+}
+
+/// For an object of `count` entries outside [`ObjectRules::usual`]: enough entries for
+/// `required`, not too many for `additionalProperties: false`, and when some declared name
+/// is absent (maybe a required one) and values are costly, the names checked first.
+#[cold]
+#[inline(never)]
+fn unusual_count_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, count: usize) -> bool {
+    count >= rules.required_count
+        && !(rules.deny_additional && count > rules.props.len())
+        && (!rules.names_first || count >= rules.props.len() || names_valid(rules, doc, at, count))
+}
+
+/// The names of the object at `at` (of `count` entries) alone: every one declared under
+/// `additionalProperties: false`, and every required declared name present (the required
+/// names not declared are left to [`object_valid`]). Keys are visited from key to key,
+/// their values skipped.
+fn names_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, count: usize) -> bool {
+    let mut seen = 0u64;
+    let mut guess = 0;
+    let mut i = at + TOKEN;
+    for _ in 0..count {
+        let Some((key, head, tail)) = doc.token_and_words(i) else {
+            return false;
+        };
+        let probe = Probe {
+            len: key.len() as usize,
+            head,
+            tail,
+            doc,
+            at: i,
+        };
+        match rules.names.find_from(probe, guess) {
+            Some(p) => {
+                if p < 64 {
+                    seen |= 1 << p;
+                }
+                guess = p + 1;
+            }
+            None if rules.deny_additional => return false,
+            None => {}
+        }
+        i = key.data as usize;
+    }
+    seen & rules.required_mask == rules.required_mask
 }
 
 /// The index of the value of entry `name` in the object at `at`.

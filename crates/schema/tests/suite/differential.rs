@@ -574,3 +574,81 @@ fn compact_documents_with_escapes_or_repeated_keys_agree_with_values() {
     );
     assert!(CompactJson::parse("{\"a\": 1} x").is_err());
 }
+
+/// Objects whose declared values are costly (an object, a `oneOf`) have their names checked
+/// first when some declared name is absent: every subset of declared and undeclared names,
+/// each value valid or not, under `additionalProperties` true and false, with required
+/// names declared and not, gets the reference's verdict and errors.
+#[test]
+fn objects_lacking_declared_names_get_the_references_verdict_and_errors() {
+    let schema = |deny: bool, required: Value| {
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "required": required,
+            "additionalProperties": !deny,
+            "properties": {
+                "a": {
+                    "type": "object",
+                    "required": ["x"],
+                    "properties": { "x": { "type": "integer" } }
+                },
+                "b": { "type": "array", "items": { "type": "string" } },
+                "c": { "type": "string" },
+                "d": { "oneOf": [
+                    { "type": "object", "required": ["k"], "properties": { "k": { "const": 1 } } },
+                    { "type": "object", "required": ["k"], "properties": { "k": { "const": 2 } } }
+                ] }
+            }
+        })
+    };
+    // Each name with a valid and an invalid value; `z` is undeclared.
+    let values: [(&str, [Value; 2]); 5] = [
+        ("a", [json!({"x": 1}), json!({"y": 1})]),
+        ("b", [json!(["s"]), json!([1])]),
+        ("c", [json!("s"), json!(2)]),
+        ("d", [json!({"k": 2}), json!({"k": 3})]),
+        ("z", [json!(null), json!(null)]),
+    ];
+    let mut pairs = Vec::new();
+    for deny in [false, true] {
+        for required in [
+            json!(["a", "c"]),
+            json!(["c"]),
+            json!(["a", "b", "c", "d"]),
+            json!(["c", "w"]),
+            json!([]),
+        ] {
+            let name = format!("names first, deny {deny}, required {required}");
+            pairs.push(Pair::new(name, schema(deny, required)));
+        }
+    }
+    for subset in 0..1u32 << values.len() {
+        for broken in 0..1u32 << values.len() {
+            // Only the broken bits of present names make a difference.
+            if broken & !subset != 0 {
+                continue;
+            }
+            let mut object = serde_json::Map::new();
+            // The names in schema order and reversed, so a guess from the order misses too.
+            let order: Vec<usize> = if subset % 3 == 0 {
+                (0..values.len()).rev().collect()
+            } else {
+                (0..values.len()).collect()
+            };
+            for i in order {
+                if subset >> i & 1 == 1 {
+                    let (name, options) = &values[i];
+                    object.insert(
+                        (*name).to_owned(),
+                        options[(broken >> i & 1) as usize].clone(),
+                    );
+                }
+            }
+            let instance = Value::Object(object);
+            for pair in &pairs {
+                pair.assert_agree(&instance);
+            }
+        }
+    }
+}
