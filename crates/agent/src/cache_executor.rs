@@ -902,3 +902,7 @@ impl Speaker for CacheExecutor {
         ])]))
     }
 }
+
+#[cfg(test)]
+#[path = "cache_executor_tests.rs"]
+mod tests;

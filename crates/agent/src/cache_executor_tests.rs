@@ -1,0 +1,147 @@
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering;
+
+use async_trait::async_trait;
+use retrace_vision::PixelLayout;
+use serde_json::json;
+
+use super::*;
+use crate::Conversation;
+use crate::RunStatus;
+use crate::events::Events;
+use crate::tool::AgentTool;
+use crate::tool::FatalToolError;
+use crate::tool::ToolReply;
+use crate::tool::Toolbox;
+
+/// A 200x200 screen with a dark square left of centre, so the region hash has structure.
+fn screen_image() -> Image {
+    let mut data = vec![230u8; 200 * 200];
+    for y in 60..140 {
+        for x in 30..90 {
+            data[y * 200 + x] = 20;
+        }
+    }
+    Image::new(200, 200, PixelLayout::Gray, data).unwrap()
+}
+
+/// A screen whose first `hangs` captures never answer (as Chromium's capture during a
+/// navigation), then answers with `image`.
+struct HangingScreen {
+    hangs: usize,
+    calls: AtomicUsize,
+    image: Image,
+}
+
+#[async_trait]
+impl Screen for HangingScreen {
+    async fn capture(&self) -> Result<Image, String> {
+        if self.calls.fetch_add(1, Ordering::SeqCst) < self.hangs {
+            std::future::pending::<()>().await;
+        }
+        Ok(self.image.clone())
+    }
+}
+
+/// A `computer` tool that notes each input it is called with.
+#[derive(Default)]
+struct NotingComputer {
+    inputs: Mutex<Vec<Value>>,
+}
+
+#[async_trait]
+impl AgentTool for NotingComputer {
+    fn name(&self) -> &str {
+        "computer"
+    }
+    fn description(&self) -> &str {
+        "notes its inputs"
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn cacheable(&self) -> bool {
+        true
+    }
+    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+        self.inputs.lock().unwrap().push(input);
+        Ok(ToolReply::text("done"))
+    }
+}
+
+/// Writes a one-step trajectory clicking at (60, 100), hashed on `image`.
+fn one_click_file(dir: &std::path::Path, image: &Image) -> PathBuf {
+    let region = retrace_vision::action_region((60, 100), 100, image.width(), image.height());
+    let hash = retrace_vision::region_hash(image, region, Method::Phash, 8).unwrap();
+    let file = json!({
+        "metadata": {
+            "version": "0.1",
+            "created_at": "2026-11-24T00:00:00Z",
+            "goal": "click the square",
+            "execution_attempts": 0,
+            "failures": [],
+            "is_valid": true,
+            "visual_validation": {"enabled": true, "method": "phash", "region_size": 100}
+        },
+        "trajectory": [{
+            "type": "tool_use",
+            "id": "toolu_1",
+            "name": "computer",
+            "input": {"action": "left_click", "coordinate": [60, 100]},
+            "visual_representation": hash.to_string()
+        }]
+    });
+    let path = dir.join("click.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    path
+}
+
+/// A capture that never answers is abandoned after its attempt limit and retried, so the step
+/// is checked and replayed instead of waiting out the CDP timeout or failing the run.
+#[tokio::test]
+async fn a_capture_that_never_answers_is_retried() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = screen_image();
+    let file = one_click_file(dir.path(), &image);
+    let screen = Arc::new(HangingScreen {
+        hangs: 1,
+        calls: AtomicUsize::new(0),
+        image,
+    });
+    let computer = Arc::new(NotingComputer::default());
+    let executor = CacheExecutor::new(ReplaySettings::default(), screen.clone());
+    let outcome = executor.outcome_handle();
+    let toolbox = Toolbox::new().with(computer.clone());
+    let mut conversation =
+        Conversation::new(vec![Box::new(executor)], toolbox, Events::none()).unwrap();
+    // Without the bound the run would wait on the lost capture for good.
+    let run = conversation.run(
+        "replay",
+        vec![Message::user_text("replay")],
+        Some((CACHE_EXECUTOR, json!({"file": file}))),
+    );
+    let report = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the replay waited on a lost capture")
+        .unwrap();
+    assert_eq!(
+        report.status,
+        RunStatus::Done,
+        "{:?}",
+        outcome.lock().unwrap()
+    );
+    let outcome = outcome.lock().unwrap().clone();
+    assert!(outcome.completed);
+    assert_eq!(outcome.checks_passed, 1);
+    assert_eq!(
+        screen.calls.load(Ordering::SeqCst),
+        2,
+        "one lost, one answered"
+    );
+    assert_eq!(
+        computer.inputs.lock().unwrap().as_slice(),
+        [json!({"action": "left_click", "coordinate": [60, 100]})]
+    );
+}
