@@ -163,11 +163,8 @@ fn array_valid(rules: &ArrayRules, doc: &CompactJson, at: usize, token: Token) -
 }
 
 /// `properties`, `additionalProperties` and `required` over one object, in one pass over
-/// the entries: each name matched against the declared ones (the one after the last match
-/// first, as instances mostly follow the schema's order, else by a perfect hash), an
-/// undeclared one failing at once under `additionalProperties: false`, each declared value
-/// checked as it is reached, the required names ticked off in a bitset and checked at the
-/// end.
+/// the entries ([`walk_names`]): each declared value checked as it is reached, the required
+/// names ticked off in a bitset and checked at the end.
 fn object_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, token: Token) -> bool {
     // Names are distinct here (a document with a repeated key does not come this way): an
     // object with fewer entries than required names, or with more than the declared ones
@@ -178,44 +175,12 @@ fn object_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, token: Token)
     {
         return false;
     }
-    let mut seen = 0u64;
-    let mut guess = 0;
-    let mut i = at + TOKEN;
-    for _ in 0..count {
-        let Some((key, head, tail)) = doc.token_and_words(i) else {
-            return false;
-        };
-        let v = key.value_at(i);
-        let Some(value) = doc.token(v) else {
-            return false;
-        };
-        let probe = Probe {
-            len: key.len() as usize,
-            head,
-            tail,
-            doc,
-            at: i,
-        };
-        match rules.names.find_from(probe, guess) {
-            Some(p) => {
-                if p < 64 {
-                    seen |= 1 << p;
-                }
-                guess = p + 1;
-                if !rules
-                    .props
-                    .get(p)
-                    .is_some_and(|program| valid(program, doc, v, value))
-                {
-                    return false;
-                }
-            }
-            None if rules.deny_additional => return false,
-            None => {}
-        }
-        // A key's `data` is the position of the next key.
-        i = key.data as usize;
-    }
+    let Some(seen) = walk_names(rules, doc, at, count, |program, v| {
+        doc.token(v)
+            .is_some_and(|value| valid(program, doc, v, value))
+    }) else {
+        return false;
+    };
     seen & rules.required_mask == rules.required_mask
         && rules
             .required_extra
@@ -239,13 +204,28 @@ fn unusual_count_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, count:
 /// names not declared are left to [`object_valid`]). Keys are visited from key to key,
 /// their values skipped.
 fn names_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, count: usize) -> bool {
+    walk_names(rules, doc, at, count, |_, _| true)
+        .is_some_and(|seen| seen & rules.required_mask == rules.required_mask)
+}
+
+/// One pass over the `count` entries of the object at `at`: each name matched against the
+/// declared ones (the one after the last match first, as instances mostly follow the
+/// schema's order, else by a perfect hash), an undeclared one failing at once under
+/// `additionalProperties: false`, and `on_declared(program, value position)` asked of each
+/// declared one. The bitset of the declared names seen, or `None` when the object fails.
+#[inline(always)]
+fn walk_names(
+    rules: &ObjectRules,
+    doc: &CompactJson,
+    at: usize,
+    count: usize,
+    mut on_declared: impl FnMut(&Program, usize) -> bool,
+) -> Option<u64> {
     let mut seen = 0u64;
     let mut guess = 0;
     let mut i = at + TOKEN;
     for _ in 0..count {
-        let Some((key, head, tail)) = doc.token_and_words(i) else {
-            return false;
-        };
+        let (key, head, tail) = doc.token_and_words(i)?;
         let probe = Probe {
             len: key.len() as usize,
             head,
@@ -259,13 +239,21 @@ fn names_valid(rules: &ObjectRules, doc: &CompactJson, at: usize, count: usize) 
                     seen |= 1 << p;
                 }
                 guess = p + 1;
+                if !rules
+                    .props
+                    .get(p)
+                    .is_some_and(|program| on_declared(program, key.value_at(i)))
+                {
+                    return None;
+                }
             }
-            None if rules.deny_additional => return false,
+            None if rules.deny_additional => return None,
             None => {}
         }
+        // A key's `data` is the position of the next key.
         i = key.data as usize;
     }
-    seen & rules.required_mask == rules.required_mask
+    Some(seen)
 }
 
 /// The index of the value of entry `name` in the object at `at`.
