@@ -42,7 +42,7 @@ app_wait_ms() {
 
 bench_mode() {
   local mode="$1" passed=0 start end waited_before
-  cp crates/cli/assets/demo_login.json "$work/$mode.json"
+  cp crates/cli/assets/demo_flow.json "$work/$mode.json"
   waited_before=$(app_wait_ms)
   start=$(date +%s.%N)
   for _ in $(seq "$runs"); do

@@ -621,7 +621,7 @@ fn a_verified_replay_counts_one_attempt() {
     let cache_dir = dir.path().join("cache");
     std::fs::create_dir_all(&cache_dir).unwrap();
     let file = cache_dir.join("login.json");
-    std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
+    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
     let model = runtime.block_on(FakeAnthropic::start(vec![
         ScriptStep::tool_use(
             "execute_cached_executions_tool",
@@ -632,12 +632,12 @@ fn a_verified_replay_counts_one_attempt() {
         ),
         ScriptStep::tool_use(
             "verify_cache_execution",
-            json!({"trajectory_file": "login.json", "success": true, "notes": "report shown"}),
+            json!({"trajectory_file": "login.json", "success": true, "notes": "draft row shown"}),
         ),
-        ScriptStep::text("Signed in and generated the report."),
+        ScriptStep::text("Signed in and added the draft invoice."),
     ]));
     let output = act_cached(
-        "Sign in as {{username}} with password {{password}}, then generate the monthly report",
+        "Sign in as {{username}} with password {{password}}, then add a draft invoice for Acme Corp of 120.00",
         demo.url(),
         "execute",
         &cache_dir,

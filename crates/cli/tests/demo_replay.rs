@@ -11,7 +11,7 @@ fn retrace() -> Command {
 }
 
 /// `retrace replay FILE --url URL` with the demo's sign-in parameters, `--json` and `extra`.
-fn replay_demo_login(file: &std::path::Path, url: &str, extra: &[&str]) -> std::process::Output {
+fn replay_demo_flow(file: &std::path::Path, url: &str, extra: &[&str]) -> std::process::Output {
     retrace()
         .args(["replay"])
         .arg(file)
@@ -48,7 +48,8 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
     let v1 = &summary["phases"][0];
     assert_eq!(v1["layout"], "v1");
     assert_eq!(v1["passed"], true);
-    assert_eq!(v1["visual_checks_passed"], 5);
+    assert_eq!(v1["visual_checks_passed"], 8);
+    assert_eq!(v1["effect_checks_passed"], 1);
     assert_eq!(v1["repairs"].as_array().unwrap().len(), 0);
 
     let v2 = &summary["phases"][1];
@@ -83,14 +84,14 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
         assert!(png.starts_with(b"\x89PNG"));
     }
     let file: Value =
-        serde_json::from_str(&std::fs::read_to_string(evidence.join("demo_login.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(evidence.join("demo_flow.json")).unwrap())
             .unwrap();
     assert_eq!(file["metadata"]["execution_attempts"], 2);
     let failures = file["metadata"]["failures"].as_array().unwrap();
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0]["step_index"], 6);
     // The parameter values were never written.
-    let text = std::fs::read_to_string(evidence.join("demo_login.json")).unwrap();
+    let text = std::fs::read_to_string(evidence.join("demo_flow.json")).unwrap();
     assert!(!text.contains(retrace_demo::DEMO_PASSWORD));
 }
 
@@ -98,7 +99,7 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
 fn replay_names_missing_parameters_and_bad_files_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("demo.json");
-    std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
+    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
     let output = retrace()
         .args(["replay"])
         .arg(&file)
@@ -127,9 +128,9 @@ fn replay_names_missing_parameters_and_bad_files_with_exit_2() {
 fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("login.json");
-    std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
-    let output = replay_demo_login(&file, demo.url(), &[]);
+    let file = dir.path().join("flow.json");
+    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
+    let output = replay_demo_flow(&file, demo.url(), &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -139,8 +140,8 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     );
     let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(summary["passed"], true);
-    assert_eq!(summary["steps_replayed"], 7);
-    assert_eq!(summary["visual_checks_passed"], 5);
+    assert_eq!(summary["steps_replayed"], 12);
+    assert_eq!(summary["visual_checks_passed"], 8);
     assert_eq!(summary["effect_checks_passed"], 1);
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(file["metadata"]["execution_attempts"], 1);
@@ -153,9 +154,9 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
 fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("login.json");
+    let file = dir.path().join("flow.json");
     let mut recording: Value =
-        serde_json::from_str(include_str!("../assets/demo_login.json")).unwrap();
+        serde_json::from_str(include_str!("../assets/demo_flow.json")).unwrap();
     let last = recording["trajectory"]
         .as_array_mut()
         .unwrap()
@@ -166,24 +167,24 @@ fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
     let flipped = u64::from_str_radix(after, 16).unwrap() ^ u64::MAX;
     last["visual_representation_after"] = Value::String(format!("{flipped:016x}"));
     std::fs::write(&file, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
-    let output = replay_demo_login(&file, demo.url(), &["--step-timeout", "1"]);
+    let output = replay_demo_flow(&file, demo.url(), &["--step-timeout", "1"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(summary["passed"], false);
-    assert_eq!(summary["steps_replayed"], 7);
-    assert_eq!(summary["visual_checks_passed"], 5);
+    assert_eq!(summary["steps_replayed"], 12);
+    assert_eq!(summary["visual_checks_passed"], 8);
     assert_eq!(summary["effect_checks_passed"], 0);
     let failure = summary["failure"].as_str().unwrap();
     assert!(
-        failure.contains("Effect check failed after step 7 (mouse_move at (960, 265))"),
+        failure.contains("Effect check failed after step 12 (mouse_move at (735, 622))"),
         "{failure}"
     );
     assert!(failure.contains("> threshold: 10"), "{failure}");
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let failures = file["metadata"]["failures"].as_array().unwrap();
     assert_eq!(failures.len(), 1);
-    assert_eq!(failures[0]["step_index"], 7);
+    assert_eq!(failures[0]["step_index"], 12);
 }
 
 /// `--connect`: replays into a browser somebody else runs, each in a browser context of its
@@ -201,10 +202,10 @@ fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
         .unwrap();
     let pages_before = runtime.block_on(page_targets(browser.ws_url()));
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("login.json");
-    std::fs::write(&file, include_str!("../assets/demo_login.json")).unwrap();
+    let file = dir.path().join("flow.json");
+    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
     for run in 0..2 {
-        let output = replay_demo_login(&file, demo.url(), &["--connect", browser.ws_url()]);
+        let output = replay_demo_flow(&file, demo.url(), &["--connect", browser.ws_url()]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert_eq!(
             output.status.code(),
@@ -213,7 +214,7 @@ fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
             String::from_utf8_lossy(&output.stderr)
         );
         let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
-        assert_eq!(summary["visual_checks_passed"], 5, "run {run}: {summary}");
+        assert_eq!(summary["visual_checks_passed"], 8, "run {run}: {summary}");
     }
     runtime.block_on(async {
         // The browser's own context never saw the replays' session cookie.

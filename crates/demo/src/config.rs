@@ -120,8 +120,8 @@ pub enum Layout {
     /// The layout recordings are made on.
     #[default]
     V1,
-    /// The changed layout: the Sign in button moved, the report button relabelled and
-    /// recoloured.
+    /// The changed layout: the Sign in button moved; the report and New invoice buttons
+    /// relabelled and recoloured.
     V2,
 }
 

@@ -19,6 +19,14 @@ pub fn report_button_label(layout: Layout) -> &'static str {
     }
 }
 
+/// The "New invoice" button's label in each layout (v2 relabels it too; see the crate docs).
+pub fn new_invoice_button_label(layout: Layout) -> &'static str {
+    match layout {
+        Layout::V1 => "New invoice",
+        Layout::V2 => "Add invoice",
+    }
+}
+
 /// Renders the dashboard for the signed-in `username`. `layout_query` (`""` or
 /// `?layout=v2`) is carried into the sign-out link.
 pub fn render(layout: Layout, layout_query: &str, username: &str) -> String {
@@ -45,6 +53,7 @@ pub fn render(layout: Layout, layout_query: &str, username: &str) -> String {
     let paid = format_money(total_with(Status::Paid));
     let outstanding = format_money(total_with(Status::Pending) + total_with(Status::Overdue));
     let report_label = report_button_label(layout);
+    let new_invoice_label = new_invoice_button_label(layout);
     let body = format!(
         "<header class=\"topbar\"><div class=\"topbar-inner\">{brand}\
          <nav><span class=\"current\">Dashboard</span><span>Invoices</span>\
@@ -58,7 +67,7 @@ pub fn render(layout: Layout, layout_query: &str, username: &str) -> String {
          <div class=\"card invoices\"><div class=\"card-head\"><h2>Invoices</h2>\
          <input class=\"input\" id=\"search\" type=\"search\" placeholder=\"Search invoices\" \
          aria-label=\"Search invoices\" autocomplete=\"off\">\
-         <button class=\"btn\" id=\"new-invoice\" type=\"button\">New invoice</button></div>\
+         <button class=\"btn\" id=\"new-invoice\" type=\"button\">{new_invoice_label}</button></div>\
          <table id=\"invoices\"><thead><tr><th>Invoice</th><th>Customer</th><th>Issued</th>\
          <th class=\"num\">Amount</th><th>Status</th></tr></thead><tbody>{rows}\
          <tr id=\"no-results\" hidden><td colspan=\"5\">No invoices match your search.</td></tr>\

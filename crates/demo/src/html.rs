@@ -96,6 +96,7 @@ h2{font-size:16px;line-height:24px;font-weight:700;color:#111827}
 .card-head h2{margin-right:auto}
 #search{width:240px;height:36px;margin-right:12px}
 #new-invoice{height:36px;line-height:36px}
+.layout-v2 #new-invoice{background:#fff7ed;color:#9a3412;border:2px solid #ea580c;line-height:32px}
 table{width:100%;border-collapse:collapse}
 th{height:36px;padding:0 20px;background:#f8f9fb;border-bottom:1px solid #e5e8ed;text-align:left;font-size:12px;font-weight:700;color:#5b6675;text-transform:uppercase}
 td{height:40px;padding:0 20px;border-bottom:1px solid #eef1f5;white-space:nowrap}

@@ -19,8 +19,10 @@
 //!   $11,516.45 billed", white on a solid green badge, so the region around it changes
 //!   enough for a perceptual hash to tell "ready" from "pending") after the latency; the animated panel `#sync-panel` (a progress bar
 //!   and a pulsing dot that run for 2.4 s after load, then settle on `#sync-done` "All
-//!   invoices synced"); and a modal `#modal` opened by `#new-invoice` "New invoice" and
-//!   closed by `#modal-close` "Close" (or `#modal-save` "Save draft", which adds a draft row).
+//!   invoices synced"); and a modal `#modal` opened by `#new-invoice` "New invoice" (its
+//!   customer field `#modal-customer` takes the focus) and closed by `#modal-close` "Close"
+//!   or `#modal-save` "Save draft", which appends a draft row numbered after the last one
+//!   (`INV-1049` first) with the customer and `$` + the amount as typed.
 //! - `/logout` clears the cookie; `/healthz` answers `ok`.
 //!
 //! # Pixel determinism
@@ -32,7 +34,7 @@
 //! # The `v2` layout
 //! Chosen app-wide with [`DemoConfig::layout`] or per request with `?layout=v2` (the
 //! parameter wins and is carried through the login redirect and the sign-out link). It
-//! changes exactly two things and nothing else:
+//! changes exactly three things and nothing else:
 //!
 //! 1. **Moved control** (login page): `#sign-in` is shifted **40 px right and 24 px down**
 //!    (CSS `position: relative; left: 40px; top: 24px`, a Euclidean shift of about 46.6 px,
@@ -46,6 +48,15 @@
 //!    button** (background `#fff7ed`, text `#9a3412`, border `#ea580c`) instead of a solid blue
 //!    one (`#2563eb`): a change of brightness, not only of hue, because replay compares
 //!    grayscale perceptual hashes. A replay that clicks it should fail at that step.
+//! 3. **Changed control** (dashboard): `#new-invoice` keeps its id and its place at the
+//!    right end of the invoice card's header (x 702..819, y 185..221 at 1280x800 in `v1`,
+//!    centre (761, 203); 2 px wider in `v2`, so the search box beside it moves 2 px left)
+//!    but reads **"Add invoice"** instead of "New invoice" ([`new_invoice_button_label`])
+//!    and has the same outlined light-orange look as the v2 report button (its line height
+//!    shrinks by the border, so the label stays centred in the 36 px button). The modal it
+//!    opens is unchanged. The bundled demo recording (sign in, then add a draft invoice)
+//!    clicks it right after signing in, so its replay on `v2` repairs the moved `#sign-in`
+//!    and then fails here.
 //!
 //! # What it does not do
 //! No persistence (a "Save draft" row lives in the page only), no real authentication (the
@@ -84,6 +95,7 @@ pub use config::Latency;
 pub use config::LatencyParseError;
 pub use config::Layout;
 pub use config::LayoutParseError;
+pub use dashboard_page::new_invoice_button_label;
 pub use dashboard_page::report_button_label;
 pub use invoices::INVOICES;
 pub use invoices::Invoice;

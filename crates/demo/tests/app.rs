@@ -128,6 +128,7 @@ async fn right_credentials_lead_to_the_dashboard() {
         assert!(body.contains(&format!("id=\"{id}\"")), "missing #{id}");
     }
     assert!(body.contains("Generate report"));
+    assert!(body.contains(">New invoice</button>"));
 }
 
 #[tokio::test]
@@ -184,12 +185,18 @@ async fn layout_query_selects_v2_and_survives_the_login_redirect() {
         .unwrap();
     assert!(v2.contains(">Export report</button>"));
     assert!(!v2.contains("Generate report"));
+    // The New invoice button is relabelled; the modal it opens keeps its title.
+    assert!(v2.contains("id=\"new-invoice\" type=\"button\">Add invoice</button>"));
+    assert!(!v2.contains(">New invoice</button>"));
+    assert!(v2.contains("<h2 id=\"modal-title\">New invoice</h2>"));
     let v1 = get(&server, "dashboard", Some(&cookie))
         .await
         .text()
         .await
         .unwrap();
     assert!(v1.contains(">Generate report</button>"));
+    assert!(v1.contains("id=\"new-invoice\" type=\"button\">New invoice</button>"));
+    assert!(!v1.contains("Add invoice"));
     assert!(v1.contains("class=\"layout-v1 dashboard\""));
 
     let bad = get(&server, "?layout=v9", None).await;
@@ -310,4 +317,24 @@ async fn binding_a_taken_port_names_the_address() {
     let message = error.to_string();
     assert!(message.contains(&server.addr().to_string()), "{message}");
     assert!(matches!(error, retrace_demo::DemoError::Bind { .. }));
+}
+
+#[test]
+fn v2_relabels_the_report_and_new_invoice_buttons_only() {
+    assert_eq!(
+        retrace_demo::report_button_label(Layout::V1),
+        "Generate report"
+    );
+    assert_eq!(
+        retrace_demo::report_button_label(Layout::V2),
+        "Export report"
+    );
+    assert_eq!(
+        retrace_demo::new_invoice_button_label(Layout::V1),
+        "New invoice"
+    );
+    assert_eq!(
+        retrace_demo::new_invoice_button_label(Layout::V2),
+        "Add invoice"
+    );
 }

@@ -1,7 +1,8 @@
 //! `retrace demo`: the main job on a fresh machine with no API key. Starts the bundled demo
-//! app and headless Chromium, replays the bundled recording of the demo login flow against
-//! the normal layout, then against the `v2` layout, where one control moved (replay repairs
-//! it without a model) and one changed (replay catches it at the right step).
+//! app and headless Chromium, replays the bundled recording of the demo flow (sign in, then
+//! add a draft invoice) against the normal layout, then against the `v2` layout, where one
+//! control moved (replay repairs it without a model) and one changed (replay catches it at
+//! the right step).
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -31,17 +32,21 @@ use crate::commands::replay::ReplayRequest;
 use crate::commands::replay::ReplayRun;
 use crate::outcome::Outcome;
 
-/// The bundled recording of the demo flow (login, generate the monthly report).
-pub const DEMO_RECORDING: &str = include_str!("../../assets/demo_login.json");
+/// The bundled recording of the demo flow: sign in (the app's one slow response), then add a
+/// draft invoice through the "New invoice" modal (the steps are in `demo_script`).
+pub const DEMO_RECORDING: &str = include_str!("../../assets/demo_flow.json");
+
+/// The file name the demo writes the bundled recording to in its evidence directory.
+const DEMO_RECORDING_NAME: &str = "demo_flow.json";
 
 /// The goal the bundled recording was made for.
-pub const DEMO_GOAL: &str =
-    "Sign in as {{username}} with password {{password}}, then generate the monthly report";
+pub const DEMO_GOAL: &str = "Sign in as {{username}} with password {{password}}, then add a draft invoice for Acme Corp of 120.00";
 
 /// The viewport the demo runs at.
 const DEMO_SIZE: (u32, u32) = (1280, 800);
 
-/// Run the demo: replay a recorded login flow on the bundled demo app, then its `v2` layout.
+/// Run the demo: replay a recorded sign-in and new draft invoice on the bundled demo app,
+/// then on its `v2` layout.
 ///
 /// On `v2`, watch replay repair a moved button and catch a changed one.
 ///
@@ -75,18 +80,36 @@ pub struct DemoArgs {
 }
 
 /// The scripted demo flow in model coordinates at 1280x800: what the recording holds.
+///
+/// Every point was measured on the rendered page. Each one's 100 px region (what replay
+/// hashes) keeps clear of the text caret of the focused field (it sits at the end of the
+/// field's text, near its left edge) and of the animated "Bank sync" panel (x >= 864), so
+/// nothing that blinks or moves decides a check.
 fn demo_script() -> Vec<(String, serde_json::Value)> {
     let computer = |input: serde_json::Value| (COMPUTER.to_owned(), input);
     vec![
         computer(json!({"action": "screenshot"})),
+        // The login form's fields (x 481..799) and the "Sign in" button.
         computer(json!({"action": "left_click", "coordinate": [640, 311]})),
         computer(json!({"action": "type", "text": retrace_demo::DEMO_USERNAME})),
         computer(json!({"action": "left_click", "coordinate": [640, 389]})),
         computer(json!({"action": "type", "text": retrace_demo::DEMO_PASSWORD})),
+        // The sign-in submit is the app's slow response; the next check waits it out.
         computer(json!({"action": "left_click", "coordinate": [551, 467]})),
-        computer(json!({"action": "left_click", "coordinate": [970, 215]})),
-        // Onto the "Report ready" badge: its region only matches once the report is there.
-        computer(json!({"action": "mouse_move", "coordinate": [960, 265]})),
+        // "New invoice" (x 702..819, y 185..221): v2 relabels and restyles it.
+        computer(json!({"action": "left_click", "coordinate": [761, 203]})),
+        // The modal's fields (x 444..836), right of where their carets sit, so each region
+        // holds the end of the field's label and none of its caret.
+        computer(json!({"action": "left_click", "coordinate": [540, 266]})),
+        computer(json!({"action": "type", "text": "Acme Corp"})),
+        computer(json!({"action": "left_click", "coordinate": [540, 344]})),
+        computer(json!({"action": "type", "text": "120.00"})),
+        // "Save draft" (x 732..836, y 388..428): closes the modal and appends INV-1049.
+        computer(json!({"action": "left_click", "coordinate": [784, 408]})),
+        // Onto the lower part of the new row's "Draft" badge (x 715..763, y 602..624): the
+        // region then also holds the moved table foot, so it only matches once the row is
+        // there, both before this step and in its after-action (effect) check.
+        computer(json!({"action": "mouse_move", "coordinate": [735, 622]})),
     ]
 }
 
@@ -165,7 +188,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
     let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S").to_string();
     let out = args.out.join(format!("demo-{stamp}"));
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let recording = out.join("demo_login.json");
+    let recording = out.join(DEMO_RECORDING_NAME);
     std::fs::write(&recording, DEMO_RECORDING)
         .with_context(|| format!("cannot write {}", recording.display()))?;
 
@@ -278,7 +301,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
 }
 
 /// Whether the demo showed what it should: v1 passes; v2 repairs the moved sign-in button
-/// (step 5) and fails at the changed report button (step 6).
+/// (step 5) and fails at the changed "New invoice" button (step 6).
 fn judge(phases: &[Phase]) -> Result<(), String> {
     let [v1, v2] = phases else {
         return Err("the demo did not run both layouts".into());
@@ -301,8 +324,54 @@ fn judge(phases: &[Phase]) -> Result<(), String> {
     match &v2.run.outcome.failure {
         Some(failure) if failure.contains("step 6") => Ok(()),
         Some(failure) => Err(format!(
-            "v2 failed, but not at the changed report button (step 6): {failure}"
+            "v2 failed, but not at the changed New invoice button (step 6): {failure}"
         )),
-        None => Err("v2 replayed to the end although its report button changed".into()),
+        None => Err("v2 replayed to the end although its New invoice button changed".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DEMO_GOAL;
+    use super::DEMO_RECORDING;
+    use super::demo_script;
+
+    /// The bundled file is a recording of `demo_script` (re-record it with
+    /// `retrace demo --rerecord` after changing either): same steps, its parameter values
+    /// replaced by placeholders, and a before- and after-action hash at every point it acts at.
+    #[test]
+    fn the_bundled_recording_is_the_demo_script_with_hashes_and_no_secrets() {
+        assert!(!DEMO_RECORDING.contains(retrace_demo::DEMO_PASSWORD));
+        let file: serde_json::Value = serde_json::from_str(DEMO_RECORDING).unwrap();
+        assert_eq!(file["metadata"]["goal"], DEMO_GOAL);
+        let mut parameters: Vec<&str> = file["cache_parameters"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        parameters.sort_unstable();
+        assert_eq!(parameters, ["password", "username"]);
+        let steps = file["trajectory"].as_array().unwrap();
+        let script = demo_script();
+        assert_eq!(steps.len(), script.len());
+        for (index, (step, (name, input))) in steps.iter().zip(&script).enumerate() {
+            assert_eq!(step["name"], name.as_str(), "step {index}");
+            let mut expected = input.clone();
+            if let Some(text) = expected.get_mut("text") {
+                if text == retrace_demo::DEMO_USERNAME {
+                    *text = "{{username}}".into();
+                } else if text == retrace_demo::DEMO_PASSWORD {
+                    *text = "{{password}}".into();
+                }
+            }
+            assert_eq!(step["input"], expected, "step {index}");
+            if input.get("coordinate").is_some() {
+                for key in ["visual_representation", "visual_representation_after"] {
+                    let hash = step[key].as_str().unwrap_or_default();
+                    assert_eq!(hash.len(), 16, "step {index} {key}: {hash:?}");
+                }
+            }
+        }
     }
 }

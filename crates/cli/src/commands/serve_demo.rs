@@ -27,7 +27,8 @@ pub struct ServeDemoArgs {
     #[arg(long, value_name = "MS|A..B", default_value = "0")]
     pub latency_ms: Latency,
     /// Default layout: `v1`, or `v2` (Sign in button moved 40 px right and 24 px down; report
-    /// button relabelled "Export report" and orange). `?layout=` in a URL overrides it.
+    /// button relabelled "Export report" and New invoice button "Add invoice", both orange).
+    /// `?layout=` in a URL overrides it.
     #[arg(long, value_name = "v1|v2", default_value = "v1")]
     pub layout: Layout,
     /// Print one JSON object (`url`, `layout`, `latency_ms`) instead of a sentence.
