@@ -8,6 +8,7 @@
 //! A launched browser can never outlive the process that launched it; see [`process`].
 
 mod dom;
+mod frames;
 mod input;
 pub mod keys;
 mod launch;
