@@ -380,14 +380,16 @@ impl CacheExecutor {
         match self.settings.wait {
             WaitMode::Fixed(delay) => {
                 tokio::time::sleep(delay).await;
-                let image = self.capture(started).await?;
+                // As askui does: look at the screen as shown after the sleep, without waiting
+                // for a pending page load to finish.
+                let image = self.capture(started, Look::AsShown).await?;
                 Ok(finish(distance_of(&image)?, image))
             }
             WaitMode::Stable => {
-                let mut previous = self.capture(started).await?;
+                let mut previous = self.capture(started, Look::Rendered).await?;
                 loop {
                     tokio::time::sleep(self.settings.poll_interval).await;
-                    let next = self.capture(started).await?;
+                    let next = self.capture(started, Look::Rendered).await?;
                     let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
                     if stable || started.elapsed() >= self.settings.step_timeout {
                         return Ok(finish(distance_of(&next)?, next));
@@ -401,7 +403,7 @@ impl CacheExecutor {
                 let mut last_hit: Option<retrace_vision::SearchHit> = None;
                 let mut last_search: Option<Instant> = None;
                 loop {
-                    let image = self.capture(started).await?;
+                    let image = self.capture(started, Look::Rendered).await?;
                     let distance = distance_of(&image)?;
                     if distance <= threshold || started.elapsed() >= self.settings.step_timeout {
                         return Ok(finish(distance, image));
@@ -492,11 +494,17 @@ impl CacheExecutor {
     /// bounded (2 s, doubling on every retry) because Chromium can leave a capture requested
     /// while a navigation commits unanswered until the CDP timeout (30 s); a new request
     /// after the navigation is answered at once.
-    async fn capture(&self, started: Instant) -> Result<Image, String> {
+    async fn capture(&self, started: Instant, look: Look) -> Result<Image, String> {
         let mut attempt_limit = Duration::from_secs(2);
         loop {
             let limit = attempt_limit;
-            let error = match tokio::time::timeout(limit, self.screen.capture()).await {
+            let attempt = async {
+                match look {
+                    Look::Rendered => self.screen.capture().await,
+                    Look::AsShown => self.screen.capture_as_shown().await,
+                }
+            };
+            let error = match tokio::time::timeout(limit, attempt).await {
                 Ok(Ok(image)) => return Ok(image),
                 Ok(Err(error)) => error,
                 Err(_) => format!("no screenshot within {:.1} s", limit.as_secs_f64()),
@@ -533,6 +541,16 @@ impl CacheExecutor {
         .and_then(Result::ok)
         .filter(|hit| hit.distance <= threshold)
     }
+}
+
+/// Which screenshot a check looks at.
+#[derive(Debug, Clone, Copy)]
+enum Look {
+    /// One holding every change made before it (the backend may wait for a pending page
+    /// load): visual and stable waiting.
+    Rendered,
+    /// The screen as shown at that moment: a fixed delay's single look.
+    AsShown,
 }
 
 /// What waiting for a step's screen ended with.

@@ -145,3 +145,64 @@ async fn a_capture_that_never_answers_is_retried() {
         [json!({"action": "left_click", "coordinate": [60, 100]})]
     );
 }
+
+/// A page in the middle of loading: shown, the old screen (the recorded one in negative
+/// here); rendered (once the load is done), the one the trajectory was recorded on.
+struct LoadingScreen {
+    shown: Image,
+    rendered: Image,
+}
+
+#[async_trait]
+impl Screen for LoadingScreen {
+    async fn capture(&self) -> Result<Image, String> {
+        Ok(self.rendered.clone())
+    }
+    async fn capture_as_shown(&self) -> Result<Image, String> {
+        Ok(self.shown.clone())
+    }
+}
+
+/// Replays the one-click file on a [`LoadingScreen`] with `wait`; the outcome.
+async fn replay_on_a_loading_screen(wait: WaitMode) -> ReplayOutcome {
+    let dir = tempfile::tempdir().unwrap();
+    let rendered = screen_image();
+    let file = one_click_file(dir.path(), &rendered);
+    let negative = rendered.data().iter().map(|value| 255 - value).collect();
+    let shown = Image::new(200, 200, PixelLayout::Gray, negative).unwrap();
+    let settings = ReplaySettings {
+        wait,
+        step_timeout: Duration::from_millis(300),
+        ..ReplaySettings::default()
+    };
+    let executor = CacheExecutor::new(settings, Arc::new(LoadingScreen { shown, rendered }));
+    let outcome = executor.outcome_handle();
+    let toolbox = Toolbox::new().with(Arc::new(NotingComputer::default()));
+    let mut conversation =
+        Conversation::new(vec![Box::new(executor)], toolbox, Events::none()).unwrap();
+    conversation
+        .run(
+            "replay",
+            vec![Message::user_text("replay")],
+            Some((CACHE_EXECUTOR, json!({"file": file}))),
+        )
+        .await
+        .unwrap();
+    outcome.lock().unwrap().clone()
+}
+
+/// A fixed delay looks once at the screen as shown after its sleep (askui's behaviour: a page
+/// still loading fails the step); visual waiting looks at the rendered screen.
+#[tokio::test]
+async fn a_fixed_delay_looks_at_the_screen_as_shown_and_visual_waiting_at_the_rendered_one() {
+    let fixed = replay_on_a_loading_screen(WaitMode::Fixed(Duration::from_millis(10))).await;
+    assert!(!fixed.completed);
+    let failure = fixed.failure.unwrap_or_default();
+    assert!(
+        failure.contains("Visual validation failed at step 0"),
+        "{failure}"
+    );
+    let visual = replay_on_a_loading_screen(WaitMode::Visual).await;
+    assert!(visual.completed, "{:?}", visual.failure);
+    assert_eq!(visual.checks_passed, 1);
+}

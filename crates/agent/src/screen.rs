@@ -13,6 +13,12 @@ use retrace_vision::Image;
 pub trait Screen: Send + Sync {
     /// Takes a screenshot now and decodes it.
     async fn capture(&self) -> Result<Image, String>;
+
+    /// The screen as it is shown now, waiting for nothing pending (see
+    /// [`Backend::screenshot_as_shown`]): what a fixed-delay replay looks at.
+    async fn capture_as_shown(&self) -> Result<Image, String> {
+        self.capture().await
+    }
 }
 
 /// Screenshots straight from a backend, scaled to the model's size when it differs from the
@@ -47,16 +53,9 @@ impl BackendScreen {
             scaler: Some(scaler),
         }
     }
-}
 
-#[async_trait]
-impl Screen for BackendScreen {
-    async fn capture(&self) -> Result<Image, String> {
-        let shot = self
-            .backend
-            .screenshot()
-            .await
-            .map_err(|error| error.to_string())?;
+    /// Scales `shot` to the model's size when needed and decodes it.
+    async fn decode(&self, shot: retrace_drive::backend::Screenshot) -> Result<Image, String> {
         let shot = match &self.scaler {
             Some(scaler) => scaler
                 .screenshot_for_model(shot)
@@ -67,5 +66,18 @@ impl Screen for BackendScreen {
             .await
             .map_err(|error| format!("decoding a screenshot: {error}"))?
             .map_err(|error| format!("decoding a screenshot: {error}"))
+    }
+}
+
+#[async_trait]
+impl Screen for BackendScreen {
+    async fn capture(&self) -> Result<Image, String> {
+        let shot = self.backend.screenshot().await;
+        self.decode(shot.map_err(|error| error.to_string())?).await
+    }
+
+    async fn capture_as_shown(&self) -> Result<Image, String> {
+        let shot = self.backend.screenshot_as_shown().await;
+        self.decode(shot.map_err(|error| error.to_string())?).await
     }
 }

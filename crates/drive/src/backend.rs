@@ -75,8 +75,15 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> &str;
     /// The display size in pixels (width, height).
     async fn display_size(&self) -> Result<(u32, u32), DriveError>;
-    /// Captures the whole display as PNG.
+    /// Captures the whole display as PNG, holding every change the UI made before the call
+    /// (a backend may wait for the UI to render them, e.g. a page's pending navigation).
     async fn screenshot(&self) -> Result<Screenshot, DriveError>;
+    /// Captures the display as it is shown right now, without waiting for anything pending
+    /// (what a fixed-delay replay, askui's way, sees after its sleep). Defaults to
+    /// [`Backend::screenshot`] for backends that never wait.
+    async fn screenshot_as_shown(&self) -> Result<Screenshot, DriveError> {
+        self.screenshot().await
+    }
     /// Moves the pointer to `to`.
     async fn mouse_move(&self, to: Point) -> Result<(), DriveError>;
     /// Presses `button` at the current pointer position.

@@ -192,6 +192,12 @@ impl Backend for ChromiumPage {
         self.viewport().await
     }
 
+    /// `Page.captureScreenshot`: the frame on show, even while a navigation is pending (a
+    /// viewport grab waits for the new page instead).
+    async fn screenshot_as_shown(&self) -> Result<Screenshot, DriveError> {
+        self.capture(false).await
+    }
+
     async fn mouse_move(&self, to: Point) -> Result<(), DriveError> {
         let doing = format!("moving the mouse to ({}, {})", to.x, to.y);
         self.check_open(&doing)?;
