@@ -6,10 +6,14 @@
 # run on this machine. Both modes replay into one running Chromium (`--connect`, each run in a
 # browser context of its own), so browser start-up, the same for both, is not what is timed;
 # set BENCH_LAUNCH=1 to launch a browser per run instead.
+# Usage: scripts/bench-replay.sh [RUNS] [RECORDING]   (default 20 runs of the bundled
+# crates/cli/assets/demo_flow.json; any recording of the demo app that takes the demo's
+# username and password parameters can be timed the same way)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 runs="${1:-20}"
+recording="$(realpath "${2:-crates/cli/assets/demo_flow.json}")"
 cargo build --release --locked -p retrace-cli >/dev/null
 retrace="$CARGO_TARGET_DIR/release/retrace"
 work="$(mktemp -d)"
@@ -42,7 +46,7 @@ app_wait_ms() {
 
 bench_mode() {
   local mode="$1" passed=0 start end waited_before
-  cp crates/cli/assets/demo_flow.json "$work/$mode.json"
+  cp "$recording" "$work/$mode.json"
   waited_before=$(app_wait_ms)
   start=$(date +%s.%N)
   for _ in $(seq "$runs"); do
@@ -57,11 +61,11 @@ bench_mode() {
 
 read -r _ visual_passed visual_time visual_app_ms < <(bench_mode visual)
 read -r _ fixed_passed fixed_time _ < <(bench_mode fixed:1.0)
-python3 - "$runs" "$visual_passed" "$visual_time" "$fixed_passed" "$fixed_time" "$visual_app_ms" <<'PY'
+python3 - "$runs" "$visual_passed" "$visual_time" "$fixed_passed" "$fixed_time" "$visual_app_ms" "$(basename "$recording")" <<'PY'
 import sys
 runs, vp, vt, fp, ft = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
 app = int(sys.argv[6]) / 1000
-print(f"demo flow, app latency 100..1500 ms, {runs} runs each ({'a browser per run' if __import__('os').environ.get('BENCH_LAUNCH') == '1' else 'one shared browser'})")
+print(f"{sys.argv[7]}, app latency 100..1500 ms, {runs} runs each ({'a browser per run' if __import__('os').environ.get('BENCH_LAUNCH') == '1' else 'one shared browser'})")
 print(f"  --wait visual    : {vp}/{runs} passed, {vt:7.1f} s in all, {vt/runs:5.2f} s per run")
 print(f"  --wait fixed:1.0 : {fp}/{runs} passed ({runs-fp} failed), {ft:7.1f} s in all, {ft/runs:5.2f} s per run")
 print(f"  visual is {ft/vt:.2f}x faster in total wall time")

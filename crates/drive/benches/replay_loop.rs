@@ -1,7 +1,11 @@
 //! The replay inner loop in real headless Chromium on the demo app at 1280x800:
 //!
-//! - `screenshot+decode+hash`: capture a PNG over CDP, decode it, pHash the 100x100 region
+//! - `screenshot+decode+hash`: take a screenshot (`Backend::screenshot`: a one-shot
+//!   screencast frame after the next rendered frame), decode it, pHash the 100x100 region
 //!   around an action point (what replay does before every step);
+//! - `captureScreenshot+decode+hash`: the same with `Page.captureScreenshot`, the baseline
+//!   (what replay used before, and what a fixed-delay replay still uses), alternated with the
+//!   first so both see the same machine;
 //! - `click dispatch`: one left click (move, press, release) over CDP.
 //!
 //! Prints p50, p95 and max of each, and PASS or MISS against the targets (replay loop
@@ -82,17 +86,26 @@ fn main() {
         }
         let mut loop_samples = Vec::with_capacity(iterations);
         let mut capture_samples = Vec::with_capacity(iterations);
+        let mut baseline_samples = Vec::with_capacity(iterations);
+        let decode_and_hash = |png: &[u8]| {
+            let image = retrace_vision::decode_png(png).unwrap();
+            let region =
+                retrace_vision::action_region((551, 467), 100, image.width(), image.height());
+            let hash = retrace_vision::region_hash(&image, region, Method::Phash, 8).unwrap();
+            std::hint::black_box(hash);
+        };
         for _ in 0..iterations {
             let started = Instant::now();
             let shot = page.screenshot().await.unwrap();
             capture_samples.push(started.elapsed());
             assert_eq!((shot.width, shot.height), (1280, 800));
-            let image = retrace_vision::decode_png(&shot.png).unwrap();
-            let region =
-                retrace_vision::action_region((551, 467), 100, image.width(), image.height());
-            let hash = retrace_vision::region_hash(&image, region, Method::Phash, 8).unwrap();
-            std::hint::black_box(hash);
+            decode_and_hash(&shot.png);
             loop_samples.push(started.elapsed());
+
+            let started = Instant::now();
+            let shot = page.capture(false).await.unwrap();
+            decode_and_hash(&shot.png);
+            baseline_samples.push(started.elapsed());
         }
 
         let mut click_samples = Vec::with_capacity(iterations);
@@ -109,6 +122,11 @@ fn main() {
 
         report("screenshot (capture)", capture_samples);
         let loop_p50 = report("screenshot+decode+hash", loop_samples);
+        let baseline_p50 = report("captureScreenshot+d+h", baseline_samples);
+        println!(
+            "screenshot+decode+hash takes {:.2} of the time of captureScreenshot+decode+hash (p50s)",
+            loop_p50.as_secs_f64() / baseline_p50.as_secs_f64()
+        );
         let click_p50 = report("click dispatch", click_samples);
         verdict("replay inner loop (screenshot+decode+hash)", loop_p50, 60.0);
         verdict("click dispatch", click_p50, 5.0);
