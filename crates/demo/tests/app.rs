@@ -321,20 +321,12 @@ async fn binding_a_taken_port_names_the_address() {
 
 #[test]
 fn v2_relabels_the_report_and_new_invoice_buttons_only() {
-    assert_eq!(
-        retrace_demo::report_button_label(Layout::V1),
-        "Generate report"
-    );
-    assert_eq!(
-        retrace_demo::report_button_label(Layout::V2),
-        "Export report"
-    );
-    assert_eq!(
-        retrace_demo::new_invoice_button_label(Layout::V1),
-        "New invoice"
-    );
-    assert_eq!(
-        retrace_demo::new_invoice_button_label(Layout::V2),
-        "Add invoice"
-    );
+    let labels = |layout| {
+        (
+            retrace_demo::report_button_label(layout),
+            retrace_demo::new_invoice_button_label(layout),
+        )
+    };
+    assert_eq!(labels(Layout::V1), ("Generate report", "New invoice"));
+    assert_eq!(labels(Layout::V2), ("Export report", "Add invoice"));
 }
