@@ -1,11 +1,13 @@
 //! One-shot screencast frames: the fast way to see a page's viewport.
 //!
 //! `Page.captureScreenshot` asks the compositor for a copy of a frame it then has to produce
-//! and waits on frame pacing: about 50 ms a call in headless Chromium, whatever the size or
-//! format. Starting a screencast makes Chromium draw a fresh frame at once and push it as an
-//! event: about 12 ms, with the same pixels (lossless PNG of the same compositor output;
-//! checked against `captureScreenshot` in the end-to-end tests). Replay looks at the screen
-//! before every step, so this is most of a visual check's cost.
+//! and waits on frame pacing: 30–50 ms a call in headless Chromium, whatever the size or
+//! format. Starting a screencast makes Chromium push its current frame as an event at once:
+//! about 12 ms, with the same pixels (lossless PNG of the same compositor output; checked
+//! against `captureScreenshot` in the end-to-end tests). With the freshness wait below, a
+//! grab of a settled page (what replay's polls see while it waits) takes about half the time
+//! of `captureScreenshot` (`scripts/bench-drive.sh` times both in one run); right after a
+//! change Chromium has to encode the new frame and the two cost about the same.
 //!
 //! **Freshness.** A screencast frame is the compositor's latest output: a change the page's
 //! main thread made within the last frame or so (a click handler that opens a dialog, a style
@@ -15,7 +17,7 @@
 //! task after it: the frame's style, layout and paint have been committed), and only then
 //! starts the screencast; measured the same way, 0 stale frames in 2,000 grabs, 1,000 of them
 //! with the machine's two cores saturated by other work. `captureScreenshot` is fresh by
-//! construction; a grab is fresh by this wait, and still about half its time.
+//! construction; a grab is fresh by this wait.
 //!
 //! A grab starts the screencast, takes the first frame drawn after the start, and stops it.
 //! The frame is never acknowledged, so Chromium sends no second one: an animated page costs
@@ -106,7 +108,9 @@ impl FrameGrabber {
     /// made before it.
     pub(crate) async fn grab(&self, page: &Page) -> Result<Vec<u8>, GrabMiss> {
         let _one_at_a_time = self.lock.lock().await;
+        let started = std::time::Instant::now();
         wait_for_rendered_frame(page).await?;
+        let rendered = started.elapsed();
         let mut latest = self.latest.clone();
         let seen = latest
             .borrow_and_update()
@@ -137,6 +141,7 @@ impl FrameGrabber {
             Ok(None) | Err(_) => return Err(GrabMiss::NoFrame),
         };
         stopped.map_err(GrabMiss::Cdp)?;
+        tracing::debug!(?rendered, elapsed = ?started.elapsed(), "screencast frame");
         base64::engine::general_purpose::STANDARD
             .decode(frame.data.as_bytes())
             .map_err(|error| GrabMiss::BadFrame(format!("the frame is not base64: {error}")))

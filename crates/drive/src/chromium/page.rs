@@ -140,9 +140,9 @@ impl ChromiumPage {
         Ok(Screenshot { png, width, height })
     }
 
-    /// The viewport as PNG, from a one-shot screencast frame (about a quarter of the time of
-    /// `Page.captureScreenshot`, same pixels; see [`super::frames`]), or from a screenshot
-    /// when no frame of the viewport's size comes.
+    /// The viewport as PNG, from a one-shot screencast frame (on a settled page about half
+    /// the time of `Page.captureScreenshot`, same pixels; see [`super::frames`]), or from a
+    /// screenshot when no frame of the viewport's size comes.
     pub async fn viewport(&self) -> Result<Screenshot, DriveError> {
         self.check_open("taking a screenshot")?;
         match self.frames.grab(&self.page).await {
