@@ -141,7 +141,7 @@ impl ChromiumPage {
     }
 
     /// The viewport as PNG, from a one-shot screencast frame (on a settled page about half
-    /// the time of `Page.captureScreenshot`, same pixels; see [`super::frames`]), or from a
+    /// the time of `Page.captureScreenshot`, same pixels; see the `frames` module), or from a
     /// screenshot when no frame of the viewport's size comes.
     pub async fn viewport(&self) -> Result<Screenshot, DriveError> {
         self.check_open("taking a screenshot")?;
