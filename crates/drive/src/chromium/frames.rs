@@ -14,8 +14,9 @@
 //! set by script) may not be in it yet. Measured on a page whose colour a script changed just
 //! before each grab, 7 % of bare grabs showed the colour before. So a grab first waits, inside
 //! the page, for the next animation frame to be rendered (`requestAnimationFrame`, then a
-//! task after it: the frame's style, layout and paint have been committed), and only then
-//! starts the screencast; measured the same way, 0 stale frames in 2,000 grabs, 1,000 of them
+//! task after it: the frame's style, layout and paint have been committed; see
+//! [`NEXT_FRAME_RENDERED_JS`], run by the page before it grabs), and only then starts the
+//! screencast; measured the same way, 0 stale frames in 2,000 grabs, 1,000 of them
 //! with the machine's two cores saturated by other work. `captureScreenshot` is fresh by
 //! construction; a grab is fresh by this wait.
 //!
@@ -30,6 +31,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use std::time::Instant;
 
 use base64::Engine;
 use chromiumoxide::Page;
@@ -37,37 +39,26 @@ use chromiumoxide::cdp::browser_protocol::page::EventScreencastFrame;
 use chromiumoxide::cdp::browser_protocol::page::StartScreencastFormat;
 use chromiumoxide::cdp::browser_protocol::page::StartScreencastParams;
 use chromiumoxide::cdp::browser_protocol::page::StopScreencastParams;
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
 use tokio::sync::watch;
 
 /// How long a grab waits for its frame before the caller falls back to a screenshot.
 const FRAME_TIMEOUT: Duration = Duration::from_millis(400);
 
-/// How long a grab waits for the page to render its next animation frame (a page whose main
-/// thread is busy for longer gets a screenshot instead, which waits for it too).
-const RENDER_TIMEOUT: Duration = Duration::from_millis(400);
+/// How long to wait for the page to render its next animation frame before a grab (a page
+/// whose main thread is busy for longer gets a screenshot instead, which waits for it too).
+pub(crate) const RENDER_TIMEOUT: Duration = Duration::from_millis(400);
 
 /// Resolves once the page has rendered its next frame: the task after a
 /// `requestAnimationFrame` callback runs when that frame's rendering update is done.
-const NEXT_FRAME_RENDERED_JS: &str =
+pub(crate) const NEXT_FRAME_RENDERED_JS: &str =
     "new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)))";
-
-/// A screencast frame: its number and its base64 PNG as Chromium sent it.
-#[derive(Debug)]
-struct Frame {
-    number: i64,
-    data: String,
-}
 
 /// Why a grab gave no frame; the caller takes a screenshot instead.
 #[derive(Debug)]
 pub(crate) enum GrabMiss {
     /// A CDP command failed.
     Cdp(chromiumoxide::error::CdpError),
-    /// The page did not render a frame within [`RENDER_TIMEOUT`] (or could not run the
-    /// script that waits for one).
-    NotRendered(String),
     /// No frame within [`FRAME_TIMEOUT`].
     NoFrame,
     /// The frame was not a decodable base64 PNG.
@@ -77,7 +68,7 @@ pub(crate) enum GrabMiss {
 /// Takes one-shot screencast frames of a page; one grab at a time.
 #[derive(Debug)]
 pub(crate) struct FrameGrabber {
-    latest: watch::Receiver<Option<Arc<Frame>>>,
+    latest: watch::Receiver<Option<Arc<EventScreencastFrame>>>,
     /// Serialises grabs: two screencasts on one page would share frames.
     lock: tokio::sync::Mutex<()>,
 }
@@ -88,12 +79,8 @@ impl FrameGrabber {
         let mut frames = page.event_listener::<EventScreencastFrame>().await?;
         let (sender, latest) = watch::channel(None);
         tokio::spawn(async move {
-            while let Some(event) = frames.next().await {
-                let frame = Frame {
-                    number: event.session_id,
-                    data: AsRef::<str>::as_ref(&event.data).to_owned(),
-                };
-                if sender.send(Some(Arc::new(frame))).is_err() {
+            while let Some(frame) = frames.next().await {
+                if sender.send(Some(frame)).is_err() {
                     return;
                 }
             }
@@ -104,18 +91,16 @@ impl FrameGrabber {
         })
     }
 
-    /// The PNG bytes of a frame drawn after this call began, holding every change the page
-    /// made before it.
+    /// The PNG bytes of a frame drawn after this call began. It holds every change the page
+    /// made before its last rendered frame: wait for one ([`NEXT_FRAME_RENDERED_JS`]) first.
     pub(crate) async fn grab(&self, page: &Page) -> Result<Vec<u8>, GrabMiss> {
         let _one_at_a_time = self.lock.lock().await;
-        let started = std::time::Instant::now();
-        wait_for_rendered_frame(page).await?;
-        let rendered = started.elapsed();
+        let started = Instant::now();
         let mut latest = self.latest.clone();
         let seen = latest
             .borrow_and_update()
             .as_ref()
-            .map_or(i64::MIN, |frame| frame.number);
+            .map_or(i64::MIN, |frame| frame.session_id);
         let start = StartScreencastParams {
             format: Some(StartScreencastFormat::Png),
             every_nth_frame: Some(1),
@@ -128,7 +113,7 @@ impl FrameGrabber {
                     return None;
                 }
                 let frame = latest.borrow_and_update().clone();
-                if let Some(frame) = frame.filter(|frame| frame.number > seen) {
+                if let Some(frame) = frame.filter(|frame| frame.session_id > seen) {
                     return Some(frame);
                 }
             }
@@ -141,32 +126,10 @@ impl FrameGrabber {
             Ok(None) | Err(_) => return Err(GrabMiss::NoFrame),
         };
         stopped.map_err(GrabMiss::Cdp)?;
-        tracing::debug!(?rendered, elapsed = ?started.elapsed(), "screencast frame");
+        tracing::debug!(elapsed = ?started.elapsed(), "screencast frame");
         base64::engine::general_purpose::STANDARD
-            .decode(frame.data.as_bytes())
+            .decode(AsRef::<[u8]>::as_ref(&frame.data))
             .map_err(|error| GrabMiss::BadFrame(format!("the frame is not base64: {error}")))
-    }
-}
-
-/// Waits until the page has rendered its next animation frame.
-async fn wait_for_rendered_frame(page: &Page) -> Result<(), GrabMiss> {
-    let params = EvaluateParams::builder()
-        .expression(NEXT_FRAME_RENDERED_JS)
-        .await_promise(true)
-        .build()
-        .map_err(GrabMiss::NotRendered)?;
-    let answer = tokio::time::timeout(RENDER_TIMEOUT, page.execute(params))
-        .await
-        .map_err(|_| {
-            GrabMiss::NotRendered(format!(
-                "no frame rendered within {} ms",
-                RENDER_TIMEOUT.as_millis()
-            ))
-        })?
-        .map_err(GrabMiss::Cdp)?;
-    match &answer.result.exception_details {
-        Some(exception) => Err(GrabMiss::NotRendered(exception.text.clone())),
-        None => Ok(()),
     }
 }
 
@@ -174,7 +137,6 @@ impl std::fmt::Display for GrabMiss {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             GrabMiss::Cdp(error) => write!(formatter, "{error}"),
-            GrabMiss::NotRendered(detail) => write!(formatter, "{detail}"),
             GrabMiss::NoFrame => write!(
                 formatter,
                 "no screencast frame within {} ms",

@@ -19,6 +19,8 @@ use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
 use super::dom;
 use super::frames::FrameGrabber;
+use super::frames::NEXT_FRAME_RENDERED_JS;
+use super::frames::RENDER_TIMEOUT;
 use super::input;
 use super::input::InputState;
 use super::launch::BACKEND;
@@ -145,6 +147,19 @@ impl ChromiumPage {
     /// screenshot when no frame of the viewport's size comes.
     pub async fn viewport(&self) -> Result<Screenshot, DriveError> {
         self.check_open("taking a screenshot")?;
+        // A grab holds only what the page has rendered: let it render what it has changed.
+        let started = Instant::now();
+        match tokio::time::timeout(RENDER_TIMEOUT, self.evaluate(NEXT_FRAME_RENDERED_JS)).await {
+            Ok(Ok(_)) => tracing::debug!(elapsed = ?started.elapsed(), "next frame rendered"),
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "cannot wait for a rendered frame; taking a screenshot");
+                return self.capture(false).await;
+            }
+            Err(_) => {
+                tracing::debug!(?RENDER_TIMEOUT, "no frame rendered; taking a screenshot");
+                return self.capture(false).await;
+            }
+        }
         match self.frames.grab(&self.page).await {
             Ok(png) => match png_size(&png) {
                 Some((width, height)) if (width, height) == (self.core.width, self.core.height) => {
