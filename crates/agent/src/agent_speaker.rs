@@ -14,10 +14,10 @@ use retrace_llm::MessageResponse;
 use retrace_llm::ToolSpec;
 use retrace_llm::VlmProvider;
 use retrace_protocol::StopReason;
+use retrace_protocol::events::Event;
 
 use crate::context::ContextPolicy;
 use crate::error::AgentError;
-use crate::events::Event;
 use crate::speaker::Speaker;
 use crate::speaker::SpeakerResult;
 use crate::speaker::SpeakerTurn;
@@ -142,9 +142,8 @@ impl Speaker for AgentSpeaker {
             _ => SpeakerResult::Done,
         };
         Ok(SpeakerTurn {
-            messages: vec![message],
             usage: Some(response.usage),
-            result,
+            ..SpeakerTurn::ending(vec![message], result)
         })
     }
 }
@@ -161,11 +160,11 @@ pub(crate) async fn call_model(
         .create_message(request)
         .await
         .map_err(|source| AgentError::Model {
-            step: turn.step,
+            turn: turn.turn,
             source,
         })?;
     turn.events.emit(Event::ModelCall {
-        step: turn.step,
+        turn: turn.turn,
         model: provider.model_id().to_owned(),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         usage: response.usage,

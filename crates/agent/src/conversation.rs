@@ -14,12 +14,14 @@ use retrace_protocol::Message;
 use retrace_protocol::Role;
 use retrace_protocol::ToolResultBlock;
 use retrace_protocol::Usage;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
+use retrace_protocol::tool_names::is_control_tool;
 use serde_json::Value;
 
 use crate::error::AgentError;
-use crate::events::Event;
-use crate::events::Events;
 use crate::speaker::Speaker;
+use crate::speaker::SpeakerContext;
 use crate::speaker::SpeakerResult;
 use crate::speaker::SpeakerTurn;
 use crate::speaker::StopCause;
@@ -73,8 +75,8 @@ impl RunStatus {
 pub struct RunReport {
     /// How it ended.
     pub status: RunStatus,
-    /// Steps taken.
-    pub steps: usize,
+    /// Turns taken.
+    pub turns: usize,
     /// Tokens used in total.
     pub usage: Usage,
     /// Wall time.
@@ -173,7 +175,7 @@ impl Conversation {
         &mut self,
         goal: &str,
         mut history: Vec<Message>,
-        first: Option<(&str, Value)>,
+        first: Option<(&str, SpeakerContext)>,
     ) -> Result<RunReport, AgentError> {
         let started = Instant::now();
         let roster: Vec<(String, String)> = self
@@ -184,13 +186,16 @@ impl Conversation {
         let mut active = self.default_speaker;
         let mut usage = Usage::default();
         let mut speakers_used: Vec<String> = Vec::new();
+        // Tool calls so far that a recording of this run would keep: the trajectory step of
+        // the next one, when its speaker does not say.
+        let mut recorded_calls = 0;
         if let Some((name, context)) = &first {
             active = self.index_of(name)?;
             let turn = TurnContext {
                 history: &history,
                 toolbox: &self.toolbox,
                 events: &self.events,
-                step: 0,
+                turn: 0,
                 speakers: &roster,
             };
             self.speakers[active].on_activate(context, &turn).await?;
@@ -200,17 +205,17 @@ impl Conversation {
             speaker: self.speakers[active].name().to_owned(),
         });
 
-        let mut step = 0;
+        let mut turn = 0;
         let status = loop {
-            if step >= self.max_steps {
+            if turn >= self.max_steps {
                 break RunStatus::MaxSteps(self.max_steps);
             }
-            step += 1;
+            turn += 1;
             let turn_context = TurnContext {
                 history: &history,
                 toolbox: &self.toolbox,
                 events: &self.events,
-                step,
+                turn,
                 speakers: &roster,
             };
             if !self.speakers[active].can_handle(&turn_context) && active != self.default_speaker {
@@ -226,20 +231,21 @@ impl Conversation {
             if !speakers_used.contains(&name) {
                 speakers_used.push(name.clone());
             }
-            self.events.emit(Event::StepStarted {
-                step,
+            self.events.emit(Event::TurnStarted {
+                turn,
                 speaker: name.clone(),
             });
             let SpeakerTurn {
                 messages,
                 usage: turn_usage,
                 result,
+                step: known_step,
             } = self.speakers[active].handle_step(&turn_context).await?;
-            if let Some(step_usage) = turn_usage {
-                usage += step_usage;
+            if let Some(turn_usage) = turn_usage {
+                usage += turn_usage;
                 self.events.emit(Event::Usage {
-                    step,
-                    step_usage,
+                    turn,
+                    turn_usage,
                     total: usage,
                     cost_usd: None,
                 });
@@ -272,7 +278,11 @@ impl Conversation {
                 ),
             };
             if asked_tools {
-                let (results, tool_switch) = self.run_tools(&history, step).await?;
+                let steps = StepNumbers {
+                    known: known_step,
+                    recorded_calls: &mut recorded_calls,
+                };
+                let (results, tool_switch) = self.run_tools(&history, turn, steps).await?;
                 history.push(results);
                 if switch.is_none() {
                     switch = tool_switch;
@@ -294,7 +304,7 @@ impl Conversation {
                     history: &history,
                     toolbox: &self.toolbox,
                     events: &self.events,
-                    step,
+                    turn,
                     speakers: &roster,
                 };
                 self.speakers[active]
@@ -306,13 +316,13 @@ impl Conversation {
         self.events.emit(Event::RunFinished {
             outcome: status.label().to_owned(),
             reason: status.reason(),
-            steps: step,
+            turns: turn,
             usage,
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
         });
         Ok(RunReport {
             status,
-            steps: step,
+            turns: turn,
             usage,
             duration,
             history,
@@ -325,7 +335,8 @@ impl Conversation {
     async fn run_tools(
         &self,
         history: &[Message],
-        step: usize,
+        turn: usize,
+        mut steps: StepNumbers<'_>,
     ) -> Result<(Message, Option<SwitchRequest>), AgentError> {
         let Some(last) = history.last() else {
             return Ok((Message::user(Vec::new()), None));
@@ -343,7 +354,7 @@ impl Conversation {
             let reply = match self.toolbox.get(&tool_use.name) {
                 Some(tool) => tool.call(tool_use.input.clone()).await.map_err(|error| {
                     AgentError::ToolFatal {
-                        step,
+                        turn,
                         tool: tool_use.name.clone(),
                         message: error.0,
                     }
@@ -356,7 +367,8 @@ impl Conversation {
             };
             let error = reply.is_error.then(|| reply.text_content());
             self.events.emit(Event::ToolCalled {
-                step,
+                turn,
+                step: steps.next(&tool_use.name),
                 tool: tool_use.name.clone(),
                 action,
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -373,6 +385,26 @@ impl Conversation {
             )));
         }
         Ok((Message::user(results), switch))
+    }
+}
+
+/// How the tool calls of one turn are numbered as trajectory steps.
+struct StepNumbers<'a> {
+    /// The step the speaker gave for its (first) call.
+    known: Option<usize>,
+    /// Calls a recording would keep, counted over the whole run.
+    recorded_calls: &'a mut usize,
+}
+
+impl StepNumbers<'_> {
+    /// The trajectory step of the next call, of tool `name`: `None` for control tools, else
+    /// the speaker's number (once) or the run's count.
+    fn next(&mut self, name: &str) -> Option<usize> {
+        if is_control_tool(name) {
+            return None;
+        }
+        *self.recorded_calls += 1;
+        Some(self.known.take().unwrap_or(*self.recorded_calls))
     }
 }
 

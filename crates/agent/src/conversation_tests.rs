@@ -11,7 +11,8 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::*;
-use crate::events::MemorySink;
+use retrace_protocol::events::MemorySink;
+use crate::speaker::SpeakerContext;
 use crate::speaker::SpeakerTurn;
 use crate::tool::AgentTool;
 use crate::tool::FatalToolError;
@@ -44,16 +45,17 @@ impl Speaker for Scripted {
     }
     async fn on_activate(
         &mut self,
-        context: &Value,
+        context: &SpeakerContext,
         _turn: &TurnContext<'_>,
     ) -> Result<(), AgentError> {
-        self.activations.lock().unwrap().push(context.clone());
+        let json = context.get::<Value>().cloned().unwrap_or(Value::Null);
+        self.activations.lock().unwrap().push(json);
         Ok(())
     }
     async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError> {
         self.turns.pop_front().ok_or_else(|| AgentError::Speaker {
             speaker: self.name.into(),
-            step: turn.step,
+            turn: turn.turn,
             message: "script exhausted".into(),
         })
     }
@@ -103,6 +105,7 @@ fn turn(message: Message, result: SpeakerResult) -> SpeakerTurn {
             output_tokens: 1,
             ..Usage::default()
         }),
+        step: None,
         result,
     }
 }
@@ -141,7 +144,7 @@ async fn runs_tool_calls_in_order_into_one_result_message() {
         .await
         .unwrap();
     assert_eq!(report.status, RunStatus::Done);
-    assert_eq!(report.steps, 2);
+    assert_eq!(report.turns, 2);
     assert_eq!(report.usage.input_tokens, 20);
     assert_eq!(report.history.len(), 4);
     let results: Vec<_> = report.history[2]
@@ -155,12 +158,16 @@ async fn runs_tool_calls_in_order_into_one_result_message() {
             ("b".to_owned(), "two".to_owned())
         ]
     );
-    let tool_events = sink
+    let tool_steps: Vec<Option<usize>> = sink
         .events()
         .iter()
-        .filter(|e| matches!(e, Event::ToolCalled { .. }))
-        .count();
-    assert_eq!(tool_events, 2);
+        .filter_map(|e| match e {
+            Event::ToolCalled { step, .. } => Some(*step),
+            _ => None,
+        })
+        .collect();
+    // Each call is numbered by its place in the recording this run would become.
+    assert_eq!(tool_steps, [Some(1), Some(2)]);
     assert!(
         matches!(sink.events().last(), Some(Event::RunFinished { outcome, .. }) if outcome == "done")
     );
@@ -196,7 +203,7 @@ async fn unknown_tool_is_an_error_the_model_reads() {
 }
 
 #[tokio::test]
-async fn fatal_tool_error_ends_the_run_with_the_step_and_tool() {
+async fn fatal_tool_error_ends_the_run_with_the_turn_and_tool() {
     let speaker = Scripted::new(
         "agent",
         vec![turn(
@@ -212,7 +219,7 @@ async fn fatal_tool_error_ends_the_run_with_the_step_and_tool() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "tool `echo` failed fatally at step 1: display went away"
+        "tool `echo` failed fatally at turn 1: display went away"
     );
 }
 
@@ -239,7 +246,7 @@ async fn stops_at_max_steps_and_says_so() {
         report.status.reason().unwrap(),
         "stopped after 3 steps without finishing"
     );
-    assert_eq!(report.steps, 3);
+    assert_eq!(report.turns, 3);
 }
 
 #[tokio::test]
@@ -284,6 +291,10 @@ async fn switch_speaker_tool_hands_over_with_context() {
         vec![json!({"file": "login.json"})]
     );
     assert!(sink.events().iter().any(|e| matches!(e, Event::SpeakerSwitched { from, to, .. } if from == "agent" && to == "replayer")));
+    // A control tool has no place in the trajectory's numbering.
+    assert!(sink.events().iter().any(
+        |e| matches!(e, Event::ToolCalled { tool, step: None, .. } if tool == "switch_speaker")
+    ));
 }
 
 #[tokio::test]

@@ -4,20 +4,20 @@
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     /// The model provider failed after its retries.
-    #[error("model call failed at step {step}: {source}")]
+    #[error("model call failed at turn {turn}: {source}")]
     Model {
-        /// The step that called the model.
-        step: usize,
+        /// The turn that called the model.
+        turn: usize,
         /// The provider's error.
         #[source]
         source: retrace_llm::VlmError,
     },
     /// A tool failed in a way the model cannot repair (the browser died, the display went
     /// away).
-    #[error("tool `{tool}` failed fatally at step {step}: {message}")]
+    #[error("tool `{tool}` failed fatally at turn {turn}: {message}")]
     ToolFatal {
-        /// The step that called the tool.
-        step: usize,
+        /// The turn that called the tool.
+        turn: usize,
         /// The tool's name.
         tool: String,
         /// What happened.
@@ -35,12 +35,12 @@ pub enum AgentError {
     #[error("{0}")]
     Setup(String),
     /// A speaker failed for a reason of its own (a cache file that cannot be read...).
-    #[error("{speaker} failed at step {step}: {message}")]
+    #[error("{speaker} failed at turn {turn}: {message}")]
     Speaker {
         /// The speaker.
         speaker: String,
-        /// The step.
-        step: usize,
+        /// The turn.
+        turn: usize,
         /// What happened.
         message: String,
     },

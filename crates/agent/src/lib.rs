@@ -1,33 +1,30 @@
 //! retrace-agent: the conversation of speakers.
 //!
 //! A run is one [`Conversation`]: speakers take turns on one shared history of
-//! [`retrace_protocol::Message`]s. The model speaks through [`AgentSpeaker`]; a recorded
-//! trajectory speaks through the cache executor. Tools ([`tool::AgentTool`]) act on the UI
-//! and their results go back into the same history. Everything notable is an
-//! [`events::Event`]; sinks subscribe, nothing prints.
+//! [`retrace_protocol::Message`]s. The model speaks through [`AgentSpeaker`] (or, answering in
+//! JSON, through [`structured::StructuredSpeaker`]); other speakers (a replay of a recorded
+//! trajectory, a script) take turns the same way. Tools ([`tool::AgentTool`]) act on the UI and
+//! their results go back into the same history. Everything notable is a
+//! [`retrace_protocol::events::Event`]; sinks subscribe, nothing prints.
 //!
 //! - [`Conversation`], [`RunReport`], [`RunStatus`]: the loop and how it ended.
-//! - [`speaker::Speaker`], [`speaker::SpeakerResult`]: who speaks and what happens next.
+//! - [`speaker::Speaker`], [`speaker::SpeakerResult`], [`speaker::SpeakerContext`]: who speaks,
+//!   what happens next, and what a speaker is handed when the conversation switches to it.
+//! - [`tool`]: tools as the conversation runs them; [`DriveTool`] adapts drive's tools.
 //! - [`context::ContextPolicy`]: what of the history the model sees (recent images only).
-//! - [`events`]: the event stream and its sinks.
 //! - [`structured`]: the structured-response task loop (JSON decisions, web commands).
+//!
+//! It knows nothing of trajectory files: recording and replaying them is `retrace-replay`,
+//! which plugs into this loop as a speaker and as tools.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod agent_speaker;
-pub mod askui_tools;
-pub mod cache_executor;
-pub mod cache_tools;
 pub mod context;
 mod conversation;
 mod drive_tool;
 pub mod error;
-pub mod events;
-pub mod recorder;
-pub mod replay_ledger;
-pub mod screen;
 pub mod script_speaker;
 pub mod speaker;
-pub mod step_input;
 pub mod structured;
 mod switch_tool;
 pub mod tool;

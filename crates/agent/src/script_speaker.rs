@@ -49,23 +49,21 @@ impl Speaker for ScriptSpeaker {
                 .find(|r| r.is_error())
                 .map(retrace_protocol::ToolResultBlock::text)
         }) {
-            return Ok(SpeakerTurn {
-                messages: Vec::new(),
-                usage: None,
-                result: SpeakerResult::Failed(crate::speaker::StopCause::Failed(format!(
+            return Ok(SpeakerTurn::ending(
+                Vec::new(),
+                SpeakerResult::Failed(crate::speaker::StopCause::Failed(format!(
                     "script step {} failed: {error}",
                     self.next
                 ))),
-            });
+            ));
         }
         let Some((tool, input)) = self.calls.get(self.next).cloned() else {
-            return Ok(SpeakerTurn {
-                messages: vec![Message::assistant(vec![ContentBlock::text(
+            return Ok(SpeakerTurn::ending(
+                vec![Message::assistant(vec![ContentBlock::text(
                     "Script finished.",
                 )])],
-                usage: None,
-                result: SpeakerResult::Done,
-            });
+                SpeakerResult::Done,
+            ));
         };
         let id = format!("toolu_script_{:03}", self.next);
         self.next += 1;

@@ -4,13 +4,15 @@
 //! step is another. Each turn, the active speaker appends messages to the one shared history
 //! and says what happens next through a [`SpeakerResult`].
 
+use std::any::Any;
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use retrace_protocol::Message;
 use retrace_protocol::Usage;
-use serde_json::Value;
+use retrace_protocol::events::Events;
 
 use crate::error::AgentError;
-use crate::events::Events;
 use crate::tool::Toolbox;
 
 /// What a speaker sees when it takes a turn.
@@ -22,8 +24,8 @@ pub struct TurnContext<'a> {
     pub toolbox: &'a Toolbox,
     /// The event stream.
     pub events: &'a Events,
-    /// The 1-based number of this step in the run.
-    pub step: usize,
+    /// The 1-based number of this turn in the run.
+    pub turn: usize,
     /// The names and descriptions of all speakers, for prompts.
     pub speakers: &'a [(String, String)],
 }
@@ -38,7 +40,7 @@ pub enum SpeakerResult {
         /// The next speaker's name.
         speaker: String,
         /// Passed to the next speaker's `on_activate`.
-        context: Value,
+        context: SpeakerContext,
         /// Why, for the event stream.
         reason: String,
     },
@@ -68,33 +70,42 @@ pub struct SpeakerTurn {
     pub usage: Option<Usage>,
     /// What happens next.
     pub result: SpeakerResult,
+    /// The 1-based trajectory step of the tool call this turn makes, when the speaker knows
+    /// it (a replay knows the step of the file it acts); the conversation counts it for
+    /// everyone else.
+    pub step: Option<usize>,
 }
 
 impl SpeakerTurn {
     /// A turn that appends `messages` and continues.
     pub fn continue_with(messages: Vec<Message>) -> Self {
+        Self::ending(messages, SpeakerResult::Continue)
+    }
+
+    /// A turn that appends `messages` and then does what `result` says.
+    pub fn ending(messages: Vec<Message>, result: SpeakerResult) -> Self {
         Self {
             messages,
             usage: None,
-            result: SpeakerResult::Continue,
+            result,
+            step: None,
         }
     }
 
     /// A turn that appends nothing and hands over.
     pub fn switch_to(
         speaker: impl Into<String>,
-        context: Value,
+        context: SpeakerContext,
         reason: impl Into<String>,
     ) -> Self {
-        Self {
-            messages: Vec::new(),
-            usage: None,
-            result: SpeakerResult::SwitchTo {
+        Self::ending(
+            Vec::new(),
+            SpeakerResult::SwitchTo {
                 speaker: speaker.into(),
                 context,
                 reason: reason.into(),
             },
-        }
+        )
     }
 }
 
@@ -113,11 +124,59 @@ pub trait Speaker: Send {
     /// Called when the conversation switches to this speaker, with the switch's context.
     async fn on_activate(
         &mut self,
-        _context: &Value,
+        _context: &SpeakerContext,
         _turn: &TurnContext<'_>,
     ) -> Result<(), AgentError> {
         Ok(())
     }
     /// Takes one turn.
     async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError>;
+}
+
+/// What a speaker is handed when the conversation switches to it: a typed value the speaker
+/// knows how to read (the replay speaker reads a replay request), or JSON a model passed to
+/// the `switch_speaker` tool. Typed, so no speaker parses a hand-built JSON object.
+#[derive(Clone, Default)]
+pub struct SpeakerContext(Option<Arc<dyn Any + Send + Sync>>);
+
+impl std::fmt::Debug for SpeakerContext {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            None => formatter.write_str("SpeakerContext(none)"),
+            Some(_) => formatter.write_str("SpeakerContext(..)"),
+        }
+    }
+}
+
+impl PartialEq for SpeakerContext {
+    /// Two contexts are equal when both are empty or both are the same value.
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(left), Some(right)) => Arc::ptr_eq(left, right),
+            _ => false,
+        }
+    }
+}
+
+impl SpeakerContext {
+    /// No context.
+    pub fn none() -> Self {
+        Self(None)
+    }
+
+    /// A context holding `value`.
+    pub fn of<T: Any + Send + Sync>(value: T) -> Self {
+        Self(Some(Arc::new(value)))
+    }
+
+    /// The value, when the context holds one of type `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.as_deref().and_then(|value| value.downcast_ref::<T>())
+    }
+
+    /// Whether the context is empty.
+    pub fn is_none(&self) -> bool {
+        self.0.is_none()
+    }
 }

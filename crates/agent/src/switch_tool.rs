@@ -5,6 +5,7 @@ use retrace_protocol::tool_names::SWITCH_SPEAKER;
 use serde_json::Value;
 use serde_json::json;
 
+use crate::speaker::SpeakerContext;
 use crate::tool::AgentTool;
 use crate::tool::FatalToolError;
 use crate::tool::SwitchRequest;
@@ -82,7 +83,10 @@ impl AgentTool for SwitchSpeakerTool {
                 names()
             )));
         }
-        let context = input.get("context").cloned().unwrap_or(Value::Null);
+        let context = input
+            .get("context")
+            .cloned()
+            .map_or_else(SpeakerContext::none, SpeakerContext::of);
         let mut reply = ToolReply::text(format!("Switching to {speaker}."));
         reply.switch_to = Some(SwitchRequest {
             speaker: speaker.to_owned(),

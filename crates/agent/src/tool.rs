@@ -11,6 +11,8 @@ use async_trait::async_trait;
 use retrace_protocol::ContentBlock;
 use serde_json::Value;
 
+use crate::speaker::SpeakerContext;
+
 /// How a tool is offered to the model.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolKind {
@@ -30,8 +32,8 @@ pub enum ToolKind {
 pub struct SwitchRequest {
     /// The speaker to switch to.
     pub speaker: String,
-    /// What the speaker gets in `on_activate` (a cache file name, parameter values...).
-    pub context: Value,
+    /// What the speaker gets in `on_activate` (a replay request...).
+    pub context: SpeakerContext,
     /// Why, for the event stream.
     pub reason: String,
 }

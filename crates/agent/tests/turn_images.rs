@@ -15,7 +15,7 @@ use retrace_agent::Conversation;
 use retrace_agent::RunReport;
 use retrace_agent::RunStatus;
 use retrace_agent::context::ContextPolicy;
-use retrace_agent::events::Events;
+use retrace_protocol::events::Events;
 use retrace_agent::output_blocks;
 use retrace_agent::tool::AgentTool;
 use retrace_agent::tool::FatalToolError;

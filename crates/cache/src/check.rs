@@ -124,7 +124,7 @@ pub fn check(file: &CacheFile) -> Vec<Problem> {
                     format!("{steps}[{i}].visual_representation"),
                     format!("expected 16 hexadecimal digits, got {hash:?}"),
                 );
-            } else if retrace_vision::action_point(&step.input).is_none() {
+            } else if retrace_protocol::tool_input::action_point(&step.input).is_none() {
                 push(
                     format!("{steps}[{i}].visual_representation"),
                     "the step has a hash but its input names no point to check it at".into(),

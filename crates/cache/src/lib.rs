@@ -17,11 +17,13 @@
 //! - [`params`]: `{{name}}` placeholders, parsed into tokens and substituted exactly.
 //! - [`validators`]: when a cache is retired (failures per step, failure rate, staleness),
 //!   with askui's reasons; [`MetadataUpdate`] applies askui's metadata transitions.
+//! - [`fields`]: the names of the fields retrace adds to askui's format (the after-action
+//!   hash, the display size), defined once.
 //! - [`check()`]: problems in a file that parsed (bad hashes, undeclared parameters...);
 //!   [`summarize`]: one line per step (tool, action, point, hash).
 //!
 //! It does not compute hashes (that is `retrace-vision`), replay steps or record runs (that is
-//! `retrace-agent`), and it never prints.
+//! `retrace-replay`), and it never prints.
 //!
 //! ```
 //! use retrace_cache::{CacheStore, MetadataUpdate, Validators};
@@ -42,6 +44,7 @@
 mod check;
 mod durable;
 mod error;
+pub mod fields;
 mod json_text;
 mod model;
 mod names;

@@ -41,7 +41,7 @@ pub fn summarize(trajectory: &[ToolUseBlock]) -> Vec<StepSummary> {
             tool: step.name.clone(),
             base_tool: base_name(&step.name).to_owned(),
             action: action_text(&step.input),
-            point: retrace_vision::action_point(&step.input),
+            point: retrace_protocol::tool_input::action_point(&step.input),
             hash: step.visual_representation.clone(),
             parameters: parameters_in_value(&step.input).into_iter().collect(),
         })

@@ -12,6 +12,10 @@
 //!   [API view](api) never sends to a model.
 //! - [`Usage`], [`StopReason`]: accounting and why the model stopped.
 //! - [`tool_names`]: the names of the tools the model sees, defined once.
+//! - [`tool_input`]: the rules for reading tool inputs (action points, the computer action
+//!   set, observe-only steps), defined once.
+//! - [`events`]: the [`events::Event`]s every run emits and every sink reads, and the
+//!   [`events::Events`] stream that carries them.
 //!
 //! This crate has no I/O and no async runtime.
 //!
@@ -28,7 +32,9 @@
 
 pub mod api;
 mod content;
+pub mod events;
 mod message;
+pub mod tool_input;
 pub mod tool_names;
 mod usage;
 

@@ -15,6 +15,22 @@ pub const EXECUTE_CACHED_TRAJECTORY: &str = "execute_cached_executions_tool";
 /// Records whether a replay reached its goal (askui's name).
 pub const VERIFY_CACHE_EXECUTION: &str = "verify_cache_execution";
 
+/// Tools that steer the conversation rather than the UI. Recordings leave them out (replaying
+/// `execute_cached_executions_tool {}` would only hand the run back to the model) and they have
+/// no place in a trajectory's step numbering.
+pub const CONTROL_TOOLS: [&str; 5] = [
+    SWITCH_SPEAKER,
+    RETRIEVE_TRAJECTORIES,
+    INSPECT_CACHE_METADATA,
+    EXECUTE_CACHED_TRAJECTORY,
+    VERIFY_CACHE_EXECUTION,
+];
+
+/// Whether `name` is one of the [`CONTROL_TOOLS`].
+pub fn is_control_tool(name: &str) -> bool {
+    CONTROL_TOOLS.contains(&name)
+}
+
 /// The base name of a tool: askui appends `_tags_<tag>..._<uuid>` (or just `_<uuid>`) to
 /// each tool instance's name; this strips the uuid part and the tags, the way askui matches
 /// names when replaying (`_[0-9a-f]{8}-[0-9a-f]{4}.*$`, case-insensitive), and then drops a

@@ -10,8 +10,9 @@
 //! - [`hash`] / [`region_hash`]: aHash, pHash and dHash identical bit for bit to Python
 //!   `imagehash` 4.3, as [`ImageHash`] (prints as imagehash's hex), and [`hamming_distance`];
 //!   [`png_hash`] hashes a whole PNG while decoding it, without keeping its pixels;
-//! - [`action_point`] and [`action_region`]: where a tool input acts and the square hashed
-//!   around it, by askui's rules;
+//! - [`action_region`]: the square hashed around where a tool input acts (the point itself is
+//!   read by `retrace_protocol::tool_input::action_point`),
+//!   by askui's rules;
 //! - [`diff`]: a pixelmatch-compatible pixel diff with a diff image and the bounding boxes of
 //!   the changed areas;
 //! - [`is_stable`] ("has the screen stopped moving?") and [`search_near`] (where did the
@@ -75,7 +76,6 @@ pub use crate::image::decode_png_with_limit;
 pub use crate::image::encode_png_rgba;
 pub use crate::png_hash::png_hash;
 pub use crate::region::Region;
-pub use crate::region::action_point;
 pub use crate::region::action_region;
 pub use crate::resize::resize_lanczos;
 pub use crate::search::SearchHit;

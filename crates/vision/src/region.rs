@@ -1,11 +1,11 @@
-//! Action points and the regions around them, by askui's rules: where a tool input points,
-//! and which square of the screen is hashed to check that the screen still looks as recorded.
+//! The regions around action points, by askui's rules: which square of the screen is hashed
+//! to check that the screen still looks as recorded. Where a tool input points is read by
+//! `retrace_protocol::tool_input::action_point`.
 
 use std::fmt;
 
 use serde::Deserialize;
 use serde::Serialize;
-use serde_json::Value;
 
 /// A rectangle of pixels: `left` and `top` inclusive, `right` and `bottom` exclusive (the
 /// Pillow crop box convention).
@@ -65,43 +65,6 @@ impl fmt::Display for Region {
             "({}, {}, {}, {})",
             self.left, self.top, self.right, self.bottom
         )
-    }
-}
-
-/// The point a tool input acts on, read as askui reads it: `coordinate: [x, y]` first, then
-/// `x`/`y`, then `x1`/`y1`. Values may be numbers or numeric strings (Python `int()`
-/// semantics: `"85"` and `" 85 "` work, fractions are truncated toward zero for numbers).
-/// `None` when the input names no point.
-pub fn action_point(input: &Value) -> Option<(i64, i64)> {
-    if let Some(Value::Array(items)) = input.get("coordinate")
-        && let [x, y] = items.as_slice()
-        && let (Some(x), Some(y)) = (python_int(x), python_int(y))
-    {
-        return Some((x, y));
-    }
-    for (kx, ky) in [("x", "y"), ("x1", "y1")] {
-        if let (Some(x), Some(y)) = (input.get(kx), input.get(ky))
-            && let (Some(x), Some(y)) = (python_int(x), python_int(y))
-        {
-            return Some((x, y));
-        }
-    }
-    None
-}
-
-/// Python `int(value)` for a JSON number or string; `None` where Python would raise.
-fn python_int(value: &Value) -> Option<i64> {
-    match value {
-        Value::Number(n) => n.as_i64().or_else(|| {
-            let f = n.as_f64()?;
-            (f.is_finite() && f.abs() < 9.0e18).then_some(f.trunc() as i64)
-        }),
-        Value::String(s) => {
-            let t = s.trim().replace('_', "");
-            t.parse::<i64>().ok()
-        }
-        Value::Bool(b) => Some(i64::from(*b)),
-        _ => None,
     }
 }
 

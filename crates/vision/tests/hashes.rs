@@ -10,7 +10,7 @@ use retrace_test_support::vectors_dir;
 use retrace_vision::Image;
 use retrace_vision::Method;
 use retrace_vision::Region;
-use retrace_vision::action_point;
+use retrace_protocol::tool_input::action_point;
 use retrace_vision::action_region;
 use retrace_vision::decode_png;
 use retrace_vision::hamming_distance;

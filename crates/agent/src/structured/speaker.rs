@@ -18,6 +18,7 @@ use retrace_protocol::Message;
 use retrace_protocol::StopReason;
 use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
+use retrace_protocol::events::Event;
 use retrace_protocol::tool_names;
 use retrace_schema::ResponseOptions;
 use retrace_schema::SchemaManager;
@@ -26,7 +27,6 @@ use serde_json::Value;
 
 use crate::agent_speaker::call_model;
 use crate::error::AgentError;
-use crate::events::Event;
 use crate::speaker::Speaker;
 use crate::speaker::SpeakerResult;
 use crate::speaker::SpeakerTurn;
@@ -137,11 +137,11 @@ impl StructuredSpeaker {
     }
 
     /// The assistant message carrying the answer and, when it has one, its command.
-    fn answer_message(&self, text: &str, step: usize, command: Option<&Value>) -> Message {
+    fn answer_message(&self, text: &str, turn: usize, command: Option<&Value>) -> Message {
         let mut content = vec![ContentBlock::text(text)];
         if let Some(command) = command {
             content.push(ContentBlock::ToolUse(ToolUseBlock::new(
-                format!("toolu_structured_{}_{step}", self.run_tag),
+                format!("toolu_structured_{}_{turn}", self.run_tag),
                 tool_names::WEB_EXECUTOR,
                 command.clone(),
             )));
@@ -153,12 +153,14 @@ impl StructuredSpeaker {
 /// The turn that ends a step whose answers were all rejected.
 fn exhausted(messages: Vec<Message>, usage: Usage, attempts: u32, last: &Rejection) -> SpeakerTurn {
     SpeakerTurn {
-        messages,
         usage: Some(usage),
-        result: SpeakerResult::Failed(StopCause::Failed(format!(
-            "the model's answer was still unusable after {attempts} attempts: {}",
-            last.error_lines().join("; ")
-        ))),
+        ..SpeakerTurn::ending(
+            messages,
+            SpeakerResult::Failed(StopCause::Failed(format!(
+                "the model's answer was still unusable after {attempts} attempts: {}",
+                last.error_lines().join("; ")
+            ))),
+        )
     }
 }
 
@@ -196,16 +198,15 @@ impl Speaker for StructuredSpeaker {
             if let Some(cause) = stop {
                 history_out.push(Message::assistant(vec![ContentBlock::text(text)]));
                 return Ok(SpeakerTurn {
-                    messages: history_out,
                     usage: Some(usage),
-                    result: SpeakerResult::Failed(cause),
+                    ..SpeakerTurn::ending(history_out, SpeakerResult::Failed(cause))
                 });
             }
             match read_answer(&text, &self.manager, self.settings.options, &validation) {
                 Ok(accepted) => break (text, accepted),
                 Err(rejection) => {
                     turn.events.emit(Event::StructuredAnswerRejected {
-                        step: turn.step,
+                        turn: turn.turn,
                         attempt,
                         errors: rejection.error_lines(),
                     });
@@ -223,7 +224,7 @@ impl Speaker for StructuredSpeaker {
         };
         let decision = accepted.decision;
         turn.events.emit(Event::StructuredDecision {
-            step: turn.step,
+            turn: turn.turn,
             attempt,
             decision: decision.label().to_owned(),
             command: decision
@@ -246,11 +247,10 @@ impl Speaker for StructuredSpeaker {
             }
             | Decision::Retry { .. } => SpeakerResult::Continue,
         };
-        history_out.push(self.answer_message(&text, turn.step, decision.command()));
+        history_out.push(self.answer_message(&text, turn.turn, decision.command()));
         Ok(SpeakerTurn {
-            messages: history_out,
             usage: Some(usage),
-            result,
+            ..SpeakerTurn::ending(history_out, result)
         })
     }
 }

@@ -23,9 +23,9 @@ use serde_json::json;
 use super::*;
 use crate::Conversation;
 use crate::RunStatus;
-use crate::events::Event;
-use crate::events::Events;
-use crate::events::MemorySink;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::MemorySink;
 use crate::tool::AgentTool;
 use crate::tool::FatalToolError;
 use crate::tool::ToolReply;
@@ -343,7 +343,7 @@ async fn an_invalid_answer_is_sent_back_with_its_field_errors_and_the_correction
         e,
         Event::StructuredDecision {
             attempt: 3,
-            step: 1,
+            turn: 1,
             ..
         }
     )));

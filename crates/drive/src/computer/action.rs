@@ -7,25 +7,9 @@ use serde_json::Value;
 use crate::backend::MouseButton;
 use crate::backend::ScrollDirection;
 
-/// Every action the tool accepts, in the order the schema lists them.
-pub const ACTIONS: [&str; 16] = [
-    "screenshot",
-    "left_click",
-    "right_click",
-    "middle_click",
-    "double_click",
-    "triple_click",
-    "mouse_move",
-    "left_click_drag",
-    "left_mouse_down",
-    "left_mouse_up",
-    "scroll",
-    "type",
-    "key",
-    "hold_key",
-    "wait",
-    "cursor_position",
-];
+/// Every action the tool accepts, in the order the schema lists them (one list for every
+/// crate: [`retrace_protocol::tool_input::COMPUTER_ACTIONS`]).
+pub use retrace_protocol::tool_input::COMPUTER_ACTIONS as ACTIONS;
 
 /// The longest `duration` (seconds) `wait` and `hold_key` accept, as the reference
 /// implementation does.

@@ -5,25 +5,7 @@
 use serde_json::Value;
 use serde_json::json;
 
-/// The actions of `computer_20250124`, in Anthropic's order.
-pub const COMPUTER_ACTIONS: &[&str] = &[
-    "key",
-    "hold_key",
-    "type",
-    "cursor_position",
-    "mouse_move",
-    "left_mouse_down",
-    "left_mouse_up",
-    "left_click",
-    "left_click_drag",
-    "right_click",
-    "middle_click",
-    "double_click",
-    "triple_click",
-    "scroll",
-    "wait",
-    "screenshot",
-];
+use retrace_protocol::tool_input::COMPUTER_ACTIONS;
 
 /// The `{type: function, function: {...}}` tool offering the computer on a display of
 /// `width` × `height` pixels.

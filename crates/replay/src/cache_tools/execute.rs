@@ -15,15 +15,17 @@ use serde_json::json;
 use super::FILE_KEY;
 use super::file_name;
 use super::file_property;
-use crate::cache_executor::CACHE_EXECUTOR;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::SwitchRequest;
-use crate::tool::ToolReply;
+use crate::request::ReplayRequest;
+use crate::speaker::CACHE_EXECUTOR;
+use retrace_agent::speaker::SpeakerContext;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::SwitchRequest;
+use retrace_agent::tool::ToolReply;
 
 /// Checks a replay request (the file exists inside the cache directory, is valid, every
-/// parameter has a value, the start step exists) and hands the conversation to the cache
-/// executor with context `{"file": <path>, "parameters": {name: value}, "start": n}`.
+/// parameter has a value, the start step exists) and hands the conversation to the replay
+/// speaker with a [`ReplayRequest`].
 #[derive(Debug, Clone)]
 pub struct ExecuteCachedTrajectoryTool {
     store: Arc<CacheStore>,
@@ -173,7 +175,11 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
         ));
         reply.switch_to = Some(SwitchRequest {
             speaker: CACHE_EXECUTOR.to_owned(),
-            context: json!({"file": path.to_string_lossy(), "parameters": values, "start": start}),
+            context: SpeakerContext::of(
+                ReplayRequest::new(path)
+                    .with_parameters(typed)
+                    .starting_at(start),
+            ),
             reason: format!("the model asked to replay {name}"),
         });
         Ok(reply)

@@ -3,7 +3,7 @@
 //! askui records `move_mouse{x, y}`, `mouse_click{mouse_button, number_of_clicks}`,
 //! `mouse_hold_down`/`mouse_release{mouse_button}`, `mouse_scroll{dx, dy}`, `type{text}`,
 //! `keyboard_tap{key, modifier_keys}` and `screenshot`, each under a name with a
-//! `_tags_..._<uuid>` suffix; [`crate::tool::Toolbox::get`] matches them by base name. Key
+//! `_tags_..._<uuid>` suffix; [`retrace_agent::tool::Toolbox::get`] matches them by base name. Key
 //! names are askui's (`enter`, `control`, `pagedown`) and are mapped to xdotool names here.
 
 use std::sync::Arc;
@@ -17,9 +17,9 @@ use retrace_drive::backend::ScrollDirection;
 use serde_json::Value;
 use serde_json::json;
 
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::ToolReply;
 
 /// Pixels of askui's `mouse_scroll` delta per wheel notch.
 const PIXELS_PER_NOTCH: i64 = 100;
@@ -287,7 +287,7 @@ impl AskuiTool {
                     screenshot: Some(shot),
                 };
                 Ok(Ok(ToolReply {
-                    content: crate::output_blocks(&output),
+                    content: retrace_agent::output_blocks(&output),
                     is_error: false,
                     switch_to: None,
                 }))

@@ -22,9 +22,9 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::*;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::ToolReply;
 
 /// A tool that only has a name and a cacheable flag: recording never calls tools.
 struct Named {
@@ -172,13 +172,13 @@ fn check_askui_example(stem: &str, values: &[(&str, &str)]) {
         // After-action hash: the same region in the screenshot this step's result returned.
         let after = ours
             .extra
-            .get(AFTER_HASH_FIELD)
+            .get(fields::AFTER_HASH)
             .and_then(Value::as_str)
             .map(str::to_owned);
         let next_screen = steps
             .get(index + 1)
             .and_then(|next| next["before_image"].as_str());
-        let point = retrace_vision::action_point(&ours.input);
+        let point = retrace_protocol::tool_input::action_point(&ours.input);
         let expected_after = point
             .zip(next_screen)
             .map(|(point, shot)| region_hash_of(shot, point, method, region_size));
@@ -281,14 +281,14 @@ fn steps_of_one_assistant_message_share_the_screenshot_before_it() {
     assert_eq!(
         file.trajectory[2]
             .extra
-            .get(AFTER_HASH_FIELD)
+            .get(fields::AFTER_HASH)
             .and_then(Value::as_str)
             .map(str::to_owned),
         hash(SCREEN_B, (139, 351))
     );
     assert_eq!(file.trajectory[0].visual_representation, None);
     assert_eq!(
-        file.metadata.extra.get(DISPLAY_SIZE_FIELD),
+        file.metadata.extra.get(fields::DISPLAY_SIZE),
         Some(&json!([1280, 800]))
     );
 }
@@ -405,12 +405,12 @@ fn preset_parameters_never_reach_the_file() {
         Some("Log in as {{username}} with {{password}}")
     );
     assert_eq!(
-        file.metadata.extra.get(DISPLAY_SIZE_FIELD),
+        file.metadata.extra.get(fields::DISPLAY_SIZE),
         Some(&json!([1024, 768]))
     );
     let reread = store.read("login").unwrap();
     assert_eq!(reread.to_json()["trajectory"], file.to_json()["trajectory"]);
-    assert!(file.trajectory[1].extra.contains_key(AFTER_HASH_FIELD));
+    assert!(file.trajectory[1].extra.contains_key(fields::AFTER_HASH));
 }
 
 #[test]

@@ -10,9 +10,9 @@ use retrace_protocol::tool_names::RETRIEVE_TRAJECTORIES;
 use serde_json::Value;
 use serde_json::json;
 
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::ToolReply;
 
 /// Lists the cache files: goal, parameters, validity, step count and last successful run of
 /// each. Invalidated files are hidden unless `include_invalid` is true.

@@ -29,6 +29,7 @@ use retrace_cache::MetadataUpdate;
 use retrace_cache::ParameterValues;
 use retrace_cache::Validators;
 use retrace_cache::VisualValidation;
+use retrace_cache::fields;
 use retrace_cache::params::Template;
 use retrace_cache::params::parameters_in_trajectory;
 use retrace_protocol::ContentBlock;
@@ -46,9 +47,8 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
-use crate::tool::Toolbox;
+use retrace_agent::tool::Toolbox;
 
-#[path = "recorder_params.rs"]
 mod params;
 
 pub use params::Identification;
@@ -58,25 +58,9 @@ pub use params::identify_parameters;
 pub use params::is_parameter_name;
 pub use params::parameterize_value;
 
-/// The step field holding the after-action hash: the region around the action point in the
-/// screenshot the action returned, so a replay can check the action had its effect.
-pub const AFTER_HASH_FIELD: &str = "visual_representation_after";
-
-/// The metadata field holding `[width, height]` of the screen the trajectory was recorded on.
-pub const DISPLAY_SIZE_FIELD: &str = "display_size";
-
 /// The default cache directory.
 pub const DEFAULT_CACHE_DIR: &str = ".retrace_cache";
 
-/// Tools that steer the conversation rather than the UI. They are left out of recordings:
-/// replaying `execute_cached_executions_tool {}` would only hand the run back to the model.
-pub const CONTROL_TOOLS: [&str; 5] = [
-    tool_names::SWITCH_SPEAKER,
-    tool_names::RETRIEVE_TRAJECTORIES,
-    tool_names::INSPECT_CACHE_METADATA,
-    tool_names::EXECUTE_CACHED_TRAJECTORY,
-    tool_names::VERIFY_CACHE_EXECUTION,
-];
 
 /// How a run is recorded.
 #[derive(Debug, Clone)]
@@ -100,7 +84,7 @@ pub struct RecordSettings {
     pub display_size: Option<(u32, u32)>,
     /// Whether replays should check the hashes (`visual_validation.enabled`).
     pub visual_validation: bool,
-    /// Keep calls of [`CONTROL_TOOLS`] in the trajectory (with empty inputs), as askui does.
+    /// Keep calls of [`tool_names::CONTROL_TOOLS`] in the trajectory (with empty inputs), as askui does.
     pub keep_control_tools: bool,
 }
 
@@ -293,7 +277,7 @@ pub fn build_cache_file(
             continue;
         }
         for tool_use in message.tool_uses() {
-            if !settings.keep_control_tools && CONTROL_TOOLS.contains(&tool_use.name.as_str()) {
+            if !settings.keep_control_tools && tool_names::is_control_tool(&tool_use.name) {
                 continue;
             }
             let step = trajectory.len();
@@ -306,7 +290,7 @@ pub fn build_cache_file(
                 Value::Object(Map::new())
             };
             let mut recorded = ToolUseBlock::new(tool_use.id.clone(), tool_use.name.clone(), input);
-            if let Some(point) = retrace_vision::action_point(&recorded.input) {
+            if let Some(point) = retrace_protocol::tool_input::action_point(&recorded.input) {
                 let shot = |key: Option<ScreenKey>,
                             screens: &mut Screens<'_>|
                  -> Result<Option<String>, RecordError> {
@@ -346,7 +330,7 @@ pub fn build_cache_file(
                 )? {
                     recorded
                         .extra
-                        .insert(AFTER_HASH_FIELD.to_owned(), Value::String(after));
+                        .insert(fields::AFTER_HASH.to_owned(), Value::String(after));
                 }
             }
             if first_size.is_none()
@@ -384,7 +368,7 @@ pub fn build_cache_file(
     if let Some((width, height)) = settings.display_size.or(first_size) {
         metadata
             .extra
-            .insert(DISPLAY_SIZE_FIELD.to_owned(), json!([width, height]));
+            .insert(fields::DISPLAY_SIZE.to_owned(), json!([width, height]));
     }
     let mut file = CacheFile::new(metadata, trajectory);
     file.cache_parameters = parameters_in_trajectory(&file.trajectory)
@@ -499,5 +483,4 @@ pub fn record_repaired(
 }
 
 #[cfg(test)]
-#[path = "recorder_tests.rs"]
 mod tests;

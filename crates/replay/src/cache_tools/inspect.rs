@@ -11,9 +11,9 @@ use serde_json::json;
 use super::FILE_KEY;
 use super::file_name;
 use super::file_property;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::ToolReply;
 
 /// Shows one cache file's metadata (attempts, failures, validity) and parameters.
 #[derive(Debug, Clone)]

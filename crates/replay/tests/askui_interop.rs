@@ -1,5 +1,5 @@
 //! Replays askui's own cache files (`shared/examples/askui/`) through the real
-//! [`CacheExecutor`], askui's tools and headless Chromium, against a page that shows the
+//! [`ReplaySpeaker`], askui's tools and headless Chromium, against a page that shows the
 //! screenshots askui recorded them on.
 //!
 //! **The page.** For each example file, the `.expect.json` sidecar names the screenshot askui
@@ -30,15 +30,19 @@ use std::time::Duration;
 use base64::Engine;
 use retrace_agent::Conversation;
 use retrace_agent::RunStatus;
-use retrace_agent::cache_executor::CACHE_EXECUTOR;
-use retrace_agent::cache_executor::CacheExecutor;
-use retrace_agent::cache_executor::ReplayOutcome;
-use retrace_agent::cache_executor::ReplaySettings;
-use retrace_agent::events::Event;
-use retrace_agent::events::Events;
-use retrace_agent::events::MemorySink;
-use retrace_agent::screen::BackendScreen;
+use retrace_agent::speaker::SpeakerContext;
 use retrace_agent::tool::Toolbox;
+use retrace_cache::ParameterValues;
+use retrace_protocol::events::CheckResult;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::MemorySink;
+use retrace_protocol::events::ReplayOutcome;
+use retrace_replay::CACHE_EXECUTOR;
+use retrace_replay::ReplayRequest;
+use retrace_replay::ReplaySettings;
+use retrace_replay::ReplaySpeaker;
+use retrace_replay::screen::BackendScreen;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
@@ -264,7 +268,8 @@ async fn launch() -> ChromiumBrowser {
 struct Run {
     status: RunStatus,
     outcome: ReplayOutcome,
-    checks: Vec<Event>,
+    /// The visual checks, in order.
+    checks: Vec<CheckResult>,
     page_events: u64,
 }
 
@@ -281,17 +286,20 @@ async fn replay(
     let page = Arc::new(page);
     let backend: Arc<dyn Backend> = page.clone();
     let mut toolbox = Toolbox::new();
-    for tool in retrace_agent::askui_tools::askui_tools(backend.clone()) {
+    for tool in retrace_replay::askui_tools::askui_tools(backend.clone()) {
         toolbox.add(tool);
     }
-    let executor = CacheExecutor::new(settings, Arc::new(BackendScreen::new(backend.clone())));
-    let outcome = executor.outcome_handle();
+    let executor = ReplaySpeaker::new(settings, Arc::new(BackendScreen::new(backend.clone())));
     let sink = MemorySink::new();
     let events = Events::none().with(sink.clone());
     let mut conversation = Conversation::new(vec![Box::new(executor)], toolbox, events)
         .unwrap()
         .with_max_steps(1_000);
-    let context = serde_json::json!({"file": file, "parameters": parameters, "start": 0});
+    let values: ParameterValues = parameters
+        .iter()
+        .map(|(name, value)| (name.clone(), value.as_str().unwrap().to_owned()))
+        .collect();
+    let context = SpeakerContext::of(ReplayRequest::new(file).with_parameters(values));
     let goal = format!("Replay {}", file.display());
     let report = conversation
         .run(
@@ -308,11 +316,20 @@ async fn replay(
         .as_u64()
         .unwrap();
     page.close().await.unwrap();
-    let outcome = outcome.lock().unwrap().clone();
-    let checks = sink
-        .events()
+    let events = sink.events();
+    let outcome = events
+        .iter()
+        .find_map(|event| match event {
+            Event::ReplayFinished(outcome) => Some(outcome.clone()),
+            _ => None,
+        })
+        .expect("the replay reports its outcome");
+    let checks = events
         .into_iter()
-        .filter(|event| matches!(event, Event::VisualCheck { .. }))
+        .filter_map(|event| match event {
+            Event::CheckFinished(check) if check.check == "visual" => Some(check),
+            _ => None,
+        })
         .collect();
     Run {
         status: report.status,
@@ -360,7 +377,7 @@ async fn every_askui_example_replays_with_every_visual_check_passing() {
             "{name}: {:?}",
             run.outcome.failure
         );
-        assert!(run.outcome.completed, "{name}: {:?}", run.outcome.failure);
+        assert!(run.outcome.passed(), "{name}: {:?}", run.outcome.failure);
         assert_eq!(run.outcome.failure, None, "{name}");
         assert_eq!(
             run.outcome.steps_replayed,
@@ -374,7 +391,7 @@ async fn every_askui_example_replays_with_every_visual_check_passing() {
         );
         let hashed = example.hashed_steps();
         assert_eq!(
-            run.outcome.checks_passed,
+            run.outcome.passed_checks("visual"),
             hashed.len(),
             "{name}: checks passed"
         );
@@ -386,21 +403,16 @@ async fn every_askui_example_replays_with_every_visual_check_passing() {
         let checked: Vec<usize> = run
             .checks
             .iter()
-            .map(|event| match event {
-                Event::VisualCheck {
-                    trajectory_index,
-                    distance,
-                    threshold,
-                    passed,
-                    ..
-                } => {
-                    assert!(
-                        *passed && distance <= threshold,
-                        "{name}: step {trajectory_index}: distance {distance} > {threshold}"
-                    );
-                    *trajectory_index
-                }
-                _ => unreachable!(),
+            .map(|check| {
+                assert!(
+                    check.passed && check.distance <= check.threshold,
+                    "{name}: step {}: distance {:?} > {:?}",
+                    check.step,
+                    check.distance,
+                    check.threshold
+                );
+                // Events number steps from 1; the sidecar indexes them from 0.
+                check.step - 1
             })
             .collect();
         assert_eq!(
@@ -450,8 +462,11 @@ async fn eight_concurrent_replays_add_exactly_eight_attempts() {
         tokio::join!(one(), one(), one(), one(), one(), one(), one(), one());
     let mut completed = 0;
     for run in [a, b, c, d, e, f, g, h] {
-        assert!(run.outcome.completed, "{:?}", run.outcome.failure);
-        assert_eq!(run.outcome.checks_passed, example.hashed_steps().len());
+        assert!(run.outcome.passed(), "{:?}", run.outcome.failure);
+        assert_eq!(
+            run.outcome.passed_checks("visual"),
+            example.hashed_steps().len()
+        );
         completed += 1;
     }
     assert_eq!(completed, 8);
@@ -499,9 +514,11 @@ async fn a_changed_screen_fails_at_its_step_with_askuis_distance() {
         "{:?}",
         run.status
     );
-    assert!(!run.outcome.completed);
-    let message = run.outcome.failure.clone().unwrap();
-    assert!(message.contains(&format!("step {step} ")), "{message}");
+    assert!(!run.outcome.passed());
+    let failure = run.outcome.failure.clone().unwrap();
+    assert_eq!(failure.step as u64, step + 1, "1-based in reports");
+    let message = failure.message;
+    assert!(message.contains(&format!("step {} ", step + 1)), "{message}");
     assert!(
         message.contains(&format!("Hamming distance: {distance} > threshold: 10")),
         "{message}"
@@ -509,15 +526,7 @@ async fn a_changed_screen_fails_at_its_step_with_askuis_distance() {
     let failed: Vec<(usize, u32, bool)> = run
         .checks
         .iter()
-        .map(|event| match event {
-            Event::VisualCheck {
-                trajectory_index,
-                distance,
-                passed,
-                ..
-            } => (*trajectory_index, *distance, *passed),
-            _ => unreachable!(),
-        })
+        .map(|check| (check.step - 1, check.distance.unwrap(), check.passed))
         .collect();
     // Step 1 passes on the variant (askui measured 5), step 6 fails; nothing after it runs.
     assert_eq!(

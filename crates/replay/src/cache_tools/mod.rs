@@ -11,8 +11,8 @@ use std::sync::Arc;
 use retrace_cache::CacheStore;
 use serde_json::Value;
 
-use crate::replay_ledger::ReplayLedger;
-use crate::tool::AgentTool;
+use crate::ledger::ReplayLedger;
+use retrace_agent::tool::AgentTool;
 
 mod execute;
 mod inspect;
@@ -65,9 +65,9 @@ pub(crate) fn file_property() -> Value {
     })
 }
 
-/// All cache tools over `store`, ready to add to a [`crate::tool::Toolbox`]. `ledger` is the
+/// All cache tools over `store`, ready to add to a [`retrace_agent::tool::Toolbox`]. `ledger` is the
 /// one the run's cache executor notes completed replays in (see
-/// [`crate::cache_executor::CacheExecutor::with_ledger`]), so that verifying a replay does
+/// [`crate::ReplaySpeaker::with_ledger`]), so that verifying a replay does
 /// not count it twice.
 pub fn cache_tools(store: Arc<CacheStore>, ledger: Arc<ReplayLedger>) -> Vec<Arc<dyn AgentTool>> {
     vec![

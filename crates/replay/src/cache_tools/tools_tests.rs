@@ -10,9 +10,9 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::*;
-use crate::cache_executor::CACHE_EXECUTOR;
-use crate::replay_ledger::ReplayLedger;
-use crate::tool::ToolReply;
+use crate::speaker::CACHE_EXECUTOR;
+use crate::ledger::ReplayLedger;
+use retrace_agent::tool::ToolReply;
 
 const EXAMPLES: [&str; 5] = [
     "legacy_v0_24_bare_list",
@@ -177,9 +177,12 @@ async fn execute_switches_to_the_cache_executor_with_its_context() {
     let switch = reply.switch_to.unwrap();
     assert_eq!(switch.speaker, CACHE_EXECUTOR);
     let path = dir.path().join("reference_replays_with_failures.json");
+    let request = switch.context.get::<crate::ReplayRequest>().unwrap();
+    assert_eq!(request.file, path);
+    assert_eq!(request.start, 3);
     assert_eq!(
-        switch.context,
-        json!({"file": path.to_string_lossy(), "parameters": {"term": "literal"}, "start": 3})
+        request.parameters,
+        [("term", "literal")].into_iter().collect()
     );
 }
 

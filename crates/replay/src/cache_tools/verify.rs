@@ -16,13 +16,13 @@ use serde_json::json;
 use super::FILE_KEY;
 use super::file_name;
 use super::file_property;
-use crate::replay_ledger::ReplayLedger;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
+use crate::ledger::ReplayLedger;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::ToolReply;
 
 /// The metadata field holding the last verdict: `{timestamp, success, notes}`.
-pub const VERIFICATION_FIELD: &str = "last_verification";
+pub use retrace_cache::fields::LAST_VERIFICATION as VERIFICATION_FIELD;
 
 /// Notes are cut to this many characters before they are written.
 const MAX_NOTES: usize = 1000;

@@ -1,0 +1,58 @@
+//! The effect check: after a step acts, did the screen reach the state recorded after the
+//! action? The recording holds the hash of the region around the point in the screenshot the
+//! action returned (`visual_representation_after`); replay waits for the region around the
+//! point it acted at (shifted, when the step was repaired) to match it. A click that did
+//! nothing fails at its own step, not at whichever later step happens to look.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use retrace_protocol::events::CheckPhase;
+use retrace_vision::Image;
+
+use super::CheckEnv;
+use super::Look;
+use super::StepCheck;
+use super::distance_look;
+use super::region_distance;
+use crate::plan::PlannedStep;
+
+/// The after-action hash check.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EffectCheck;
+
+/// Its name in events and reports.
+pub const EFFECT: &str = "effect";
+
+#[async_trait]
+impl StepCheck for EffectCheck {
+    fn name(&self) -> &'static str {
+        EFFECT
+    }
+
+    fn phase(&self) -> CheckPhase {
+        CheckPhase::After
+    }
+
+    fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool {
+        env.effects_checked() && step.point.is_some() && step.after.is_some()
+    }
+
+    async fn look(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        screen: &Arc<Image>,
+        env: &CheckEnv,
+    ) -> Result<Look, String> {
+        let Some(recorded) = &step.after else {
+            return Err("the step has no recorded after-action hash".into());
+        };
+        let distance = region_distance(screen, at, recorded, env.hashing)?;
+        Ok(distance_look(
+            distance,
+            env.settings.threshold,
+            "the screen region did not reach the state recorded after the action",
+        ))
+    }
+}

@@ -1,0 +1,140 @@
+//! [`StepCheck`]: one thing replay verifies about a step, before or after acting.
+//!
+//! A check looks at one screenshot (and, for checks that need it, the page) with the step
+//! acting at a point, and says pass or mismatch with a measure. The wait engine
+//! ([`crate::wait`]) polls the screen until every check of a phase passes, the screen has
+//! settled without them passing, or the step's time is up; a check that can find where the
+//! recorded thing moved ([`StepCheck::relocate`]) makes a repair possible. Adding a check is
+//! one file here and one line in [`default_checks`].
+//!
+//! - [`visual::VisualCheck`]: before acting, the region around the point hashes within the
+//!   threshold of the hash recorded before the action; relocates by searching nearby.
+//! - [`effect::EffectCheck`]: after acting, the region around the point the step acted at
+//!   hashes within the threshold of the hash recorded after the action.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use retrace_protocol::events::CheckPhase;
+use retrace_vision::Image;
+
+use crate::plan::HashSpec;
+use crate::plan::PlannedStep;
+use crate::request::ReplaySettings;
+use crate::request::WaitMode;
+
+pub mod effect;
+pub mod visual;
+
+/// What every check may consult besides the step and the screen.
+#[derive(Debug, Clone)]
+pub struct CheckEnv {
+    /// The replay's settings (threshold, search radius...).
+    pub settings: ReplaySettings,
+    /// How the file's regions are hashed.
+    pub hashing: HashSpec,
+    /// Whether the file asks for visual checks.
+    pub visual_enabled: bool,
+    /// Whether the step is the last one that acts.
+    pub last_acting: bool,
+}
+
+impl CheckEnv {
+    /// Whether hash checks run at all: the settings allow them and the file asks for them.
+    pub fn hashes_checked(&self) -> bool {
+        self.settings.visual && self.visual_enabled
+    }
+
+    /// Whether after-action checks run for this step: in visual and stable modes every step
+    /// with an after-action state is checked; a fixed delay (askui's way, which checks only
+    /// before each step) checks only the last step, which has no next step to check it.
+    pub fn effects_checked(&self) -> bool {
+        self.hashes_checked()
+            && (self.last_acting || !matches!(self.settings.wait, WaitMode::Fixed(_)))
+    }
+}
+
+/// One look of a check at one screenshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Look {
+    /// Whether the check passed on it.
+    pub passed: bool,
+    /// What it measured (a Hamming distance), when it measures.
+    pub distance: Option<u32>,
+    /// The bound the measure must meet.
+    pub threshold: Option<u32>,
+    /// A note for people when it did not pass.
+    pub detail: Option<String>,
+}
+
+/// Where a check found the recorded thing when it had moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relocation {
+    /// The offset `(dx, dy)` from the recorded point.
+    pub offset: (i64, i64),
+}
+
+/// One thing replay verifies about a step.
+#[async_trait]
+pub trait StepCheck: Send + Sync + std::fmt::Debug {
+    /// The name events and reports give it (`visual`, `effect`).
+    fn name(&self) -> &'static str;
+    /// Before or after the step acts.
+    fn phase(&self) -> CheckPhase;
+    /// Whether it has anything to check on `step` (a recorded hash, a point).
+    fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool;
+    /// Looks at `screen` with the step acting at `at`.
+    async fn look(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        screen: &Arc<Image>,
+        env: &CheckEnv,
+    ) -> Result<Look, String>;
+    /// Where the recorded thing is on `screen` when it is no longer at `at`, if this check
+    /// can tell; `None` by default.
+    async fn relocate(
+        &self,
+        _step: &PlannedStep,
+        _at: (i64, i64),
+        _screen: &Arc<Image>,
+        _env: &CheckEnv,
+    ) -> Option<Relocation> {
+        None
+    }
+}
+
+/// The checks every replay runs, in the order they run within a phase.
+pub fn default_checks() -> Vec<Arc<dyn StepCheck>> {
+    vec![
+        Arc::new(visual::VisualCheck),
+        Arc::new(effect::EffectCheck),
+    ]
+}
+
+/// The distance between `recorded` and the hash of the region of `spec` around `at` in
+/// `screen`; what both hash checks measure.
+pub(crate) fn region_distance(
+    screen: &Image,
+    at: (i64, i64),
+    recorded: &retrace_vision::ImageHash,
+    spec: HashSpec,
+) -> Result<u32, String> {
+    let region =
+        retrace_vision::action_region(at, spec.region_size, screen.width(), screen.height());
+    let hash_size = (recorded.bits().len() as f64).sqrt() as u32;
+    let current = retrace_vision::region_hash(screen, region, spec.method, hash_size)
+        .map_err(|error| error.to_string())?;
+    current.distance(recorded).map_err(|error| error.to_string())
+}
+
+/// A [`Look`] at a distance against a threshold.
+pub(crate) fn distance_look(distance: u32, threshold: u32, what: &str) -> Look {
+    let passed = distance <= threshold;
+    Look {
+        passed,
+        distance: Some(distance),
+        threshold: Some(threshold),
+        detail: (!passed).then(|| what.to_owned()),
+    }
+}

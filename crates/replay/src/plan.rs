@@ -1,0 +1,275 @@
+//! [`Plan`]: a trajectory file read and made ready to replay, before any screen is looked at.
+//!
+//! Loading substitutes the parameter values (a missing value fails here, naming every name
+//! that lacks one), parses every recorded hash (an unreadable hash fails here, naming its
+//! step), and works out which checks the file allows, so that problems with the file are
+//! reported before the browser does anything and a replay that checks less than usual says so
+//! once, up front.
+
+use std::path::PathBuf;
+
+use retrace_cache::CacheError;
+use retrace_cache::CacheFile;
+use retrace_cache::fields;
+use retrace_protocol::ToolUseBlock;
+use retrace_protocol::tool_input;
+use retrace_vision::ImageHash;
+use retrace_vision::Method;
+
+use crate::request::ReplayRequest;
+
+/// How the file's regions are hashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashSpec {
+    /// The hash method (pHash, as askui, unless the file says otherwise).
+    pub method: Method,
+    /// The side of the square hashed around each action point.
+    pub region_size: u32,
+}
+
+/// One step of the trajectory, parameters filled in and hashes parsed.
+#[derive(Debug, Clone)]
+pub struct PlannedStep {
+    /// The 0-based index in the file.
+    pub index: usize,
+    /// The tool call as it will be replayed (parameters substituted).
+    pub call: ToolUseBlock,
+    /// Where it acts, by askui's rules.
+    pub point: Option<(i64, i64)>,
+    /// The hash of the region around `point` before acting, as recorded.
+    pub before: Option<ImageHash>,
+    /// The hash of the same region after acting, as recorded.
+    pub after: Option<ImageHash>,
+    /// Whether it only observes (replay skips it).
+    pub observe_only: bool,
+}
+
+impl PlannedStep {
+    /// The 1-based step number every message and report uses.
+    pub fn number(&self) -> usize {
+        self.index + 1
+    }
+
+    /// What the step does, for people: `left_click at (761, 203)` (typed text never shown).
+    pub fn describe(&self) -> String {
+        let action = tool_input::action_name(&self.call);
+        match self.point {
+            Some((x, y)) => format!("{action} at ({x}, {y})"),
+            None => action,
+        }
+    }
+}
+
+/// A trajectory ready to replay.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The file.
+    pub path: PathBuf,
+    /// Every step of the file, in order.
+    pub steps: Vec<PlannedStep>,
+    /// The 0-based index replay starts at.
+    pub start: usize,
+    /// How regions are hashed.
+    pub hashing: HashSpec,
+    /// Whether the file asks for visual checks (`visual_validation.enabled`).
+    pub visual_enabled: bool,
+    /// Checks this file cannot get, with why (said once at the start of a replay).
+    pub checks_off: Vec<String>,
+}
+
+/// Why a file cannot be replayed at all.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The file cannot be read or parsed.
+    #[error(transparent)]
+    File(#[from] CacheError),
+    /// Parameter values are missing or unknown.
+    #[error("{path}: {source}")]
+    Parameters {
+        /// The file.
+        path: String,
+        /// Which names.
+        #[source]
+        source: CacheError,
+    },
+    /// A recorded hash cannot be read.
+    #[error("{path}: step {step}: the recorded {field} `{value}` is not a hash: {reason}")]
+    BadHash {
+        /// The file.
+        path: String,
+        /// The 1-based step.
+        step: usize,
+        /// The field holding it.
+        field: &'static str,
+        /// The text found there.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The start step is past the end.
+    #[error("{path}: start step {start} is past the last step ({steps})")]
+    StartPastEnd {
+        /// The file.
+        path: String,
+        /// The 1-based start asked for.
+        start: usize,
+        /// The number of steps.
+        steps: usize,
+    },
+}
+
+impl PlanError {
+    /// Whether the failure is that parameter values are missing.
+    pub fn is_missing_parameters(&self) -> bool {
+        matches!(
+            self,
+            PlanError::Parameters {
+                source: CacheError::MissingParameters { .. },
+                ..
+            }
+        )
+    }
+}
+
+impl Plan {
+    /// Reads and prepares `request.file` (at most `max_file_size` bytes).
+    pub fn load(request: &ReplayRequest, max_file_size: u64) -> Result<Plan, PlanError> {
+        let file = retrace_cache::read_cache_file(&request.file, max_file_size)?;
+        Self::from_file(request, &file)
+    }
+
+    /// Prepares an already-read `file` for `request`.
+    pub fn from_file(request: &ReplayRequest, file: &CacheFile) -> Result<Plan, PlanError> {
+        let path = request.file.display().to_string();
+        let calls = retrace_cache::params::substitute_trajectory(
+            &file.trajectory,
+            &request.parameters,
+        )
+        .map_err(|source| PlanError::Parameters {
+            path: path.clone(),
+            source,
+        })?;
+        if request.start > calls.len() {
+            return Err(PlanError::StartPastEnd {
+                path,
+                start: request.start + 1,
+                steps: calls.len(),
+            });
+        }
+        let (hashing, visual_enabled) = match &file.metadata.visual_validation {
+            Some(visual) => (
+                HashSpec {
+                    method: visual.method.parse::<Method>().unwrap_or(Method::Phash),
+                    region_size: visual.region_size,
+                },
+                visual.enabled,
+            ),
+            None => (
+                HashSpec {
+                    method: Method::Phash,
+                    region_size: 100,
+                },
+                false,
+            ),
+        };
+        let steps = calls
+            .into_iter()
+            .enumerate()
+            .map(|(index, call)| plan_step(&path, index, call))
+            .collect::<Result<Vec<_>, _>>()?;
+        let checks_off = checks_off(&steps[request.start..], visual_enabled);
+        Ok(Plan {
+            path: request.file.clone(),
+            steps,
+            start: request.start,
+            hashing,
+            visual_enabled,
+            checks_off,
+        })
+    }
+
+    /// Whether no acting step follows the step at `index`.
+    pub fn is_last_acting(&self, index: usize) -> bool {
+        self.steps
+            .get(index + 1..)
+            .is_none_or(|rest| rest.iter().all(|step| step.observe_only))
+    }
+}
+
+fn plan_step(path: &str, index: usize, call: ToolUseBlock) -> Result<PlannedStep, PlanError> {
+    let parse = |field: &'static str, text: Option<&str>| -> Result<Option<ImageHash>, PlanError> {
+        let Some(text) = text else { return Ok(None) };
+        ImageHash::from_hex(text)
+            .map(Some)
+            .map_err(|error| PlanError::BadHash {
+                path: path.to_owned(),
+                step: index + 1,
+                field,
+                value: text.chars().take(40).collect(),
+                reason: error.to_string(),
+            })
+    };
+    let before = parse(
+        "visual_representation",
+        call.visual_representation.as_deref(),
+    )?;
+    let after_text = match call.extra.get(fields::AFTER_HASH) {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(text)) => Some(text.as_str()),
+        Some(other) => {
+            return Err(PlanError::BadHash {
+                path: path.to_owned(),
+                step: index + 1,
+                field: fields::AFTER_HASH,
+                value: other.to_string().chars().take(40).collect(),
+                reason: "not a string".into(),
+            });
+        }
+    };
+    let after = parse(fields::AFTER_HASH, after_text)?;
+    Ok(PlannedStep {
+        index,
+        point: tool_input::action_point(&call.input),
+        observe_only: tool_input::is_observe_only(&call),
+        call,
+        before,
+        after,
+    })
+}
+
+/// The checks the steps from the start on cannot get, with why.
+fn checks_off(steps: &[PlannedStep], visual_enabled: bool) -> Vec<String> {
+    let pointing: Vec<&PlannedStep> = steps
+        .iter()
+        .filter(|step| !step.observe_only && step.point.is_some())
+        .collect();
+    if pointing.is_empty() {
+        return Vec::new();
+    }
+    if !visual_enabled {
+        return vec![
+            "visual: the file turns visual validation off (metadata.visual_validation)".into(),
+        ];
+    }
+    let mut off = Vec::new();
+    let unhashed = pointing.iter().filter(|step| step.before.is_none()).count();
+    if unhashed > 0 {
+        off.push(format!(
+            "visual: {unhashed} of {} steps that act at a point have no recorded hash",
+            pointing.len()
+        ));
+    }
+    let no_after = pointing.iter().filter(|step| step.after.is_none()).count();
+    if no_after == pointing.len() {
+        off.push(format!(
+            "effect: the file holds no after-action hashes (`{}`), as askui writes it",
+            fields::AFTER_HASH
+        ));
+    } else if no_after > 0 {
+        off.push(format!(
+            "effect: {no_after} of {} steps that act at a point have no after-action hash",
+            pointing.len()
+        ));
+    }
+    off
+}

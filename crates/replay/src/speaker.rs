@@ -1,0 +1,559 @@
+//! [`ReplaySpeaker`]: the speaker that replays a trajectory, one step per turn, into the same
+//! history a model would have written.
+//!
+//! It is a thin state machine over the rest of the crate. Activated with a
+//! [`ReplayRequest`], it loads a [`Plan`]; then each turn it finishes the step acted last turn
+//! (a tool error fails it; the after-action checks wait for its effect) and prepares the next:
+//! observe-only steps are skipped, a step of a non-cacheable tool pauses the replay for the
+//! model, and the before-action checks wait for the screen the step was recorded on (a step
+//! nothing checks waits for a still screen), repairing a moved control when a check finds it.
+//! The step is then emitted as a tool call and the conversation runs it.
+//!
+//! A failed step is filed in the file's metadata ([`MetadataWriter`]), reported as events
+//! ([`Tally`]) with its evidence, and either ends the run or hands it to the model with a
+//! message naming the step, the measure and the bound ([`crate::messages`]).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use retrace_agent::AgentError;
+use retrace_agent::speaker::Speaker;
+use retrace_agent::speaker::SpeakerContext;
+use retrace_agent::speaker::SpeakerResult;
+use retrace_agent::speaker::SpeakerTurn;
+use retrace_agent::speaker::StopCause;
+use retrace_agent::speaker::TurnContext;
+use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
+use retrace_protocol::Role;
+use retrace_protocol::events::CheckPhase;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::FailureKind;
+use retrace_protocol::events::ReplayFailure;
+use retrace_protocol::events::ReplayStatus;
+use retrace_protocol::tool_input;
+use serde_json::Value;
+
+use crate::checks::CheckEnv;
+use crate::checks::StepCheck;
+use crate::checks::default_checks;
+use crate::evidence::region_crop;
+use crate::ledger::ReplayLedger;
+use crate::messages;
+use crate::metadata::MetadataWriter;
+use crate::plan::Plan;
+use crate::plan::PlannedStep;
+use crate::request::OnMismatch;
+use crate::request::ReplayRequest;
+use crate::request::ReplaySettings;
+use crate::screen::Screen;
+use crate::tally::Tally;
+use crate::tally::millis;
+use crate::wait::Verdict;
+use crate::wait::Waiter;
+
+/// The name of the replaying speaker.
+pub const CACHE_EXECUTOR: &str = "cache_executor";
+
+/// The speaker that replays a trajectory cache file.
+pub struct ReplaySpeaker {
+    settings: ReplaySettings,
+    screen: Arc<dyn Screen>,
+    checks: Vec<Arc<dyn StepCheck>>,
+    metadata: MetadataWriter,
+    max_file_size: u64,
+    state: State,
+}
+
+impl std::fmt::Debug for ReplaySpeaker {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ReplaySpeaker")
+            .field("settings", &self.settings)
+            .field("checks", &self.checks)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where the speaker is.
+#[derive(Debug)]
+enum State {
+    /// Nothing to replay.
+    Idle,
+    /// The last activation could not load its file: say why on the next turn.
+    CannotStart(String),
+    /// Replaying.
+    Running(Box<Run>),
+}
+
+/// One replay in progress.
+#[derive(Debug)]
+struct Run {
+    plan: Plan,
+    env: CheckEnv,
+    next: usize,
+    pending: Option<Pending>,
+    tally: Tally,
+    run_tag: String,
+}
+
+/// The step acted last turn, finished at the start of the next.
+#[derive(Debug)]
+struct Pending {
+    step: PlannedStep,
+    id: String,
+    /// Where it acted (shifted, when repaired).
+    acted_at: Option<(i64, i64)>,
+}
+
+/// What one phase of a step came to.
+enum PhaseEnd {
+    Passed,
+    Failed(Box<ReplayFailure>),
+}
+
+impl ReplaySpeaker {
+    /// A replay speaker taking screenshots from `screen`, running the default checks.
+    pub fn new(settings: ReplaySettings, screen: Arc<dyn Screen>) -> Self {
+        Self {
+            settings,
+            screen,
+            checks: default_checks(),
+            metadata: MetadataWriter::default(),
+            max_file_size: retrace_cache::DEFAULT_MAX_FILE_SIZE,
+            state: State::Idle,
+        }
+    }
+
+    /// Notes each replay that runs to its end in `ledger`, so that the model's verdict on it
+    /// (the verify tool over the same ledger) does not count a second attempt.
+    pub fn with_ledger(mut self, ledger: Arc<ReplayLedger>) -> Self {
+        self.metadata = self.metadata.with_ledger(ledger);
+        self
+    }
+
+    /// The same speaker running `checks` instead of the default ones.
+    pub fn with_checks(mut self, checks: Vec<Arc<dyn StepCheck>>) -> Self {
+        self.checks = checks;
+        self
+    }
+
+    /// The checks of `phase` that apply to `step`.
+    fn checks_for(&self, phase: CheckPhase, step: &PlannedStep, env: &CheckEnv) -> Vec<Arc<dyn StepCheck>> {
+        self.checks
+            .iter()
+            .filter(|check| check.phase() == phase && check.applies(step, env))
+            .cloned()
+            .collect()
+    }
+
+    fn run_mut(&mut self, turn: &TurnContext<'_>) -> Result<&mut Run, AgentError> {
+        match &mut self.state {
+            State::Running(run) => Ok(run),
+            _ => Err(speaker_error(turn, "no trajectory is loaded".into())),
+        }
+    }
+
+    /// Runs the checks of one phase of `step` acting at `at`, reporting them; the failure
+    /// when they did not pass.
+    async fn run_phase(
+        &mut self,
+        turn: &TurnContext<'_>,
+        step: &PlannedStep,
+        at: (i64, i64),
+        phase: CheckPhase,
+    ) -> Result<(PhaseEnd, Option<Verdict>), AgentError> {
+        let run = self.run_mut(turn)?;
+        let env = run.env.clone();
+        let checks = self.checks_for(phase, step, &env);
+        if checks.is_empty() {
+            return Ok((PhaseEnd::Passed, None));
+        }
+        let waiter = Waiter {
+            screen: self.screen.as_ref(),
+            env: &env,
+        };
+        let repair = phase == CheckPhase::Before;
+        let verdict = waiter
+            .until_checks_pass(step, at, &checks, repair)
+            .await
+            .map_err(|error| {
+                speaker_error(turn, format!("checking step {}: {error}", step.number()))
+            })?;
+        let run = self.run_mut(turn)?;
+        run.tally.checked(turn.events, step.number(), phase, &verdict);
+        let Some((name, look)) = verdict.failing() else {
+            return Ok((PhaseEnd::Passed, Some(verdict)));
+        };
+        let (kind, account) = match phase {
+            CheckPhase::Before => (FailureKind::Mismatch, "Visual validation failed at"),
+            CheckPhase::After => (FailureKind::Effect, "Effect check failed after"),
+        };
+        let measure = match (look.distance, look.threshold) {
+            (Some(distance), Some(threshold)) => {
+                format!(" Hamming distance: {distance} > threshold: {threshold}")
+            }
+            _ => String::new(),
+        };
+        let repair_note = if repair && self.settings.search_radius > 0 {
+            format!("; no match within {} px", self.settings.search_radius)
+        } else {
+            String::new()
+        };
+        let message = format!(
+            "{account} step {} ({}): {}.{measure} (waited {:.1} s{repair_note}).",
+            step.number(),
+            step.describe(),
+            look.detail
+                .clone()
+                .unwrap_or_else(|| format!("the {name} check did not pass")),
+            verdict.waited.as_secs_f64(),
+        );
+        let failure = ReplayFailure {
+            step: step.number(),
+            kind,
+            action: step.describe(),
+            message,
+            distance: look.distance,
+            threshold: look.threshold,
+            waited_ms: Some(millis(verdict.waited.as_millis())),
+            expected_crop: None,
+            actual_crop: region_crop(&verdict.screen, at, env.hashing.region_size),
+        };
+        Ok((PhaseEnd::Failed(Box::new(failure)), Some(verdict)))
+    }
+
+    /// Ends the replay at a failure: metadata (unless the step only needs the model), events,
+    /// and the hand-over or the end.
+    async fn fail(&mut self, turn: &TurnContext<'_>, failure: ReplayFailure) -> SpeakerTurn {
+        let State::Running(run) = std::mem::replace(&mut self.state, State::Idle) else {
+            return SpeakerTurn::ending(
+                Vec::new(),
+                SpeakerResult::Failed(StopCause::Failed(failure.message)),
+            );
+        };
+        let Run { plan, tally, .. } = *run;
+        let paused = failure.kind == FailureKind::NeedsModel;
+        if !paused {
+            self.metadata
+                .record_failure(&plan.path, failure.step.saturating_sub(1), &failure.message)
+                .await;
+        }
+        let status = if paused {
+            ReplayStatus::Paused
+        } else {
+            ReplayStatus::Failed
+        };
+        tally.finish(turn.events, &plan, status, Some(failure.clone()));
+        let (note, instruction) = if paused {
+            (
+                format!("Replay paused at step {}.", failure.step),
+                failure.message.clone(),
+            )
+        } else {
+            (
+                messages::stopped(&failure),
+                messages::hand_over(&failure, &plan),
+            )
+        };
+        let note = Message::assistant(vec![ContentBlock::text(note)]);
+        match &self.settings.on_mismatch {
+            OnMismatch::Fail => SpeakerTurn::ending(
+                vec![note],
+                SpeakerResult::Failed(StopCause::Failed(failure.message)),
+            ),
+            OnMismatch::HandTo(speaker) => SpeakerTurn::ending(
+                vec![note, Message::user_text(instruction)],
+                SpeakerResult::SwitchTo {
+                    speaker: speaker.clone(),
+                    context: SpeakerContext::none(),
+                    reason: if paused {
+                        "non-cacheable step".into()
+                    } else {
+                        "replay step failed".into()
+                    },
+                },
+            ),
+        }
+    }
+
+    /// Ends a replay that ran to its end.
+    async fn complete(&mut self, turn: &TurnContext<'_>) -> SpeakerTurn {
+        let State::Running(run) = std::mem::replace(&mut self.state, State::Idle) else {
+            return SpeakerTurn::ending(Vec::new(), SpeakerResult::Done);
+        };
+        let Run { plan, tally, .. } = *run;
+        self.metadata.record_completion(&plan.path).await;
+        tally.finish(turn.events, &plan, ReplayStatus::Passed, None);
+        let summary = Message::assistant(vec![ContentBlock::text(messages::completed(&plan))]);
+        match self.settings.hand_back_on_completion.clone() {
+            Some(speaker) => SpeakerTurn::ending(
+                vec![
+                    summary,
+                    Message::user_text(messages::VERIFY_AFTER_COMPLETION),
+                ],
+                SpeakerResult::SwitchTo {
+                    speaker,
+                    context: SpeakerContext::none(),
+                    reason: "replay completed".into(),
+                },
+            ),
+            None => SpeakerTurn::ending(vec![summary], SpeakerResult::Done),
+        }
+    }
+
+    /// The turn after an activation that could not load its file.
+    fn cannot_start(&self, reason: String) -> SpeakerTurn {
+        let note = Message::assistant(vec![ContentBlock::text(format!(
+            "Cannot replay: {reason}"
+        ))]);
+        match &self.settings.on_mismatch {
+            OnMismatch::Fail => SpeakerTurn::ending(
+                vec![note],
+                SpeakerResult::Failed(StopCause::Failed(reason)),
+            ),
+            OnMismatch::HandTo(speaker) => SpeakerTurn::ending(
+                vec![note, Message::user_text(messages::could_not_start(&reason))],
+                SpeakerResult::SwitchTo {
+                    speaker: speaker.clone(),
+                    context: SpeakerContext::none(),
+                    reason: "replay could not start".into(),
+                },
+            ),
+        }
+    }
+
+    /// Finishes the step acted last turn: its tool result, then its after-action checks.
+    async fn finish_pending(
+        &mut self,
+        turn: &TurnContext<'_>,
+        pending: Pending,
+    ) -> Result<Option<ReplayFailure>, AgentError> {
+        let error = turn
+            .history
+            .last()
+            .filter(|message| message.role == Role::User)
+            .and_then(|message| {
+                message
+                    .tool_results()
+                    .find(|result| result.tool_use_id == pending.id)
+                    .filter(|result| result.is_error())
+                    .map(retrace_protocol::ToolResultBlock::text)
+            });
+        let step = &pending.step;
+        if let Some(error) = error {
+            return Ok(Some(ReplayFailure {
+                step: step.number(),
+                kind: FailureKind::ToolError,
+                action: step.describe(),
+                message: format!(
+                    "Step {} ({} {}) failed when replayed: {error}",
+                    step.number(),
+                    step.call.name,
+                    step.describe()
+                ),
+                distance: None,
+                threshold: None,
+                waited_ms: None,
+                expected_crop: None,
+                actual_crop: None,
+            }));
+        }
+        let Some(at) = pending.acted_at else {
+            return Ok(None);
+        };
+        match self.run_phase(turn, step, at, CheckPhase::After).await? {
+            (PhaseEnd::Failed(failure), _) => Ok(Some(*failure)),
+            (PhaseEnd::Passed, _) => Ok(None),
+        }
+    }
+
+    /// A failure of `step` found before it acts, other than a check's.
+    fn refusal(step: &PlannedStep, kind: FailureKind, message: String) -> ReplayFailure {
+        ReplayFailure {
+            step: step.number(),
+            kind,
+            action: step.describe(),
+            message,
+            distance: None,
+            threshold: None,
+            waited_ms: None,
+            expected_crop: None,
+            actual_crop: None,
+        }
+    }
+}
+
+fn speaker_error(turn: &TurnContext<'_>, message: String) -> AgentError {
+    AgentError::Speaker {
+        speaker: CACHE_EXECUTOR.into(),
+        turn: turn.turn,
+        message,
+    }
+}
+
+#[async_trait]
+impl Speaker for ReplaySpeaker {
+    fn name(&self) -> &str {
+        CACHE_EXECUTOR
+    }
+
+    fn description(&self) -> &str {
+        "replays a recorded trajectory step by step, checking the screen before and after each action"
+    }
+
+    fn can_handle(&self, _turn: &TurnContext<'_>) -> bool {
+        !matches!(self.state, State::Idle)
+    }
+
+    async fn on_activate(
+        &mut self,
+        context: &SpeakerContext,
+        turn: &TurnContext<'_>,
+    ) -> Result<(), AgentError> {
+        let request = match (context.get::<ReplayRequest>(), context.get::<Value>()) {
+            (Some(request), _) => Ok(request.clone()),
+            (None, Some(json)) => serde_json::from_value::<ReplayRequest>(json.clone())
+                .map_err(|error| format!("the replay request is not usable: {error}")),
+            (None, None) => Err("no replay request was given (a trajectory file to replay)".into()),
+        };
+        let plan = request.and_then(|request| {
+            Plan::load(&request, self.max_file_size).map_err(|error| error.to_string())
+        });
+        self.state = match plan {
+            Ok(plan) => {
+                let env = CheckEnv {
+                    settings: self.settings.clone(),
+                    hashing: plan.hashing,
+                    visual_enabled: plan.visual_enabled,
+                    last_acting: false,
+                };
+                let tally = Tally::start(&plan, turn.events);
+                let run_tag = jiff::Timestamp::now()
+                    .as_microsecond()
+                    .rem_euclid(1_000_000_000)
+                    .to_string();
+                State::Running(Box::new(Run {
+                    next: plan.start,
+                    plan,
+                    env,
+                    pending: None,
+                    tally,
+                    run_tag,
+                }))
+            }
+            Err(reason) => State::CannotStart(reason),
+        };
+        Ok(())
+    }
+
+    async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError> {
+        if let State::CannotStart(reason) = &self.state {
+            let reason = reason.clone();
+            self.state = State::Idle;
+            return Ok(self.cannot_start(reason));
+        }
+        let pending = self.run_mut(turn)?.pending.take();
+        if let Some(pending) = pending
+            && let Some(failure) = self.finish_pending(turn, pending).await?
+        {
+            return Ok(self.fail(turn, failure).await);
+        }
+
+        let run = self.run_mut(turn)?;
+        while run
+            .plan
+            .steps
+            .get(run.next)
+            .is_some_and(|step| step.observe_only)
+        {
+            run.next += 1;
+        }
+        let Some(step) = run.plan.steps.get(run.next).cloned() else {
+            return Ok(self.complete(turn).await);
+        };
+        run.env.last_acting = run.plan.is_last_acting(step.index);
+
+        match turn.toolbox.get(&step.call.name).map(|tool| tool.cacheable()) {
+            None => {
+                let message = format!(
+                    "Step {} uses the tool `{}`, which this run does not have (tools: {})",
+                    step.number(),
+                    step.call.name,
+                    turn.toolbox.names()
+                );
+                let failure = Self::refusal(&step, FailureKind::MissingTool, message);
+                return Ok(self.fail(turn, failure).await);
+            }
+            Some(false) => {
+                let message = messages::needs_model(step.number(), &step.call.name);
+                let failure = Self::refusal(&step, FailureKind::NeedsModel, message);
+                return Ok(self.fail(turn, failure).await);
+            }
+            Some(true) => {}
+        }
+
+        // Before acting: the checks at the step's point, or a still screen.
+        let mut call = step.call.clone();
+        let acted_at = match step.point {
+            Some(point) => match self.run_phase(turn, &step, point, CheckPhase::Before).await? {
+                (PhaseEnd::Failed(failure), _) => return Ok(self.fail(turn, *failure).await),
+                (PhaseEnd::Passed, Some(verdict)) => match verdict.relocation {
+                    Some(hit) => {
+                        tool_input::shift_point(&mut call.input, hit.offset);
+                        Some((point.0 + hit.offset.0, point.1 + hit.offset.1))
+                    }
+                    None => Some(point),
+                },
+                (PhaseEnd::Passed, None) => {
+                    self.wait_settled(turn, &step).await?;
+                    Some(point)
+                }
+            },
+            None => {
+                self.wait_settled(turn, &step).await?;
+                None
+            }
+        };
+
+        let run = self.run_mut(turn)?;
+        call.id = format!("toolu_replay_{}_{}", run.run_tag, step.index);
+        run.pending = Some(Pending {
+            id: call.id.clone(),
+            step: step.clone(),
+            acted_at,
+        });
+        run.next += 1;
+        run.tally.acted();
+        Ok(SpeakerTurn {
+            step: Some(step.number()),
+            ..SpeakerTurn::continue_with(vec![Message::assistant(vec![ContentBlock::ToolUse(
+                call,
+            )])])
+        })
+    }
+}
+
+impl ReplaySpeaker {
+    /// Waits, before a step nothing checks, for the screen to stop changing.
+    async fn wait_settled(
+        &mut self,
+        turn: &TurnContext<'_>,
+        step: &PlannedStep,
+    ) -> Result<(), AgentError> {
+        let env = self.run_mut(turn)?.env.clone();
+        let waiter = Waiter {
+            screen: self.screen.as_ref(),
+            env: &env,
+        };
+        let (settled, waited) = waiter.until_settled().await.map_err(|error| {
+            speaker_error(turn, format!("waiting before step {}: {error}", step.number()))
+        })?;
+        turn.events.emit(Event::ScreenSettled {
+            step: step.number(),
+            settled,
+            waited_ms: millis(waited.as_millis()),
+        });
+        Ok(())
+    }
+}

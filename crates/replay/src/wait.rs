@@ -1,0 +1,285 @@
+//! The wait engine: how long replay looks at the screen before it acts, and after.
+//!
+//! Replay never sleeps on a guess. For each phase of a step it polls fresh screenshots until
+//! the checks of that phase pass ([`Waiter::until_checks_pass`]); a step nothing checks waits
+//! until the screen stops changing ([`Waiter::until_settled`]), so no step acts on a screen
+//! still in motion. When the checks do not pass, the ones that can find where the recorded
+//! thing moved are asked once the screen has stood still for `search_after` (and again at the
+//! end): a hit counts once two searches in a row agree on it, so an element caught
+//! mid-animation is not clicked where it was passing. `--wait stable` waits for a still
+//! screen and then looks once; `--wait fixed:S` sleeps and looks once at the screen as shown
+//! (askui's behaviour).
+//!
+//! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried until the
+//! step's time is up: Chromium can leave a capture requested while a navigation commits
+//! unanswered until its CDP timeout, and a new request after the navigation is answered at
+//! once.
+
+use std::sync::Arc;
+use std::time::Duration;
+use std::time::Instant;
+
+use retrace_vision::Image;
+
+use crate::checks::CheckEnv;
+use crate::checks::Look;
+use crate::checks::Relocation;
+use crate::checks::StepCheck;
+use crate::plan::PlannedStep;
+use crate::request::WaitMode;
+use crate::screen::Screen;
+
+/// Which screenshot to take.
+#[derive(Debug, Clone, Copy)]
+enum View {
+    /// One holding every change made before it (the backend may wait for a pending page
+    /// load): visual and stable waiting.
+    Rendered,
+    /// The screen as shown at that moment: a fixed delay's single look.
+    AsShown,
+}
+
+/// What waiting for a phase's checks ended with.
+#[derive(Debug)]
+pub struct Verdict {
+    /// Each check's last look, in the order the checks were given.
+    pub looks: Vec<(&'static str, Look)>,
+    /// The repair applied, when the checks passed only at a moved point.
+    pub relocation: Option<Relocation>,
+    /// How long it took.
+    pub waited: Duration,
+    /// The last screenshot.
+    pub screen: Arc<Image>,
+}
+
+impl Verdict {
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        self.looks.iter().all(|(_, look)| look.passed)
+    }
+
+    /// The first check that did not pass, with its look.
+    pub fn failing(&self) -> Option<&(&'static str, Look)> {
+        self.looks.iter().find(|(_, look)| !look.passed)
+    }
+}
+
+/// The screen could not be captured for the whole of a step's time.
+#[derive(Debug, thiserror::Error)]
+#[error("no screenshot could be taken: {0}")]
+pub struct ScreenError(pub String);
+
+/// Polls one screen for one replay.
+pub struct Waiter<'a> {
+    /// The screen.
+    pub screen: &'a dyn Screen,
+    /// The settings and file facts the checks read.
+    pub env: &'a CheckEnv,
+}
+
+impl Waiter<'_> {
+    /// Waits until every check in `checks` passes for `step` acting at `at` (see the module
+    /// docs), or the step's time is up. With `repair`, checks that can relocate the recorded
+    /// thing are asked where it moved.
+    pub async fn until_checks_pass(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        repair: bool,
+    ) -> Result<Verdict, ScreenError> {
+        let settings = &self.env.settings;
+        let started = Instant::now();
+        let screen = match settings.wait {
+            WaitMode::Fixed(delay) => {
+                tokio::time::sleep(delay).await;
+                self.capture(started, View::AsShown).await?
+            }
+            WaitMode::Stable => self.settled_screen(started).await?.0,
+            WaitMode::Visual => return self.poll_visual(step, at, checks, repair, started).await,
+        };
+        // One look, then one search if it failed.
+        let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
+        if !verdict.passed() && repair {
+            self.try_repair(step, at, checks, &mut verdict, started)
+                .await?;
+        }
+        Ok(verdict)
+    }
+
+    /// Visual waiting: polls until the checks pass, searching once the screen stood still.
+    async fn poll_visual(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        repair: bool,
+        started: Instant,
+    ) -> Result<Verdict, ScreenError> {
+        let settings = &self.env.settings;
+        let mut last_hit: Option<Relocation> = None;
+        let mut last_search: Option<Instant> = None;
+        loop {
+            let screen = self.capture(started, View::Rendered).await?;
+            let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
+            if verdict.passed() {
+                return Ok(verdict);
+            }
+            let timed_out = started.elapsed() >= settings.step_timeout;
+            if timed_out {
+                if repair {
+                    self.try_repair(step, at, checks, &mut verdict, started)
+                        .await?;
+                }
+                return Ok(verdict);
+            }
+            let due = started.elapsed() >= settings.search_after
+                && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
+            if repair && due {
+                last_search = Some(Instant::now());
+                let hit = self.relocated(step, at, checks, &screen).await?;
+                match (hit, last_hit) {
+                    (Some((hit, looks)), Some(previous)) if hit.offset == previous.offset => {
+                        verdict.looks = looks;
+                        verdict.relocation = Some(hit);
+                        verdict.waited = started.elapsed();
+                        return Ok(verdict);
+                    }
+                    (hit, _) => last_hit = hit.map(|(hit, _)| hit),
+                }
+            }
+            tokio::time::sleep(settings.poll_interval).await;
+        }
+    }
+
+    /// Waits until two screenshots in a row are the same (or the step's time is up): what a
+    /// step nothing checks waits for before it acts. Returns whether the screen settled and
+    /// how long it took. A fixed delay just sleeps.
+    pub async fn until_settled(&self) -> Result<(bool, Duration), ScreenError> {
+        let started = Instant::now();
+        if let WaitMode::Fixed(delay) = self.env.settings.wait {
+            tokio::time::sleep(delay).await;
+            return Ok((true, started.elapsed()));
+        }
+        let (_, settled) = self.settled_screen(started).await?;
+        Ok((settled, started.elapsed()))
+    }
+
+    /// Polls until two consecutive screenshots show the same picture or the step's time is
+    /// up; the last screenshot and whether it settled.
+    async fn settled_screen(&self, started: Instant) -> Result<(Arc<Image>, bool), ScreenError> {
+        let settings = &self.env.settings;
+        let mut previous = self.capture(started, View::Rendered).await?;
+        loop {
+            tokio::time::sleep(settings.poll_interval).await;
+            let next = self.capture(started, View::Rendered).await?;
+            let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
+            if stable || started.elapsed() >= settings.step_timeout {
+                return Ok((next, stable));
+            }
+            previous = next;
+        }
+    }
+
+    /// Every check's look at one screenshot.
+    async fn look_all(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        screen: &Arc<Image>,
+        started: Instant,
+    ) -> Result<Verdict, ScreenError> {
+        Ok(Verdict {
+            looks: self.looks(step, at, checks, screen).await?,
+            relocation: None,
+            waited: started.elapsed(),
+            screen: Arc::clone(screen),
+        })
+    }
+
+    async fn looks(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        screen: &Arc<Image>,
+    ) -> Result<Vec<(&'static str, Look)>, ScreenError> {
+        let mut looks = Vec::with_capacity(checks.len());
+        for check in checks {
+            let look = check
+                .look(step, at, screen, self.env)
+                .await
+                .map_err(|error| ScreenError(format!("{} check: {error}", check.name())))?;
+            looks.push((check.name(), look));
+        }
+        Ok(looks)
+    }
+
+    /// Asks the checks that fail where the recorded thing moved; a place where every check
+    /// passes, with the looks there.
+    async fn relocated(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        screen: &Arc<Image>,
+    ) -> Result<Option<(Relocation, Vec<(&'static str, Look)>)>, ScreenError> {
+        for check in checks {
+            let Some(hit) = check.relocate(step, at, screen, self.env).await else {
+                continue;
+            };
+            let moved = (at.0 + hit.offset.0, at.1 + hit.offset.1);
+            let looks = self.looks(step, moved, checks, screen).await?;
+            if looks.iter().all(|(_, look)| look.passed) {
+                return Ok(Some((hit, looks)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// One search on the verdict's screenshot; on a hit, the verdict becomes the repaired one.
+    async fn try_repair(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        verdict: &mut Verdict,
+        started: Instant,
+    ) -> Result<(), ScreenError> {
+        if let Some((hit, looks)) = self.relocated(step, at, checks, &verdict.screen).await? {
+            verdict.looks = looks;
+            verdict.relocation = Some(hit);
+        }
+        verdict.waited = started.elapsed();
+        Ok(())
+    }
+
+    /// A fresh screenshot, retried until the step's time is up (see the module docs).
+    async fn capture(&self, started: Instant, view: View) -> Result<Arc<Image>, ScreenError> {
+        let settings = &self.env.settings;
+        let mut attempt_limit = Duration::from_secs(2);
+        loop {
+            let attempt = async {
+                match view {
+                    View::Rendered => self.screen.capture().await,
+                    View::AsShown => self.screen.capture_as_shown().await,
+                }
+            };
+            let error = match tokio::time::timeout(attempt_limit, attempt).await {
+                Ok(Ok(image)) => return Ok(Arc::new(image)),
+                Ok(Err(error)) => error,
+                Err(_) => format!(
+                    "no screenshot within {:.1} s",
+                    attempt_limit.as_secs_f64()
+                ),
+            };
+            if started.elapsed() >= settings.step_timeout {
+                return Err(ScreenError(error));
+            }
+            tracing::debug!("screenshot failed ({error}); retrying");
+            attempt_limit = attempt_limit.saturating_mul(2);
+            tokio::time::sleep(settings.poll_interval).await;
+        }
+    }
+}
