@@ -1,13 +1,12 @@
 //! Evidence for a failed step: the region of the screen replay last saw around the step's
 //! point, as a small PNG a report can show next to what was recorded.
 
-use std::sync::Arc;
-
+use retrace_protocol::events::Png;
 use retrace_vision::Image;
 
 /// The `region_size` square around `at` in `screen` as PNG bytes; `None` when it cannot be
 /// encoded (the failure is reported without the picture).
-pub fn region_crop(screen: &Image, at: (i64, i64), region_size: u32) -> Option<Arc<[u8]>> {
+pub fn region_crop(screen: &Image, at: (i64, i64), region_size: u32) -> Option<Png> {
     let region = retrace_vision::action_region(at, region_size, screen.width(), screen.height());
     let rgba = screen.to_rgba();
     let stride = screen.width() as usize * 4;
@@ -18,7 +17,7 @@ pub fn region_crop(screen: &Image, at: (i64, i64), region_size: u32) -> Option<A
     }
     retrace_vision::encode_png_rgba(region.width(), region.height(), &pixels)
         .ok()
-        .map(Arc::from)
+        .map(Png::from)
 }
 
 #[cfg(test)]
@@ -32,7 +31,7 @@ mod tests {
         let data: Vec<u8> = (0..40 * 30).map(|i| (i % 256) as u8).collect();
         let screen = Image::new(40, 30, PixelLayout::Gray, data).unwrap();
         let png = region_crop(&screen, (35, 5), 20).unwrap();
-        let crop = retrace_vision::decode_png(&png).unwrap();
+        let crop = retrace_vision::decode_png(png.bytes()).unwrap();
         assert_eq!((crop.width(), crop.height()), (15, 15));
         // Its first pixel is the screen's (25, 0).
         assert_eq!(crop.to_rgba()[0], 25);

@@ -25,6 +25,7 @@ mod session;
 pub use replay::CheckPhase;
 pub use replay::CheckResult;
 pub use replay::FailureKind;
+pub use replay::Png;
 pub use replay::Repair;
 pub use replay::ReplayFailure;
 pub use replay::ReplayOutcome;

@@ -99,10 +99,33 @@ pub struct ReplayFailure {
     /// The recorded region (PNG), when the recording holds it. Not serialised: reports write
     /// it as a file and keep its path.
     #[serde(skip)]
-    pub expected_crop: Option<Arc<[u8]>>,
+    pub expected_crop: Option<Png>,
     /// The same region of the screen replay last saw (PNG). Not serialised, as above.
     #[serde(skip)]
-    pub actual_crop: Option<Arc<[u8]>>,
+    pub actual_crop: Option<Png>,
+}
+
+/// PNG bytes carried by an event (evidence crops), shared and shown by size only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Png(pub Arc<[u8]>);
+
+impl std::fmt::Debug for Png {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "Png({} bytes)", self.0.len())
+    }
+}
+
+impl Png {
+    /// The encoded bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl From<Vec<u8>> for Png {
+    fn from(bytes: Vec<u8>) -> Self {
+        Png(bytes.into())
+    }
 }
 
 /// A step replay acted on at a shifted point.

@@ -1,0 +1,268 @@
+//! A scripted stand-in for a screen and the computer tool acting on it, so the replay engine
+//! runs without Chromium and every test is deterministic: the screen changes per screenshot
+//! taken or per action, never with the clock.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::ToolReply;
+use retrace_replay::screen::Screen;
+use retrace_vision::Image;
+use retrace_vision::Method;
+use retrace_vision::PixelLayout;
+use serde_json::Value;
+use serde_json::json;
+
+/// Screen side in pixels.
+pub const SIDE: u32 = 240;
+
+/// A screen of light background with dark squares at the given top-left corners (40 px
+/// each), a pattern a perceptual hash of a 100 px region sees clearly.
+pub fn squares(corners: &[(u32, u32)]) -> Image {
+    let mut data = vec![230u8; (SIDE * SIDE) as usize];
+    for &(left, top) in corners {
+        for y in top..(top + 40).min(SIDE) {
+            for x in left..(left + 40).min(SIDE) {
+                data[(y * SIDE + x) as usize] = 20;
+            }
+        }
+    }
+    Image::new(SIDE, SIDE, PixelLayout::Gray, data).unwrap()
+}
+
+/// A control: two dark 40 px squares corner to corner (an 80 px checker), structure a 100 px
+/// region's perceptual hash sees clearly (a lone square in a flat region hashes close to a
+/// flat region).
+pub fn control_at(left: u32, top: u32) -> Image {
+    squares(&[(left, top), (left + 40, top + 40)])
+}
+
+/// The screen of `control_at(40, 80)` in negative: its structure inverted, so every hash
+/// of it is far from the recorded one and no search finds the recorded region in it.
+pub fn other_screen() -> Image {
+    let screen = control_at(40, 80);
+    let data = screen.data().iter().map(|value| 255 - value).collect();
+    Image::new(SIDE, SIDE, PixelLayout::Gray, data).unwrap()
+}
+
+/// The hash replay compares at `point` in `image` (pHash of the 100 px region).
+pub fn hash_at(image: &Image, point: (i64, i64)) -> String {
+    let region = retrace_vision::action_region(point, 100, image.width(), image.height());
+    retrace_vision::region_hash(image, region, Method::Phash, 8)
+        .unwrap()
+        .to_string()
+}
+
+/// What the screen shows: frames queued to show one per screenshot (an animation or a page
+/// loading), then the settled picture.
+struct Frames {
+    queue: VecDeque<Image>,
+    settled: Image,
+    captures: usize,
+}
+
+/// What an action does to the screen.
+pub type Reaction = Box<dyn Fn(&mut Vec<Image>, &mut Image) + Send + Sync>;
+
+/// The world: a screen, and what each action does to it.
+pub struct World {
+    frames: Mutex<Frames>,
+    reactions: Mutex<VecDeque<Reaction>>,
+    /// Each action: its input, and how many screenshots had been taken when it ran.
+    pub actions: Mutex<Vec<(Value, usize)>>,
+    /// Inputs that answer with a tool error instead of acting.
+    pub failing_actions: Mutex<Vec<Value>>,
+}
+
+impl World {
+    /// A world showing `screen`.
+    pub fn showing(screen: Image) -> Arc<World> {
+        Arc::new(World {
+            frames: Mutex::new(Frames {
+                queue: VecDeque::new(),
+                settled: screen,
+                captures: 0,
+            }),
+            reactions: Mutex::new(VecDeque::new()),
+            actions: Mutex::new(Vec::new()),
+            failing_actions: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Shows `frames`, one per screenshot, before the settled screen.
+    pub fn queue(&self, frames: Vec<Image>) {
+        self.frames.lock().unwrap().queue.extend(frames);
+    }
+
+    /// The next action (in order) runs `reaction` on the queue and the settled screen.
+    pub fn on_next_action(&self, reaction: Reaction) {
+        self.reactions.lock().unwrap().push_back(reaction);
+    }
+
+    /// Screenshots taken so far.
+    pub fn captures(&self) -> usize {
+        self.frames.lock().unwrap().captures
+    }
+
+    /// The inputs acted, in order.
+    pub fn inputs(&self) -> Vec<Value> {
+        self.actions
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(input, _)| input.clone())
+            .collect()
+    }
+}
+
+/// The world's screen.
+pub struct WorldScreen(pub Arc<World>);
+
+#[async_trait]
+impl Screen for WorldScreen {
+    async fn capture(&self) -> Result<Image, String> {
+        let mut frames = self.0.frames.lock().unwrap();
+        frames.captures += 1;
+        Ok(match frames.queue.pop_front() {
+            Some(frame) => frame,
+            None => frames.settled.clone(),
+        })
+    }
+}
+
+/// A cacheable `computer` tool acting on the world.
+pub struct WorldComputer(pub Arc<World>);
+
+#[async_trait]
+impl AgentTool for WorldComputer {
+    fn name(&self) -> &str {
+        "computer"
+    }
+    fn description(&self) -> &str {
+        "acts on the scripted world"
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn cacheable(&self) -> bool {
+        true
+    }
+    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+        if self.0.failing_actions.lock().unwrap().contains(&input) {
+            return Ok(ToolReply::error("the element is not clickable"));
+        }
+        let captures = self.0.captures();
+        self.0.actions.lock().unwrap().push((input, captures));
+        if let Some(reaction) = self.0.reactions.lock().unwrap().pop_front() {
+            let mut frames = self.0.frames.lock().unwrap();
+            let mut queued: Vec<Image> = frames.queue.drain(..).collect();
+            let mut settled = frames.settled.clone();
+            reaction(&mut queued, &mut settled);
+            frames.queue = queued.into();
+            frames.settled = settled;
+        }
+        Ok(ToolReply::text("done"))
+    }
+}
+
+/// A non-cacheable tool (askui's `locate` is one): a replay must hand its steps to a model.
+pub struct Locate;
+
+#[async_trait]
+impl AgentTool for Locate {
+    fn name(&self) -> &str {
+        "locate"
+    }
+    fn description(&self) -> &str {
+        "finds an element with a model"
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn cacheable(&self) -> bool {
+        false
+    }
+    async fn call(&self, _input: Value) -> Result<ToolReply, FatalToolError> {
+        Ok(ToolReply::text("found"))
+    }
+}
+
+/// One recorded step: tool, input, and the hashes to record with it.
+pub struct Step {
+    pub tool: &'static str,
+    pub input: Value,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+impl Step {
+    /// A `computer` click at `point`, recorded on `before` with `after` the screen it led to.
+    pub fn click(point: (i64, i64), before: &Image, after: &Image) -> Step {
+        Step {
+            tool: "computer",
+            input: json!({"action": "left_click", "coordinate": [point.0, point.1]}),
+            before: Some(hash_at(before, point)),
+            after: Some(hash_at(after, point)),
+        }
+    }
+
+    /// A `computer` step with no point (typing), so nothing is hashed.
+    pub fn typing(text: &str) -> Step {
+        Step {
+            tool: "computer",
+            input: json!({"action": "type", "text": text}),
+            before: None,
+            after: None,
+        }
+    }
+}
+
+/// Writes a trajectory file of `steps` into `dir` and returns its path.
+pub fn write_trajectory(dir: &Path, steps: &[Step]) -> PathBuf {
+    let trajectory: Vec<Value> = steps
+        .iter()
+        .enumerate()
+        .map(|(index, step)| {
+            let mut block = json!({
+                "type": "tool_use",
+                "id": format!("toolu_{index}"),
+                "name": step.tool,
+                "input": step.input,
+            });
+            if let Some(hash) = &step.before {
+                block["visual_representation"] = json!(hash);
+            }
+            if let Some(hash) = &step.after {
+                block["visual_representation_after"] = json!(hash);
+            }
+            block
+        })
+        .collect();
+    let names = retrace_cache::params::parameters_in_value(&Value::Array(trajectory.clone()));
+    let parameters: serde_json::Map<String, Value> = names
+        .into_iter()
+        .map(|name| (name.clone(), json!(format!("Parameter for {name}"))))
+        .collect();
+    let file = json!({
+        "metadata": {
+            "version": "0.1",
+            "created_at": "2026-11-24T00:00:00Z",
+            "goal": "scripted",
+            "execution_attempts": 0,
+            "failures": [],
+            "is_valid": true,
+            "visual_validation": {"enabled": true, "method": "phash", "region_size": 100}
+        },
+        "trajectory": trajectory,
+        "cache_parameters": parameters,
+    });
+    let path = dir.join("trajectory.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    path
+}
