@@ -371,6 +371,7 @@ impl Conversation {
                 step: steps.next(&tool_use.name),
                 tool: tool_use.name.clone(),
                 action,
+                summary: retrace_protocol::tool_input::redacted_summary(&tool_use.input),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 is_error: reply.is_error,
                 error,

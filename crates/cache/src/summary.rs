@@ -11,8 +11,9 @@ use crate::params::parameters_in_value;
 /// What one trajectory step does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StepSummary {
-    /// The step's index in the trajectory.
-    pub index: usize,
+    /// The step's 1-based position in the trajectory (the number replay and every report
+    /// give it).
+    pub step: usize,
     /// The tool_use id.
     pub id: String,
     /// The tool name as written (askui's may carry a `_tags_..._<uuid>` suffix).
@@ -36,7 +37,7 @@ pub fn summarize(trajectory: &[ToolUseBlock]) -> Vec<StepSummary> {
         .iter()
         .enumerate()
         .map(|(index, step)| StepSummary {
-            index,
+            step: index + 1,
             id: step.id.clone(),
             tool: step.name.clone(),
             base_tool: base_name(&step.name).to_owned(),

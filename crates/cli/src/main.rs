@@ -3,8 +3,8 @@
 //! over to a library crate.
 
 mod commands;
-mod console;
 mod outcome;
+mod output;
 
 use std::process::ExitCode;
 
@@ -34,6 +34,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match commands::run(cli.command) {
         Ok(outcome) => outcome.exit_code(),
+        // The reader went away (`retrace hash *.png | head -1`): nothing more to say.
+        Err(error) if output::is_broken_pipe(&error) => outcome::Outcome::Pass.exit_code(),
         Err(error) => {
             eprintln!("retrace: {error:#}");
             outcome::Outcome::Error.exit_code()

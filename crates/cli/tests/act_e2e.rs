@@ -177,17 +177,17 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
         Some(&base_url),
     );
     let summary = summary_after_exit(&output, 0);
-    assert_eq!(summary["outcome"], "done");
-    assert_eq!(summary["steps"], 7);
+    assert_eq!(summary["act"]["outcome"], "done");
+    assert_eq!(summary["act"]["turns"], 7);
     assert!(
-        summary["final_url"]
+        summary["act"]["final_url"]
             .as_str()
             .unwrap()
             .ends_with("/dashboard"),
         "{summary}"
     );
     // Known model, known prices: a cost estimate.
-    assert!(summary["cost_usd"].as_f64().unwrap() > 0.0, "{summary}");
+    assert!(summary["act"]["cost_usd"].as_f64().unwrap() > 0.0, "{summary}");
 
     let requests = fake.requests();
     assert_requests_carry_screenshots(&requests);
@@ -246,9 +246,9 @@ fn act_logs_in_to_the_demo_app_through_the_openai_compatible_client() {
         None,
     );
     let summary = summary_after_exit(&output, 0);
-    assert_eq!(summary["outcome"], "done");
+    assert_eq!(summary["act"]["outcome"], "done");
     assert!(
-        summary["final_url"]
+        summary["act"]["final_url"]
             .as_str()
             .unwrap()
             .ends_with("/dashboard"),
@@ -315,7 +315,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
     );
     let summary = summary_after_exit(&output, 0);
     assert!(
-        summary["final_url"]
+        summary["act"]["final_url"]
             .as_str()
             .unwrap()
             .ends_with("/dashboard"),
@@ -323,7 +323,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
     );
     let file = cache_dir.join("login.json");
     assert_eq!(
-        summary["recorded"].as_str().map(Path::new),
+        summary["act"]["recorded"].as_str().map(Path::new),
         Some(file.as_path())
     );
 
@@ -392,9 +392,9 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         None,
     );
     let replay = summary_after_exit(&output, 0);
-    assert_eq!(replay["passed"], true);
-    assert_eq!(replay["steps_replayed"], 5, "{replay}");
-    assert_eq!(replay["visual_checks_passed"], 3, "{replay}");
+    assert_eq!(replay["status"], "passed");
+    assert_eq!(replay["replay"]["steps_replayed"], 5, "{replay}");
+    assert_eq!(replay["replay"]["checks_passed"]["visual"], 3, "{replay}");
     assert_eq!(
         fake.requests().len(),
         requests_after_recording,
@@ -533,20 +533,21 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
     let output = act_cached(goal, &v2_url, "auto", &cache_dir, &[], &model.base_url());
     let summary = summary_after_exit(&output, 0);
     assert_eq!(model.requests().len(), 4, "one request per scripted turn");
-    let replayed = &summary["replayed"];
+    let replayed = &summary["replay"];
     assert_eq!(
-        replayed["repairs"], 1,
+        replayed["repairs"].as_array().map(Vec::len),
+        Some(1),
         "the moved sign-in button: {summary}"
     );
-    assert_eq!(replayed["completed"], false, "{summary}");
+    assert_eq!(replayed["status"], "failed", "{summary}");
     let report_index = original["trajectory"]
         .as_array()
         .unwrap()
         .iter()
         .position(|step| step["input"]["coordinate"] == json!([report.0, report.1]))
         .unwrap();
-    let report_step = format!("at step {report_index} (");
-    let failure = replayed["failure"].as_str().unwrap();
+    let report_step = format!("at step {} (", report_index + 1);
+    let failure = replayed["failure"]["message"].as_str().unwrap();
     assert!(
         failure.contains(&report_step) && failure.contains("threshold: 10"),
         "the failure names the report step, its distance and threshold: {failure}"
@@ -556,7 +557,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
     assert!(handed_over.contains("could not continue"), "{handed_over}");
     assert!(handed_over.contains(&report_step), "{handed_over}");
     assert!(
-        summary["final_url"]
+        summary["act"]["final_url"]
             .as_str()
             .unwrap()
             .contains("/dashboard")
@@ -564,10 +565,10 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
 
     // The repaired recording replaced login.json; the old one is kept, marked invalid.
     assert_eq!(
-        summary["recorded"].as_str().map(Path::new),
+        summary["act"]["recorded"].as_str().map(Path::new),
         Some(file.as_path())
     );
-    let previous = Path::new(summary["previous"].as_str().unwrap());
+    let previous = Path::new(summary["act"]["previous"].as_str().unwrap());
     assert!(previous.exists() && previous.parent() == Some(cache_dir.as_path()));
     let kept: Value = serde_json::from_str(&std::fs::read_to_string(previous).unwrap()).unwrap();
     assert_eq!(kept["trajectory"], original["trajectory"]);
@@ -621,7 +622,7 @@ fn a_verified_replay_counts_one_attempt() {
     let cache_dir = dir.path().join("cache");
     std::fs::create_dir_all(&cache_dir).unwrap();
     let file = cache_dir.join("login.json");
-    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
+    std::fs::write(&file, retrace_runner::demo::DEMO_RECORDING).unwrap();
     let model = runtime.block_on(FakeAnthropic::start(vec![
         ScriptStep::tool_use(
             "execute_cached_executions_tool",
@@ -645,7 +646,7 @@ fn a_verified_replay_counts_one_attempt() {
         &model.base_url(),
     );
     let summary = summary_after_exit(&output, 0);
-    assert_eq!(summary["replayed"]["completed"], true, "{summary}");
+    assert_eq!(summary["replay"]["status"], "passed", "{summary}");
     assert_eq!(model.requests().len(), 3, "{summary}");
     let verdict_reply = model.requests()[2].body()["messages"]
         .as_array()

@@ -156,10 +156,10 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
     ];
     let output = retrace(&record_args, Some(&base_url));
     let run = summary_after_exit(&output, 0);
-    assert_eq!(run["outcome"], "done");
-    assert_eq!(run["steps"], 6, "six decisions, one of them corrected");
+    assert_eq!(run["act"]["outcome"], "done");
+    assert_eq!(run["act"]["turns"], 6, "six decisions, one of them corrected");
     assert!(
-        run["final_url"].as_str().unwrap().ends_with("/dashboard"),
+        run["act"]["final_url"].as_str().unwrap().ends_with("/dashboard"),
         "{run}"
     );
 
@@ -262,7 +262,7 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
 
     // The trajectory: five web commands, values as placeholders, `${...}` kept for replay.
     let file = cache_dir.join("login.json");
-    assert_eq!(run["recorded"].as_str(), file.to_str());
+    assert_eq!(run["act"]["recorded"].as_str(), file.to_str());
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(
         !text.contains(PASSWORD),
@@ -326,15 +326,15 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
         "replay must not call the model"
     );
     assert_eq!(fake.requests().len(), 7);
-    assert_eq!(replayed["outcome"], "done");
-    assert_eq!(replayed["replayed"]["steps_replayed"], 5, "{replayed}");
-    assert_eq!(replayed["replayed"]["completed"], true, "{replayed}");
+    assert_eq!(replayed["act"]["outcome"], "done");
+    assert_eq!(replayed["replay"]["steps_replayed"], 5, "{replayed}");
+    assert_eq!(replayed["replay"]["status"], "passed", "{replayed}");
     assert!(
-        replayed["recorded"].is_null(),
+        replayed["act"]["recorded"].is_null(),
         "a pure replay records nothing"
     );
     assert!(
-        replayed["final_url"]
+        replayed["act"]["final_url"]
             .as_str()
             .unwrap()
             .ends_with("/dashboard"),
@@ -370,8 +370,8 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
     );
     let replayed = json_summary(&output);
     assert_eq!(output.status.code(), Some(0), "{replayed}");
-    assert_eq!(replayed["passed"], true, "{replayed}");
-    assert_eq!(replayed["steps_replayed"], 5, "{replayed}");
+    assert_eq!(replayed["status"], "passed", "{replayed}");
+    assert_eq!(replayed["replay"]["steps_replayed"], 5, "{replayed}");
 }
 
 #[test]
@@ -493,21 +493,22 @@ fn a_replayed_step_that_fails_hands_the_run_to_the_structured_model() {
     let output = act(&model.base_url(), "execute", "not-the-password");
     let run = json_summary(&output);
     assert_eq!(output.status.code(), Some(1), "{run}");
-    assert_eq!(run["outcome"], "failed");
-    assert_eq!(run["reason"], message);
-    assert_eq!(run["speakers"], json!(["cache_executor", "structured"]));
-    assert_eq!(run["replayed"]["steps_replayed"], 4, "{run}");
-    assert_eq!(run["replayed"]["completed"], false, "{run}");
-    let failure = run["replayed"]["failure"].as_str().unwrap();
+    assert_eq!(run["act"]["outcome"], "failed");
+    assert_eq!(run["act"]["reason"], message);
+    assert_eq!(run["act"]["speakers"], json!(["cache_executor", "structured"]));
+    assert_eq!(run["replay"]["steps_replayed"], 4, "{run}");
+    assert_eq!(run["replay"]["status"], "failed", "{run}");
+    let failure = run["replay"]["failure"]["message"].as_str().unwrap();
+    assert_eq!(run["replay"]["failure"]["kind"], "tool_error");
     assert!(
-        failure.starts_with("Step 3 (web_executor) failed when replayed: SAVE_VARIABLE"),
+        failure.starts_with("Step 4 (web_executor) failed when replayed: SAVE_VARIABLE"),
         "{failure}"
     );
     let requests = model.requests();
     assert_eq!(requests.len(), 1);
     let asked = last_message_text(&requests[0]);
     assert!(
-        asked.contains("Note: The recorded trajectory could not continue: Step 3 (web_executor)"),
+        asked.contains("Note: The recorded trajectory could not continue: Step 4 (web_executor)"),
         "{asked}"
     );
     assert!(asked.contains("FAILED: SAVE_VARIABLE"), "{asked}");

@@ -45,18 +45,18 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
     );
     let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(summary["as_expected"], true);
-    let v1 = &summary["phases"][0];
-    assert_eq!(v1["layout"], "v1");
-    assert_eq!(v1["passed"], true);
-    assert_eq!(v1["visual_checks_passed"], 8);
-    assert_eq!(v1["effect_checks_passed"], 1);
-    assert_eq!(v1["repairs"].as_array().unwrap().len(), 0);
+    assert_eq!(summary["phases"][0]["layout"], "v1");
+    let v1 = &summary["phases"][0]["session"];
+    assert_eq!(v1["status"], "passed");
+    assert_eq!(v1["replay"]["checks_passed"]["visual"], 8);
+    assert_eq!(v1["replay"]["checks_passed"]["effect"], 8);
+    assert_eq!(v1["replay"]["repairs"].as_array().unwrap().len(), 0);
 
-    let v2 = &summary["phases"][1];
-    assert_eq!(v2["passed"], false);
-    let repairs = v2["repairs"].as_array().unwrap();
+    let v2 = &summary["phases"][1]["session"];
+    assert_eq!(v2["status"], "failed");
+    let repairs = v2["replay"]["repairs"].as_array().unwrap();
     assert_eq!(repairs.len(), 1, "{v2}");
-    assert_eq!(repairs[0]["step"], 5);
+    assert_eq!(repairs[0]["step"], 6);
     // The sign-in button moved 40 px right and 24 px down in v2.
     let offset = repairs[0]["offset"].as_array().unwrap();
     assert!(
@@ -64,23 +64,37 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
             && (offset[1].as_i64().unwrap() - 24).abs() <= 4,
         "{offset:?}"
     );
-    let failure = v2["failure"].as_str().unwrap();
+    let failure = &v2["replay"]["failure"];
+    assert_eq!(failure["step"], 7);
+    assert_eq!(failure["kind"], "mismatch");
+    let message = failure["message"].as_str().unwrap();
     assert!(
-        failure.contains("Visual validation failed at step 6"),
-        "{failure}"
+        message.contains("Visual validation failed at step 7"),
+        "{message}"
     );
-    assert!(failure.contains("> threshold: 10"), "{failure}");
+    assert!(message.contains("> threshold: 10"), "{message}");
 
     // Evidence: event logs with the checks, final screenshots, the file with its metadata.
     let evidence = std::path::PathBuf::from(summary["evidence"].as_str().unwrap());
-    let events = std::fs::read_to_string(v2["events"].as_str().unwrap()).unwrap();
+    let files = |session: &Value| -> Vec<std::path::PathBuf> {
+        session["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|path| path.as_str().unwrap().into())
+            .collect()
+    };
+    let events = std::fs::read_to_string(&files(v2)[0]).unwrap();
     assert!(
         events
             .lines()
-            .any(|line| line.contains("\"visual_check\"") && line.contains("\"passed\":false"))
+            .any(|line| line.contains("\"check_finished\"") && line.contains("\"passed\":false"))
     );
-    for phase in [v1, v2] {
-        let png = std::fs::read(phase["screenshot"].as_str().unwrap()).unwrap();
+    // The user name is no secret: paths holding it are not mangled; the password is.
+    assert!(!events.contains("<redacted>"), "nothing secret was in the log to redact");
+    assert!(!events.contains(retrace_demo::DEMO_PASSWORD));
+    for session in [v1, v2] {
+        let png = std::fs::read(&files(session)[1]).unwrap();
         assert!(png.starts_with(b"\x89PNG"));
     }
     let file: Value =
@@ -89,6 +103,7 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
     assert_eq!(file["metadata"]["execution_attempts"], 2);
     let failures = file["metadata"]["failures"].as_array().unwrap();
     assert_eq!(failures.len(), 1);
+    // The file keeps askui's 0-based numbering: index 6 is step 7.
     assert_eq!(failures[0]["step_index"], 6);
     // The parameter values were never written.
     let text = std::fs::read_to_string(evidence.join("demo_flow.json")).unwrap();
@@ -99,7 +114,7 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
 fn replay_names_missing_parameters_and_bad_files_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("demo.json");
-    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
+    std::fs::write(&file, retrace_runner::demo::DEMO_RECORDING).unwrap();
     let output = retrace()
         .args(["replay"])
         .arg(&file)
@@ -129,7 +144,7 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");
-    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
+    std::fs::write(&file, retrace_runner::demo::DEMO_RECORDING).unwrap();
     let output = replay_demo_flow(&file, demo.url(), &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
@@ -139,52 +154,70 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
         String::from_utf8_lossy(&output.stderr)
     );
     let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
-    assert_eq!(summary["passed"], true);
-    assert_eq!(summary["steps_replayed"], 12);
-    assert_eq!(summary["visual_checks_passed"], 8);
-    assert_eq!(summary["effect_checks_passed"], 1);
+    assert_eq!(summary["status"], "passed");
+    assert_eq!(summary["replay"]["steps_replayed"], 12);
+    assert_eq!(summary["replay"]["checks_passed"]["visual"], 8);
+    assert_eq!(summary["replay"]["checks_passed"]["effect"], 8);
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(file["metadata"]["execution_attempts"], 1);
     assert!(file["metadata"]["last_executed_at"].is_string());
 }
 
-/// The last step has no next step whose wait would show it had its effect: its recorded
-/// after-action hash is checked instead, and a screen that never reaches it fails that step.
-#[test]
-fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
+/// Replays the bundled recording with step `index`'s (0-based) after-action hash flipped
+/// (every bit: as far from the recorded state as a hash can be); the `--json` document.
+fn replay_with_flipped_after_hash(index: usize) -> (Option<i32>, Value, Value) {
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");
     let mut recording: Value =
-        serde_json::from_str(include_str!("../assets/demo_flow.json")).unwrap();
-    let last = recording["trajectory"]
-        .as_array_mut()
-        .unwrap()
-        .last_mut()
-        .unwrap();
-    // Every bit flipped: as far from the recorded end state as a hash can be.
-    let after = last["visual_representation_after"].as_str().unwrap();
+        serde_json::from_str(retrace_runner::demo::DEMO_RECORDING).unwrap();
+    let step = &mut recording["trajectory"][index];
+    let after = step["visual_representation_after"].as_str().unwrap();
     let flipped = u64::from_str_radix(after, 16).unwrap() ^ u64::MAX;
-    last["visual_representation_after"] = Value::String(format!("{flipped:016x}"));
+    step["visual_representation_after"] = Value::String(format!("{flipped:016x}"));
     std::fs::write(&file, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
     let output = replay_demo_flow(&file, demo.url(), &["--step-timeout", "1"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(1), "{stdout}");
-    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
-    assert_eq!(summary["passed"], false);
-    assert_eq!(summary["steps_replayed"], 12);
-    assert_eq!(summary["visual_checks_passed"], 8);
-    assert_eq!(summary["effect_checks_passed"], 0);
-    let failure = summary["failure"].as_str().unwrap();
-    assert!(
-        failure.contains("Effect check failed after step 12 (mouse_move at (735, 622))"),
-        "{failure}"
-    );
-    assert!(failure.contains("> threshold: 10"), "{failure}");
+    let summary: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr)));
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    (output.status.code(), summary, file)
+}
+
+/// The last step has no next step whose wait would show it had its effect: its recorded
+/// after-action hash is checked, and a screen that never reaches it fails that step.
+#[test]
+fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
+    let (code, summary, file) = replay_with_flipped_after_hash(12);
+    assert_eq!(code, Some(1), "{summary}");
+    let replay = &summary["replay"];
+    assert_eq!(summary["status"], "failed");
+    assert_eq!(replay["steps_replayed"], 13 - 1);
+    assert_eq!(replay["checks_passed"]["visual"], 8);
+    assert_eq!(replay["checks_passed"]["effect"], 7);
+    let failure = &replay["failure"];
+    assert_eq!((&failure["step"], &failure["kind"]), (&Value::from(13), &Value::from("effect")));
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.contains("Effect check failed after step 13 (mouse_move at (735, 622))"),
+        "{message}"
+    );
+    assert!(message.contains("> threshold: 10"), "{message}");
     let failures = file["metadata"]["failures"].as_array().unwrap();
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0]["step_index"], 12);
+}
+
+/// Every step's effect is checked, not only the last one's: a flipped after-action hash in
+/// the middle of the flow (step 6, the sign-in) fails there, not at a later step.
+#[test]
+fn replay_fails_at_the_step_whose_effect_is_missing() {
+    let (code, summary, _) = replay_with_flipped_after_hash(5);
+    assert_eq!(code, Some(1), "{summary}");
+    let failure = &summary["replay"]["failure"];
+    assert_eq!(failure["step"], 6, "{failure}");
+    assert_eq!(failure["kind"], "effect", "{failure}");
+    assert_eq!(summary["replay"]["steps_replayed"], 5, "nothing after step 6 ran");
 }
 
 /// `--connect`: replays into a browser somebody else runs, each in a browser context of its
@@ -203,7 +236,7 @@ fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
     let pages_before = runtime.block_on(page_targets(browser.ws_url()));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");
-    std::fs::write(&file, include_str!("../assets/demo_flow.json")).unwrap();
+    std::fs::write(&file, retrace_runner::demo::DEMO_RECORDING).unwrap();
     for run in 0..2 {
         let output = replay_demo_flow(&file, demo.url(), &["--connect", browser.ws_url()]);
         let stdout = String::from_utf8_lossy(&output.stdout);
@@ -214,7 +247,10 @@ fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
             String::from_utf8_lossy(&output.stderr)
         );
         let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
-        assert_eq!(summary["visual_checks_passed"], 8, "run {run}: {summary}");
+        assert_eq!(
+            summary["replay"]["checks_passed"]["visual"], 8,
+            "run {run}: {summary}"
+        );
     }
     runtime.block_on(async {
         // The browser's own context never saw the replays' session cookie.

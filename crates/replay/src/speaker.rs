@@ -347,10 +347,9 @@ impl ReplaySpeaker {
                 kind: FailureKind::ToolError,
                 action: step.describe(),
                 message: format!(
-                    "Step {} ({} {}) failed when replayed: {error}",
+                    "Step {} ({}) failed when replayed: {error}",
                     step.number(),
                     step.call.name,
-                    step.describe()
                 ),
                 distance: None,
                 threshold: None,

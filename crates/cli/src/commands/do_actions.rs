@@ -11,12 +11,14 @@ use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::tool::Tool;
 use retrace_drive::tool::ToolError;
 
-use super::screenshot::BrowserArgs;
-use super::screenshot::open;
-use super::screenshot::parse_size;
-use super::screenshot::runtime;
-use super::screenshot::write_png;
+use retrace_runner::browser::PageLoad;
+use retrace_runner::browser::open_page;
+use retrace_runner::browser::write_png;
+
+use super::browser_args::BrowserArgs;
+use super::browser_args::parse_size;
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Open a page in headless Chromium and run computer-tool actions on it, in order.
 ///
@@ -39,6 +41,9 @@ pub struct DoArgs {
     /// Save the screenshot after each action here, as `NNN-<action>.png`.
     #[arg(long, value_name = "DIR")]
     pub screenshots: Option<PathBuf>,
+    /// Viewport size in CSS pixels, `WIDTHxHEIGHT`; screenshots are exactly this size.
+    #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
+    pub size: (u32, u32),
     #[command(flatten)]
     pub browser: BrowserArgs,
     /// The screen size the actions' coordinates refer to, when it differs from `--size`.
@@ -63,11 +68,12 @@ pub fn run(args: DoArgs) -> anyhow::Result<Outcome> {
             anyhow::Ok(value)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    runtime()?.block_on(run_actions(&args, actions))
+    retrace_runner::runtime()?.block_on(run_actions(&args, actions))
 }
 
 async fn run_actions(args: &DoArgs, actions: Vec<serde_json::Value>) -> anyhow::Result<Outcome> {
-    let (_browser, page) = open(&args.browser, &args.url).await?;
+    let browser = args.browser.config(args.size).open().await?;
+    let page = open_page(&browser, &args.url, PageLoad::Quiet).await?;
     let tool = ComputerTool::new(
         Arc::new(page),
         ComputerToolConfig {
@@ -104,7 +110,7 @@ async fn run_actions(args: &DoArgs, actions: Vec<serde_json::Value>) -> anyhow::
                 "text": output.text,
                 "screenshot": saved,
             });
-            println!("{line}");
+            out!("{line}");
         } else {
             let mut line = format!("{step:>3} {input}");
             if let Some(text) = &output.text {
@@ -113,7 +119,7 @@ async fn run_actions(args: &DoArgs, actions: Vec<serde_json::Value>) -> anyhow::
             if let Some(path) = &saved {
                 line.push_str(&format!(" -> {}", path.display()));
             }
-            println!("{line}");
+            out!("{line}");
         }
     }
     Ok(Outcome::Pass)

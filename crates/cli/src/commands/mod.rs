@@ -6,11 +6,12 @@ use clap::Subcommand;
 use crate::outcome::Outcome;
 
 mod act;
-mod act_structured;
+mod browser_args;
 mod cache;
 mod demo;
 mod diff;
 mod do_actions;
+mod finish;
 mod hash;
 mod replay;
 mod schema;

@@ -21,6 +21,7 @@ use retrace_schema::parse_model_answer;
 use retrace_schema::split_option;
 
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Print the JSON Schemas models answer in, or validate an answer (exit 1 when invalid).
 ///
@@ -187,28 +188,29 @@ fn read_answer(file: &Path) -> anyhow::Result<serde_json::Value> {
     parse_model_answer(&text).with_context(|| format!("{}", file.display()))
 }
 
-fn print_human(result: &ValidationResult) {
+fn print_human(result: &ValidationResult) -> std::io::Result<()> {
     if result.valid {
-        println!("valid");
+        out!("valid");
     } else {
         let count = result.errors.len();
-        println!(
+        out!(
             "invalid: {count} error{}",
             if count == 1 { "" } else { "s" }
         );
         for error in &result.errors {
-            println!(
+            out!(
                 "  {error} (got {}, expected {})",
                 error.value, error.expected_type
             );
         }
     }
     for warning in &result.warnings {
-        println!("warning: {warning}");
+        out!("warning: {warning}");
     }
     if !result.executor_compatible {
-        println!("the command cannot be executed as written");
+        out!("the command cannot be executed as written");
     }
+    Ok(())
 }
 
 /// Runs `retrace schema`.
@@ -225,7 +227,7 @@ pub fn run(args: SchemaArgs) -> anyhow::Result<Outcome> {
                 Target::Comparison => ("comparison", None),
             };
             let kind = kind_for(name, analysis_type, &args.options, args.lenient)?;
-            println!("{}", serde_json::to_string_pretty(&*manager.schema(kind))?);
+            out!("{}", serde_json::to_string_pretty(&*manager.schema(kind))?);
             Ok(Outcome::Pass)
         }
         SchemaAction::Validate {
@@ -252,9 +254,9 @@ pub fn run(args: SchemaArgs) -> anyhow::Result<Outcome> {
             };
             let result = manager.validate(kind, &answer, &context)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&result)?);
+                out!("{}", serde_json::to_string_pretty(&result)?);
             } else {
-                print_human(&result);
+                print_human(&result)?;
             }
             Ok(if result.valid {
                 Outcome::Pass

@@ -9,6 +9,7 @@ use retrace_demo::Latency;
 use retrace_demo::Layout;
 
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Serve the bundled demo app (a login form, an invoice dashboard, a slow action, an animated
 /// panel, a modal, and a `v2` layout) until Ctrl-C. Sign in as `demo` / `retrace-demo-pw`.
@@ -63,9 +64,9 @@ async fn serve(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
             "layout": args.layout.as_str(),
             "latency_ms": args.latency_ms.to_string(),
         });
-        println!("{line}");
+        out!("{line}");
     } else {
-        println!(
+        out!(
             "Demo app at {url} (layout {}, latency {} ms). Sign in as {} / {}. Ctrl-C stops it.",
             args.layout,
             args.latency_ms,

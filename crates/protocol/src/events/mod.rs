@@ -88,6 +88,9 @@ pub enum Event {
         tool: String,
         /// The action, for tools that have one (`left_click`, `OPEN_PAGE`).
         action: Option<String>,
+        /// The input in one line for people (`left_click at (640, 311)`, `type text of 4
+        /// characters`): typed text is never repeated.
+        summary: String,
         /// Wall time of the call.
         duration_ms: u64,
         /// True when the tool reported an error.

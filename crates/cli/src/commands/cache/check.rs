@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::print_json;
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Check cache files: each must parse (askui v0.2/v0.3 or a legacy list) and be replayable:
 /// still valid, hashes of 16 hex digits at steps that name a point, a known hash method,
@@ -46,10 +47,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
                 }
                 if !args.json {
                     if problems.is_empty() {
-                        println!("{shown}: ok ({} steps)", file.trajectory.len());
+                        out!("{shown}: ok ({} steps)", file.trajectory.len());
                     }
                     for problem in &problems {
-                        println!("{shown}: {problem}");
+                        out!("{shown}: {problem}");
                     }
                 }
                 reports.push(json!({"file": shown, "ok": problems.is_empty(), "problems": problems, "error": Value::Null}));

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::print_json;
 use super::shorten;
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// List the cache files (top-level `*.json`) in a cache directory: steps, hashed steps,
 /// parameters, replay counts and goal. Invalidated files are hidden unless
@@ -50,7 +51,7 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
         eprintln!("retrace: skipped: {problem}");
     }
     if listed.entries.is_empty() {
-        println!("no cache files in {}", args.dir.display());
+        out!("no cache files in {}", args.dir.display());
     } else {
         let width = listed
             .entries
@@ -59,7 +60,7 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
             .max()
             .unwrap_or(4)
             .max(4);
-        println!(
+        out!(
             "{:<width$}  {:>5}  {:>6}  {:>8}  {:>8}  {:<7}  GOAL",
             "NAME", "STEPS", "HASHED", "ATTEMPTS", "FAILURES", "STATUS"
         );
@@ -72,7 +73,7 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
                 .filter(|s| s.visual_representation.is_some())
                 .count();
             let status = if meta.is_valid { "valid" } else { "invalid" };
-            println!(
+            out!(
                 "{:<width$}  {:>5}  {:>6}  {:>8}  {:>8}  {:<7}  {}",
                 entry.name,
                 entry.file.trajectory.len(),
@@ -85,7 +86,7 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
         }
     }
     if listed.hidden_invalid > 0 {
-        println!(
+        out!(
             "({} invalidated file(s) hidden; --include-invalid shows them)",
             listed.hidden_invalid
         );

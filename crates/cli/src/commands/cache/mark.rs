@@ -12,6 +12,7 @@ use serde_json::json;
 
 use super::print_json;
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Mark a cache file invalid, so replays and `cache list` skip it. Only `is_valid` and
 /// `invalidation_reason` change; everything else in the file, unknown fields included, is
@@ -75,9 +76,9 @@ fn apply(
             "invalidation_reason": meta.invalidation_reason,
         }))?;
     } else if meta.is_valid {
-        println!("{}: valid", path.display());
+        out!("{}: valid", path.display());
     } else {
-        println!(
+        out!(
             "{}: invalidated: {}",
             path.display(),
             meta.invalidation_reason.as_deref().unwrap_or("")

@@ -10,6 +10,7 @@ mod show;
 use clap::Subcommand;
 
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Inspect and manage trajectory cache files: the recordings retrace (or askui) replays.
 ///
@@ -49,7 +50,7 @@ pub fn run(args: CacheArgs) -> anyhow::Result<Outcome> {
 
 /// Prints `value` as pretty JSON on stdout.
 fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    out!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
 

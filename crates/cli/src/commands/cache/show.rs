@@ -14,6 +14,7 @@ use serde_json::json;
 use super::print_json;
 use super::shorten;
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Show one cache file: its metadata (goal, replays, validity, visual validation, tokens),
 /// its parameters, its recorded failures, and one line per step with the tool, the action,
@@ -44,51 +45,51 @@ pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
             "steps": summarize(&file.trajectory),
         }))?;
     } else {
-        print_text(&args.file, &file);
+        print_text(&args.file, &file)?;
     }
     Ok(Outcome::Pass)
 }
 
-fn print_text(path: &std::path::Path, file: &CacheFile) {
+fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
     let meta = &file.metadata;
-    println!("file:              {}", path.display());
+    out!("file:              {}", path.display());
     match file.format {
-        CacheFormat::Object => println!("format:            version {}", meta.version),
-        CacheFormat::LegacyList => println!(
+        CacheFormat::Object => out!("format:            version {}", meta.version),
+        CacheFormat::LegacyList => out!(
             "format:            legacy list (read as version {}, no metadata)",
             meta.version
         ),
     }
-    println!("goal:              {}", meta.goal.as_deref().unwrap_or("-"));
+    out!("goal:              {}", meta.goal.as_deref().unwrap_or("-"));
     if file.format == CacheFormat::Object {
-        println!("created:           {}", format_timestamp(meta.created_at));
+        out!("created:           {}", format_timestamp(meta.created_at));
     }
-    println!(
+    out!(
         "last success:      {}",
         meta.last_executed_at
             .map_or_else(|| "never".to_owned(), format_timestamp)
     );
-    println!(
+    out!(
         "attempts:          {} ({} failures)",
         meta.execution_attempts,
         meta.failures.len()
     );
     match (&meta.is_valid, &meta.invalidation_reason) {
-        (true, _) => println!("valid:             yes"),
-        (false, reason) => println!(
+        (true, _) => out!("valid:             yes"),
+        (false, reason) => out!(
             "valid:             no: {}",
             reason.as_deref().unwrap_or("no reason given")
         ),
     }
     match &meta.visual_validation {
-        Some(vv) if vv.enabled => println!(
+        Some(vv) if vv.enabled => out!(
             "visual validation: {}, region {} px",
             vv.method, vv.region_size
         ),
-        _ => println!("visual validation: off"),
+        _ => out!("visual validation: off"),
     }
     if let Some(usage) = &meta.token_usage {
-        println!(
+        out!(
             "tokens:            input {}, output {}, cache write {}, cache read {}",
             usage.input_tokens,
             usage.output_tokens,
@@ -97,17 +98,17 @@ fn print_text(path: &std::path::Path, file: &CacheFile) {
         );
     }
     if file.cache_parameters.is_empty() {
-        println!("parameters:        none");
+        out!("parameters:        none");
     } else {
-        println!("parameters:");
+        out!("parameters:");
         for (name, description) in &file.cache_parameters {
-            println!("  {{{{{name}}}}}  {description}");
+            out!("  {{{{{name}}}}}  {description}");
         }
     }
     if !meta.failures.is_empty() {
-        println!("failures:");
+        out!("failures:");
         for failure in &meta.failures {
-            println!(
+            out!(
                 "  {}  step {} (#{} there): {}",
                 format_timestamp(failure.timestamp),
                 failure.step_index,
@@ -118,7 +119,7 @@ fn print_text(path: &std::path::Path, file: &CacheFile) {
     }
     let steps = summarize(&file.trajectory);
     let hashed = steps.iter().filter(|s| s.hash.is_some()).count();
-    println!(
+    out!(
         "steps:             {} ({} with a hash)",
         steps.len(),
         hashed
@@ -129,9 +130,9 @@ fn print_text(path: &std::path::Path, file: &CacheFile) {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!(
-        "  {:>3}  {:<tool_width$}  {:<40}  {:<11}  HASH",
-        "#", "TOOL", "ACTION", "POINT"
+    out!(
+        "  {:>4}  {:<tool_width$}  {:<40}  {:<11}  HASH",
+        "STEP", "TOOL", "ACTION", "POINT"
     );
     for step in &steps {
         let point = step
@@ -142,13 +143,14 @@ fn print_text(path: &std::path::Path, file: &CacheFile) {
         } else {
             shorten(&step.action, 40)
         };
-        println!(
-            "  {:>3}  {:<tool_width$}  {:<40}  {:<11}  {}",
-            step.index,
+        out!(
+            "  {:>4}  {:<tool_width$}  {:<40}  {:<11}  {}",
+            step.step,
             step.base_tool,
             action,
             point,
             step.hash.as_deref().unwrap_or("-")
         );
     }
+    Ok(())
 }

@@ -1,0 +1,64 @@
+//! The browser flags every browser command shares, declared once: `--chromium` (launch this
+//! executable) or `--connect` (use a running browser), plus the `WxH` size parser.
+
+use std::path::PathBuf;
+
+use retrace_runner::BrowserConfig;
+use retrace_runner::BrowserTarget;
+use retrace_runner::browser::DEFAULT_CHROMIUM;
+
+/// Which browser a command uses.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BrowserArgs {
+    /// The Chromium executable to launch.
+    #[arg(long, env = "RETRACE_CHROMIUM", default_value = DEFAULT_CHROMIUM)]
+    pub chromium: PathBuf,
+    /// Use a running Chromium instead of launching one: its DevTools endpoint, `ws://...` or
+    /// `http://HOST:PORT` (started with `--remote-debugging-port=PORT`). Each session gets a
+    /// browser context of its own, so it shares no cookies with other clients.
+    #[arg(long, value_name = "URL", env = "RETRACE_CONNECT")]
+    pub connect: Option<String>,
+}
+
+impl BrowserArgs {
+    /// The browser these flags name, at `size`.
+    pub fn config(&self, size: (u32, u32)) -> BrowserConfig {
+        let target = match &self.connect {
+            Some(endpoint) => BrowserTarget::Connect {
+                endpoint: endpoint.clone(),
+            },
+            None => BrowserTarget::Launch {
+                chromium: self.chromium.clone(),
+            },
+        };
+        BrowserConfig { target, size }
+    }
+}
+
+/// Parses `WIDTHxHEIGHT` (both 1..=10000).
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
+    match parsed {
+        Some((w, h)) if w > 0 && h > 0 && w <= 10_000 && h <= 10_000 => Ok((w, h)),
+        _ => Err(format!(
+            "`{text}` is not a size: expected WIDTHxHEIGHT such as 1280x800 (1..10000 each)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse_and_bad_ones_say_what_is_expected() {
+        assert_eq!(parse_size("1280x800"), Ok((1280, 800)));
+        assert_eq!(parse_size("640X480"), Ok((640, 480)));
+        for bad in ["1280", "0x800", "axb", "1280x", "20000x10"] {
+            let error = parse_size(bad).unwrap_err();
+            assert!(error.contains("WIDTHxHEIGHT"), "{bad}: {error}");
+        }
+    }
+}

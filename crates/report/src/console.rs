@@ -1,0 +1,354 @@
+//! [`ConsoleSink`]: the terminal view of a run, one line per step as it is verified, built
+//! from the event stream.
+//!
+//! A replayed step's line is printed once its checks are done (the after-action check comes
+//! a turn after the action), so it holds the whole account: what it did, each check's
+//! distance and bound, how long it waited, the repair. Model turns, retries, hand-overs and
+//! recordings get a line each. Every line is scrubbed of the run's secrets. Nothing is
+//! printed in `--json` mode: the front end simply does not subscribe this sink.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use retrace_protocol::events::CheckPhase;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::EventSink;
+
+use crate::secrets::Secrets;
+
+/// Prints one line per step (and per model call) to a writer (stdout by default).
+pub struct ConsoleSink {
+    out: Mutex<Box<dyn Write + Send>>,
+    secrets: Secrets,
+    /// The step whose line is being put together.
+    pending: Mutex<Option<StepLine>>,
+}
+
+impl std::fmt::Debug for ConsoleSink {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("ConsoleSink").finish_non_exhaustive()
+    }
+}
+
+/// What is known of one step so far.
+#[derive(Debug, Default)]
+struct StepLine {
+    step: usize,
+    what: Option<String>,
+    acted_ms: Option<u64>,
+    error: Option<String>,
+    checks: Vec<String>,
+    waited_ms: u64,
+    repaired: Option<(i64, i64)>,
+    unsettled: bool,
+}
+
+impl StepLine {
+    fn render(&self) -> String {
+        let mut line = format!(
+            "  step {:>3}  {:<36}",
+            self.step,
+            self.what.as_deref().unwrap_or("")
+        );
+        for check in &self.checks {
+            line.push_str("  ");
+            line.push_str(check);
+        }
+        if self.waited_ms > 0 {
+            line.push_str(&format!("  waited {:.2} s", self.waited_ms as f64 / 1000.0));
+        }
+        if self.unsettled {
+            line.push_str("  (screen still changing: acted anyway)");
+        }
+        if let Some((dx, dy)) = self.repaired {
+            line.push_str(&format!("  repaired: acted {dx:+},{dy:+} px away"));
+        }
+        if let Some(ms) = self.acted_ms {
+            line.push_str(&format!("  ({ms} ms)"));
+        }
+        if let Some(error) = &self.error {
+            line.push_str(&format!("  ERROR: {error}"));
+        }
+        line.trim_end().to_owned()
+    }
+}
+
+impl ConsoleSink {
+    /// A sink printing to stdout.
+    pub fn stdout(secrets: Secrets) -> std::sync::Arc<Self> {
+        Self::to_writer(Box::new(std::io::stdout()), secrets)
+    }
+
+    /// A sink printing to `out` (a buffer, in tests).
+    pub fn to_writer(out: Box<dyn Write + Send>, secrets: Secrets) -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            out: Mutex::new(out),
+            secrets,
+            pending: Mutex::new(None),
+        })
+    }
+
+    fn print(&self, line: &str) {
+        if let Ok(mut out) = self.out.lock() {
+            // A closed stdout (a pipe to `head`) must not stop the run.
+            let _ = writeln!(out, "{}", self.secrets.scrub(line));
+            let _ = out.flush();
+        }
+    }
+
+    /// The line of `step`, starting it (and printing the previous one) when it is new.
+    fn with_step(&self, step: usize, change: impl FnOnce(&mut StepLine)) {
+        let finished = {
+            let Ok(mut pending) = self.pending.lock() else {
+                return;
+            };
+            let finished = match pending.as_ref() {
+                Some(line) if line.step != step => pending.take(),
+                _ => None,
+            };
+            let line = pending.get_or_insert_with(|| StepLine {
+                step,
+                ..StepLine::default()
+            });
+            change(line);
+            finished
+        };
+        if let Some(line) = finished {
+            self.print(&line.render());
+        }
+    }
+
+    /// Prints the step line being put together, if any.
+    fn flush_step(&self) {
+        let line = self.pending.lock().ok().and_then(|mut pending| pending.take());
+        if let Some(line) = line {
+            self.print(&line.render());
+        }
+    }
+}
+
+/// `visual 3/10` or `effect 26/10 MISMATCH`.
+fn check_text(name: &str, distance: Option<u32>, threshold: Option<u32>, passed: bool) -> String {
+    let measure = match (distance, threshold) {
+        (Some(distance), Some(threshold)) => format!(" {distance}/{threshold}"),
+        _ => String::new(),
+    };
+    let verdict = if passed { "" } else { " MISMATCH" };
+    format!("{name}{measure}{verdict}")
+}
+
+impl EventSink for ConsoleSink {
+    fn emit(&self, event: &Event) {
+        match event {
+            Event::ReplayStarted { checks_off, .. } => {
+                self.flush_step();
+                for note in checks_off {
+                    self.print(&format!("  note: replaying without a check: {note}"));
+                }
+            }
+            Event::ScreenSettled {
+                step,
+                settled,
+                waited_ms,
+            } => self.with_step(*step, |line| {
+                line.waited_ms += waited_ms;
+                line.unsettled = !settled;
+            }),
+            Event::CheckFinished(check) => self.with_step(check.step, |line| {
+                if check.phase == CheckPhase::Before {
+                    line.waited_ms += check.waited_ms;
+                }
+                if check.shift.is_some() {
+                    line.repaired = check.shift;
+                }
+                line.checks.push(check_text(
+                    &check.check,
+                    check.distance,
+                    check.threshold,
+                    check.passed,
+                ));
+            }),
+            Event::ToolCalled {
+                step: Some(step),
+                tool,
+                summary,
+                duration_ms,
+                error,
+                ..
+            } => self.with_step(*step, |line| {
+                line.what = Some(if summary.is_empty() {
+                    tool.clone()
+                } else {
+                    summary.clone()
+                });
+                line.acted_ms = Some(*duration_ms);
+                line.error = error.clone();
+            }),
+            Event::ToolCalled {
+                step: None,
+                tool,
+                duration_ms,
+                error,
+                ..
+            } => {
+                self.flush_step();
+                let status = error
+                    .as_ref()
+                    .map(|error| format!("  ERROR: {error}"))
+                    .unwrap_or_default();
+                self.print(&format!("  {tool} ({duration_ms} ms){status}"));
+            }
+            Event::SpeakerSwitched { from, to, reason } => {
+                self.flush_step();
+                self.print(&format!("  -> {from} hands over to {to}: {reason}"));
+            }
+            Event::Retry {
+                attempt,
+                delay_ms,
+                error,
+                ..
+            } => {
+                self.flush_step();
+                self.print(&format!(
+                    "  model call failed (attempt {attempt}: {error}); retrying in {:.1} s",
+                    *delay_ms as f64 / 1000.0
+                ));
+            }
+            Event::ModelCall {
+                turn,
+                model,
+                duration_ms,
+                usage,
+                ..
+            } => {
+                self.flush_step();
+                self.print(&format!(
+                    "  turn {turn:>3}  {model} answered in {:.1} s ({} in / {} out tokens)",
+                    *duration_ms as f64 / 1000.0,
+                    usage.total_input(),
+                    usage.output_tokens
+                ));
+            }
+            Event::StructuredDecision {
+                turn,
+                decision,
+                command,
+                message,
+                ..
+            } => {
+                self.flush_step();
+                let command = command
+                    .as_ref()
+                    .map(|command| format!(" {command}"))
+                    .unwrap_or_default();
+                self.print(&format!("  turn {turn:>3}  {decision}{command}: {message}"));
+            }
+            Event::StructuredAnswerRejected {
+                turn,
+                attempt,
+                errors,
+            } => {
+                self.flush_step();
+                self.print(&format!(
+                    "  turn {turn:>3}  answer {attempt} rejected, sent back: {}",
+                    errors.join("; ")
+                ));
+            }
+            Event::CacheWritten { path, steps, .. } => {
+                self.flush_step();
+                self.print(&format!("  recorded {steps} steps to {}", path.display()));
+            }
+            Event::StepFailed(_)
+            | Event::ReplayFinished(_)
+            | Event::RunFinished { .. }
+            | Event::SessionFinished(_) => self.flush_step(),
+            Event::RunStarted { .. }
+            | Event::TurnStarted { .. }
+            | Event::Usage { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use retrace_protocol::events::CheckResult;
+
+    use super::*;
+
+    /// A writer into shared memory.
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buffer {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn check(step: usize, name: &str, phase: CheckPhase, distance: u32, passed: bool) -> Event {
+        Event::CheckFinished(CheckResult {
+            step,
+            check: name.into(),
+            phase,
+            passed,
+            distance: Some(distance),
+            threshold: Some(10),
+            waited_ms: 250,
+            shift: None,
+            detail: None,
+        })
+    }
+
+    fn tool(step: usize) -> Event {
+        Event::ToolCalled {
+            turn: step,
+            step: Some(step),
+            tool: "computer".into(),
+            action: Some("left_click".into()),
+            summary: "left_click at (640, 311)".into(),
+            duration_ms: 12,
+            is_error: false,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn a_step_line_holds_its_checks_before_and_after_acting() {
+        let buffer = Buffer::default();
+        let sink = ConsoleSink::to_writer(Box::new(buffer.clone()), Secrets::default());
+        for event in [
+            check(5, "visual", CheckPhase::Before, 3, true),
+            tool(5),
+            Event::TurnStarted {
+                turn: 6,
+                speaker: "cache_executor".into(),
+            },
+            check(5, "effect", CheckPhase::After, 1, true),
+            check(6, "visual", CheckPhase::Before, 26, false),
+        ] {
+            sink.emit(&event);
+        }
+        let printed = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            printed.lines().collect::<Vec<_>>(),
+            ["  step   5  left_click at (640, 311)              visual 3/10  effect 1/10  waited 0.25 s  (12 ms)"]
+        );
+        sink.emit(&Event::SessionFinished(
+            retrace_protocol::events::SessionReport::new(
+                retrace_protocol::events::SessionKind::Replay,
+                "x",
+            ),
+        ));
+        let printed = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        assert!(
+            printed.lines().nth(1).unwrap().contains("visual 26/10 MISMATCH"),
+            "{printed}"
+        );
+    }
+}

@@ -1,0 +1,20 @@
+//! retrace-report: where a run's results go. Every sink here reads the event stream
+//! ([`retrace_protocol::events`]); nothing else carries results out of a run.
+//!
+//! - [`console::ConsoleSink`]: one line per verified step on a terminal.
+//! - [`json_lines::JsonLinesSink`]: every event as a JSON line, for machines.
+//! - [`summary`]: the last lines of a session, from its
+//!   [`retrace_protocol::events::SessionReport`] (whose serde form is the `--json` document).
+//! - [`secrets::Secrets`]: the values no sink may write, scrubbed from every line.
+//!
+//! The HTML and JUnit reports of a suite belong here too, as sinks of the same stream.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod console;
+pub mod json_lines;
+pub mod secrets;
+pub mod summary;
+
+pub use console::ConsoleSink;
+pub use json_lines::JsonLinesSink;
+pub use secrets::Secrets;

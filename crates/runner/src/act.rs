@@ -1,0 +1,439 @@
+//! [`ActJob`] and [`run_act`]: a model works a web page towards a goal, as one session, in
+//! either mode, with the trajectory cache if asked.
+//!
+//! - Computer mode: screenshots and Anthropic's computer-use action set ([`AgentSpeaker`]);
+//!   with a cache mode that executes, the model also gets the cache tools and the replay
+//!   speaker, which hands back to it when a step fails or the replay ends.
+//! - Structured mode: one JSON decision per turn in the response schema, carried out by the
+//!   web executor by CSS selector ([`StructuredSpeaker`]); with a cache mode that executes and
+//!   an existing `--cache-file`, that file is replayed first and the model takes over where it
+//!   stops.
+//!
+//! Either way a successful run is recorded when the cache mode records ([`crate::record`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use retrace_agent::AGENT_SPEAKER;
+use retrace_agent::AgentSettings;
+use retrace_agent::AgentSpeaker;
+use retrace_agent::Conversation;
+use retrace_agent::DriveTool;
+use retrace_agent::RunReport;
+use retrace_agent::speaker::Speaker;
+use retrace_agent::speaker::SpeakerContext;
+use retrace_agent::structured::ExecutorObserver;
+use retrace_agent::structured::ResolvingWebTool;
+use retrace_agent::structured::STRUCTURED_SPEAKER;
+use retrace_agent::structured::SchemaDelivery;
+use retrace_agent::structured::StructuredSettings;
+use retrace_agent::structured::StructuredSpeaker;
+use retrace_agent::tool::Toolbox;
+use retrace_cache::CacheStore;
+use retrace_cache::params::Template;
+use retrace_drive::Backend;
+use retrace_drive::BrowserBackend;
+use retrace_drive::computer::ComputerTool;
+use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::web::DEFAULT_SESSION;
+use retrace_drive::web::WebCommand;
+use retrace_drive::web::WebExecutor;
+use retrace_drive::web::WebExecutorConfig;
+use retrace_llm::VlmProvider;
+use retrace_protocol::Message;
+use retrace_protocol::events::ActSummary;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::SessionKind;
+use retrace_protocol::events::SessionReport;
+use retrace_protocol::events::SessionStatus;
+use retrace_replay::CACHE_EXECUTOR;
+use retrace_replay::OnMismatch;
+use retrace_replay::ReplayRequest;
+use retrace_replay::ReplaySettings;
+use retrace_replay::ReplaySpeaker;
+use retrace_replay::cache_tools::CACHE_TOOLS_PROMPT;
+use retrace_replay::ledger::ReplayLedger;
+use retrace_replay::screen::BackendScreen;
+use retrace_schema::SchemaManager;
+
+use crate::browser::BrowserConfig;
+use crate::browser::PageLoad;
+use crate::browser::open_page;
+use crate::collect::Collector;
+use crate::error::RunnerError;
+use crate::parameters::Parameters;
+use crate::provider::Provider;
+use crate::provider::ProviderConfig;
+use crate::provider::TurnTracker;
+use crate::record::Recording;
+use crate::record::record_run;
+use crate::replay::session_log;
+
+/// How the model acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActMode {
+    /// Screenshots and the computer-use tool.
+    Computer,
+    /// One JSON decision per turn, carried out by the web executor.
+    Structured {
+        /// Answers asked for per turn before the run fails.
+        max_attempts: u32,
+        /// Whether the model sees a screenshot besides the page text.
+        screenshots: bool,
+    },
+}
+
+/// How a run uses the trajectory cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheMode {
+    /// No caching.
+    None,
+    /// Record a successful run.
+    Record,
+    /// Let the model replay recorded trajectories.
+    Execute,
+    /// Both: replay, and record what was new or repaired.
+    Auto,
+}
+
+impl CacheMode {
+    /// Whether a successful run is recorded.
+    pub fn records(self) -> bool {
+        matches!(self, CacheMode::Record | CacheMode::Auto)
+    }
+
+    /// Whether recorded trajectories are replayed.
+    pub fn executes(self) -> bool {
+        matches!(self, CacheMode::Execute | CacheMode::Auto)
+    }
+}
+
+impl std::str::FromStr for CacheMode {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "none" | "no" => Ok(CacheMode::None),
+            "record" | "write" => Ok(CacheMode::Record),
+            "execute" | "read" => Ok(CacheMode::Execute),
+            "auto" | "both" => Ok(CacheMode::Auto),
+            _ => Err(format!(
+                "unknown cache mode `{text}`: use record, execute, auto or none"
+            )),
+        }
+    }
+}
+
+/// One model run to make.
+#[derive(Debug, Clone)]
+pub struct ActJob {
+    /// The goal, `{{name}}` placeholders unfilled.
+    pub goal: String,
+    /// The page to open first.
+    pub url: String,
+    /// How the model acts.
+    pub mode: ActMode,
+    /// The model.
+    pub provider: ProviderConfig,
+    /// Turns before the run stops.
+    pub max_steps: usize,
+    /// Output token limit per model turn.
+    pub max_tokens: u32,
+    /// Which browser, at what size (the size the model sees).
+    pub browser: BrowserConfig,
+    /// How the trajectory cache is used.
+    pub cache: CacheMode,
+    /// The trajectory directory.
+    pub cache_dir: PathBuf,
+    /// The file to record to (or, structured with execute, to replay first).
+    pub cache_file: Option<String>,
+    /// Parameter values.
+    pub parameters: Parameters,
+    /// Where to log every event as JSON Lines.
+    pub events_log: Option<PathBuf>,
+}
+
+impl ActJob {
+    /// The goal with its placeholders filled.
+    pub fn filled_goal(&self) -> Result<String, RunnerError> {
+        Template::parse(&self.goal)
+            .render(&self.parameters.values())
+            .map_err(|error| {
+                RunnerError::Input(format!(
+                    "filling the goal's {{{{placeholders}}}} from --param: {error}"
+                ))
+            })
+    }
+
+    /// Checks, before any browser starts, that the goal fills, the key is there and a
+    /// trajectory to replay exists.
+    pub fn check(&self) -> Result<(), RunnerError> {
+        self.filled_goal()?;
+        self.provider.api_key()?;
+        if matches!(self.mode, ActMode::Structured { .. })
+            && self.cache.executes()
+            && !self.cache.records()
+        {
+            let Some(name) = &self.cache_file else {
+                return Err(RunnerError::Input(
+                    "--mode structured --cache execute replays the trajectory named by --cache-file"
+                        .into(),
+                ));
+            };
+            let path = self.cache_dir.join(name);
+            if !path.is_file() {
+                return Err(RunnerError::Input(format!(
+                    "{}: no such trajectory to replay",
+                    path.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn recording(&self) -> Recording {
+        Recording {
+            goal_template: self.goal.clone(),
+            cache_dir: self.cache_dir.clone(),
+            cache_file: self.cache_file.clone(),
+            display_size: self.browser.size,
+            parameters: self.parameters.clone(),
+        }
+    }
+}
+
+/// What a conversation left behind, before the session's report is put together.
+struct Ended {
+    run: RunReport,
+    toolbox: Toolbox,
+    model: String,
+    pricing: Option<retrace_llm::Pricing>,
+    final_url: Option<String>,
+}
+
+/// Runs `job`, sending every event to `events` (and to the job's log), and ends with a
+/// [`Event::SessionFinished`] carrying the report it returns. A session that cannot run is a
+/// report with status `error`.
+pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
+    let started = Instant::now();
+    let mut report = SessionReport::new(SessionKind::Act, job.goal.clone());
+    report.url = Some(job.url.clone());
+    let collector = Arc::new(Collector::default());
+    let tracker = Arc::new(TurnTracker::default());
+    let mut events = events.clone().with(collector.clone()).with(tracker.clone());
+    let result = match session_log(
+        job.events_log.as_deref(),
+        &job.parameters,
+        &mut events,
+        &mut report,
+    ) {
+        Ok(()) => act(job, &events, tracker).await,
+        Err(error) => Err(error),
+    };
+    report.replay = collector.replay();
+    match result {
+        Ok(ended) => {
+            let recorded = if job.cache.records() {
+                record_run(
+                    &job.recording(),
+                    &ended.run,
+                    &ended.toolbox,
+                    report.replay.as_ref(),
+                    &events,
+                )
+            } else {
+                Ok(None)
+            };
+            let run = &ended.run;
+            report.status = if run.status == retrace_agent::RunStatus::Done {
+                SessionStatus::Passed
+            } else {
+                SessionStatus::Failed
+            };
+            let (recorded_path, previous) = collector.recorded().unzip();
+            report.act = Some(ActSummary {
+                outcome: run.status.label().to_owned(),
+                reason: run.status.reason(),
+                turns: run.turns,
+                model: ended.model.clone(),
+                speakers: run.speakers_used.clone(),
+                usage: run.usage,
+                cost_usd: ended.pricing.map(|pricing| pricing.cost(&run.usage)),
+                recorded: recorded_path,
+                previous: previous.flatten(),
+                final_url: ended.final_url.clone(),
+            });
+            if let Err(error) = recorded {
+                report.status = SessionStatus::Error;
+                report.error = Some(error.to_string());
+            }
+        }
+        Err(error) => {
+            report.status = SessionStatus::Error;
+            report.error = Some(error.to_string());
+        }
+    }
+    report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    events.emit(Event::SessionFinished(report.clone()));
+    report
+}
+
+async fn act(
+    job: &ActJob,
+    events: &Events,
+    tracker: Arc<TurnTracker>,
+) -> Result<Ended, RunnerError> {
+    job.check()?;
+    let goal = job.filled_goal()?;
+    let provider = job.provider.build(events, tracker)?;
+    match job.mode {
+        ActMode::Computer => act_computer(job, &goal, provider, events).await,
+        ActMode::Structured {
+            max_attempts,
+            screenshots,
+        } => act_structured(job, &goal, provider, events, max_attempts, screenshots).await,
+    }
+}
+
+async fn act_computer(
+    job: &ActJob,
+    goal: &str,
+    provider: Arc<dyn VlmProvider>,
+    events: &Events,
+) -> Result<Ended, RunnerError> {
+    let browser = job.browser.open().await?;
+    let page = Arc::new(open_page(&browser, &job.url, PageLoad::Quiet).await?);
+    let backend: Arc<dyn Backend> = page.clone();
+    let computer = ComputerTool::new(
+        backend.clone(),
+        ComputerToolConfig {
+            model_size: Some(job.browser.size),
+            ..ComputerToolConfig::default()
+        },
+    )
+    .await
+    .map_err(|error| RunnerError::Tool {
+        tool: "computer",
+        message: error.to_string(),
+    })?;
+    let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    let mut settings = AgentSettings {
+        max_tokens: job.max_tokens,
+        ..AgentSettings::default()
+    };
+    let mut replayer = None;
+    if job.cache.executes() {
+        let ledger = ReplayLedger::new();
+        let store = Arc::new(CacheStore::new(&job.cache_dir));
+        for tool in retrace_replay::cache_tools::cache_tools(store, ledger.clone()) {
+            toolbox.add(tool);
+        }
+        settings.system_sections.push(CACHE_TOOLS_PROMPT.to_owned());
+        let replay_settings = ReplaySettings {
+            on_mismatch: OnMismatch::HandTo(AGENT_SPEAKER.to_owned()),
+            hand_back_on_completion: Some(AGENT_SPEAKER.to_owned()),
+            ..ReplaySettings::default()
+        };
+        replayer = Some(
+            ReplaySpeaker::new(replay_settings, Arc::new(BackendScreen::new(backend)))
+                .with_ledger(ledger),
+        );
+    }
+    let model = provider.model_id().to_owned();
+    let pricing = provider.pricing();
+    let mut speakers: Vec<Box<dyn Speaker>> =
+        vec![Box::new(AgentSpeaker::new(provider, settings))];
+    if let Some(replayer) = replayer {
+        speakers.push(Box::new(replayer));
+    }
+    let mut conversation =
+        Conversation::new(speakers, toolbox, events.clone())?.with_max_steps(job.max_steps);
+    let run = conversation
+        .run(&job.goal, vec![Message::user_text(goal)], None)
+        .await?;
+    Ok(Ended {
+        run,
+        toolbox: conversation.toolbox().clone(),
+        model,
+        pricing,
+        final_url: page.current_url().await.ok(),
+    })
+}
+
+async fn act_structured(
+    job: &ActJob,
+    goal: &str,
+    provider: Arc<dyn VlmProvider>,
+    events: &Events,
+    max_attempts: u32,
+    screenshots: bool,
+) -> Result<Ended, RunnerError> {
+    let browser = Arc::new(job.browser.open().await?);
+    let executor = Arc::new(WebExecutor::new(browser, WebExecutorConfig::default()));
+    executor.open_session(Some(DEFAULT_SESSION)).await?;
+    executor
+        .execute(
+            DEFAULT_SESSION,
+            &WebCommand::OpenPage {
+                url: job.url.clone(),
+            },
+        )
+        .await
+        .map_err(|error| RunnerError::Input(format!("opening {}: {error}", job.url)))?;
+    let page: Arc<dyn BrowserBackend> = executor.page(DEFAULT_SESSION)?;
+    let toolbox = Toolbox::new().with(Arc::new(ResolvingWebTool::new(executor.clone())));
+    let settings = StructuredSettings {
+        max_attempts: max_attempts.max(1),
+        max_tokens: job.max_tokens,
+        delivery: if job.provider.provider == Provider::OpenAi {
+            SchemaDelivery::ResponseFormat
+        } else {
+            SchemaDelivery::Prompt
+        },
+        ..StructuredSettings::default()
+    };
+    let observer = Arc::new(ExecutorObserver::new(
+        executor.clone(),
+        DEFAULT_SESSION,
+        screenshots,
+    ));
+    let model = provider.model_id().to_owned();
+    let pricing = provider.pricing();
+    let speaker =
+        StructuredSpeaker::new(provider, observer, Arc::new(SchemaManager::new()), settings);
+    let mut speakers: Vec<Box<dyn Speaker>> = vec![Box::new(speaker)];
+    let replay_first = job
+        .cache_file
+        .as_ref()
+        .map(|name| job.cache_dir.join(name))
+        .filter(|path| job.cache.executes() && path.is_file());
+    let first = match replay_first {
+        Some(path) => {
+            let replay_settings = ReplaySettings {
+                on_mismatch: OnMismatch::HandTo(STRUCTURED_SPEAKER.to_owned()),
+                ..ReplaySettings::default()
+            };
+            let screen: Arc<dyn Backend> = page.clone();
+            speakers.push(Box::new(ReplaySpeaker::new(
+                replay_settings,
+                Arc::new(BackendScreen::new(screen)),
+            )));
+            let request = ReplayRequest::new(path).with_parameters(job.parameters.values());
+            Some((CACHE_EXECUTOR, SpeakerContext::of(request)))
+        }
+        None => None,
+    };
+    let mut conversation =
+        Conversation::new(speakers, toolbox, events.clone())?.with_max_steps(job.max_steps);
+    let run = conversation
+        .run(&job.goal, vec![Message::user_text(goal)], first)
+        .await?;
+    Ok(Ended {
+        run,
+        toolbox: conversation.toolbox().clone(),
+        model,
+        pricing,
+        final_url: page.current_url().await.ok(),
+    })
+}

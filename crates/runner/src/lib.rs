@@ -1,0 +1,45 @@
+//! retrace-runner: wiring and scheduling. It turns what the user asked for (a typed job) into
+//! a running session: a browser launched or connected ([`browser`]), a model provider
+//! ([`provider`]), the tools and speakers of a model run ([`act`]) or a replay ([`replay`]),
+//! the recording of a successful run ([`record`]), the demo ([`demo`]).
+//!
+//! Every session reports through the event stream it is given and ends with a
+//! [`retrace_protocol::events::Event::SessionFinished`] carrying its
+//! [`retrace_protocol::events::SessionReport`]: what a front end prints, what a report
+//! keeps, what decides the exit code. The runner reads results the same way
+//! ([`collect::Collector`]). It never prints; the CLI parses arguments into jobs and prints.
+//!
+//! Suites of trajectories and visual regression checks are scheduled here next.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod act;
+pub mod browser;
+pub mod collect;
+pub mod demo;
+pub mod error;
+pub mod parameters;
+pub mod provider;
+pub mod record;
+pub mod replay;
+
+pub use act::ActJob;
+pub use act::ActMode;
+pub use act::CacheMode;
+pub use act::run_act;
+pub use browser::BrowserConfig;
+pub use browser::BrowserTarget;
+pub use error::RunnerError;
+pub use parameters::Parameters;
+pub use provider::Provider;
+pub use provider::ProviderConfig;
+pub use replay::ReplayJob;
+pub use replay::run_replay;
+
+/// The runtime every command runs on: two workers (the machines retrace targets are small),
+/// timers and I/O enabled.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}

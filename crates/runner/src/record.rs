@@ -1,0 +1,103 @@
+//! Deciding whether a finished model run is recorded, and writing it: a new trajectory, or
+//! the repaired version of the one it replayed (the previous file kept beside it).
+//!
+//! Only successful runs in a recording cache mode are written, and only when the model acted
+//! itself: a run that only replayed a trajectory (and perhaps verified it) has nothing new to
+//! record.
+
+use std::path::PathBuf;
+
+use retrace_agent::RunReport;
+use retrace_agent::RunStatus;
+use retrace_agent::tool::Toolbox;
+use retrace_protocol::Message;
+use retrace_protocol::Role;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::ReplayOutcome;
+use retrace_protocol::tool_input;
+use retrace_protocol::tool_names;
+use retrace_replay::recorder;
+use retrace_replay::recorder::RecordSettings;
+
+use crate::error::RunnerError;
+use crate::parameters::Parameters;
+
+/// Where and how a run is recorded.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    /// The goal as given, placeholders unfilled.
+    pub goal_template: String,
+    /// The trajectory directory.
+    pub cache_dir: PathBuf,
+    /// The file name to write, or a generated one.
+    pub cache_file: Option<String>,
+    /// The screen size the model saw.
+    pub display_size: (u32, u32),
+    /// Values to turn back into placeholders.
+    pub parameters: Parameters,
+}
+
+/// Acting steps (not observing, not steering the conversation) in the history.
+fn acting_steps(history: &[Message]) -> usize {
+    history
+        .iter()
+        .filter(|message| message.role == Role::Assistant)
+        .flat_map(Message::tool_uses)
+        .filter(|step| {
+            !tool_names::is_control_tool(&step.name) && !tool_input::is_observe_only(step)
+        })
+        .count()
+}
+
+/// Records `run` when it succeeded and the model acted beyond what `replay` replayed; the
+/// path written, announced as [`Event::CacheWritten`].
+pub fn record_run(
+    recording: &Recording,
+    run: &RunReport,
+    toolbox: &Toolbox,
+    replay: Option<&ReplayOutcome>,
+    events: &Events,
+) -> Result<Option<PathBuf>, RunnerError> {
+    if run.status != RunStatus::Done {
+        return Ok(None);
+    }
+    let replayed_steps = replay.map_or(0, |replay| replay.steps_replayed);
+    if acting_steps(&run.history) <= replayed_steps {
+        return Ok(None);
+    }
+    let settings = RecordSettings {
+        parameters: recording.parameters.values(),
+        cache_dir: recording.cache_dir.clone(),
+        file_name: recording.cache_file.clone(),
+        display_size: Some(recording.display_size),
+        ..RecordSettings::default()
+    };
+    let file = recorder::build_cache_file(
+        &recording.goal_template,
+        &run.history,
+        toolbox,
+        run.usage,
+        &settings,
+    )?;
+    let store = settings.store();
+    let replayed_name = replay
+        .and_then(|replay| replay.file.file_name())
+        .and_then(|name| name.to_str());
+    let (path, previous) = match replayed_name {
+        Some(name) => {
+            let written = recorder::record_repaired(&store, name, &file)?;
+            (written.path, written.previous)
+        }
+        None => (
+            recorder::record(&store, recording.cache_file.as_deref(), &file)?,
+            None,
+        ),
+    };
+    events.emit(Event::CacheWritten {
+        path: path.clone(),
+        steps: file.trajectory.len(),
+        previous,
+    });
+    Ok(Some(path))
+}

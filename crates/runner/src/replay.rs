@@ -1,0 +1,227 @@
+//! [`ReplayJob`] and [`run_replay`]: one trajectory replayed in a browser with no model, from
+//! browser start to the final screenshot, as one session.
+//!
+//! The file is read and its parameters checked before the browser starts (a missing value is
+//! named at once); the page opens at the size the file was recorded at unless told otherwise;
+//! the replay runs with the computer tool, askui's tools and the web executor (so files from
+//! either recording mode, and askui's, replay), and its result is read from the event stream.
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use retrace_agent::Conversation;
+use retrace_agent::DriveTool;
+use retrace_agent::speaker::SpeakerContext;
+use retrace_agent::structured::ResolvingWebTool;
+use retrace_agent::structured::executor_on_page;
+use retrace_agent::tool::Toolbox;
+use retrace_drive::Backend;
+use retrace_drive::chromium::ChromiumPage;
+use retrace_drive::computer::ComputerTool;
+use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::web::WebExecutorConfig;
+use retrace_protocol::Message;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::ReplayStatus;
+use retrace_protocol::events::SessionKind;
+use retrace_protocol::events::SessionReport;
+use retrace_protocol::events::SessionStatus;
+use retrace_replay::CACHE_EXECUTOR;
+use retrace_replay::ReplayRequest;
+use retrace_replay::ReplaySettings;
+use retrace_replay::ReplaySpeaker;
+use retrace_replay::screen::BackendScreen;
+use retrace_report::JsonLinesSink;
+
+use crate::browser::BrowserConfig;
+use crate::browser::PageLoad;
+use crate::browser::open_page;
+use crate::browser::write_png;
+use crate::collect::Collector;
+use crate::error::RunnerError;
+use crate::parameters::Parameters;
+
+/// The viewport used when neither the user nor the file says.
+pub const DEFAULT_SIZE: (u32, u32) = (1280, 800);
+
+/// One replay to run.
+#[derive(Debug, Clone)]
+pub struct ReplayJob {
+    /// The trajectory file.
+    pub file: PathBuf,
+    /// The page to open before replaying.
+    pub url: String,
+    /// Parameter values.
+    pub parameters: Parameters,
+    /// The viewport; `None`: the size the file was recorded at, else [`DEFAULT_SIZE`].
+    pub size: Option<(u32, u32)>,
+    /// How to replay.
+    pub settings: ReplaySettings,
+    /// Which browser (its size is replaced by the viewport above).
+    pub browser: BrowserConfig,
+    /// Where to log every event as JSON Lines.
+    pub events_log: Option<PathBuf>,
+    /// Where to save a screenshot of the page when the replay ends.
+    pub final_screenshot: Option<PathBuf>,
+}
+
+impl ReplayJob {
+    /// The viewport the replay runs at: the one asked for, else the file's recorded size, else
+    /// [`DEFAULT_SIZE`].
+    pub fn viewport(&self) -> (u32, u32) {
+        self.size
+            .or_else(|| recorded_size(&self.file))
+            .unwrap_or(DEFAULT_SIZE)
+    }
+
+    /// Checks, before any browser starts, that the file reads and every parameter it uses
+    /// has a value (all missing names in one message).
+    pub fn check(&self) -> Result<(), RunnerError> {
+        let file =
+            retrace_cache::read_cache_file(&self.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
+        let missing = self.parameters.missing_for(&file.trajectory);
+        if !missing.is_empty() {
+            return Err(RunnerError::Input(format!(
+                "{} needs values for its parameters: {} (pass --param NAME=VALUE for each)",
+                self.file.display(),
+                missing.join(", ")
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The viewport a file was recorded at (`metadata.display_size`), if it says.
+pub fn recorded_size(file: &Path) -> Option<(u32, u32)> {
+    let cache = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE).ok()?;
+    retrace_cache::fields::display_size(&cache.metadata)
+}
+
+/// Replays `job`, sending every event to `events` (and to the job's log), and ends with a
+/// [`Event::SessionFinished`] carrying the report it returns. Never fails: a session that
+/// cannot run is a report with status `error`.
+pub async fn run_replay(job: &ReplayJob, events: &Events) -> SessionReport {
+    let started = Instant::now();
+    let mut report = SessionReport::new(SessionKind::Replay, job.file.display().to_string());
+    report.url = Some(job.url.clone());
+    let collector = Arc::new(Collector::default());
+    let mut events = events.clone().with(collector.clone());
+    let result = match session_log(
+        job.events_log.as_deref(),
+        &job.parameters,
+        &mut events,
+        &mut report,
+    ) {
+        Ok(()) => replay_in_browser(job, &events, &mut report).await,
+        Err(error) => Err(error),
+    };
+    match (result, collector.replay()) {
+        (Err(error), replay) => {
+            report.status = SessionStatus::Error;
+            report.error = Some(error.to_string());
+            report.replay = replay;
+        }
+        (Ok(()), Some(replay)) => {
+            report.status = match replay.status {
+                ReplayStatus::Passed => SessionStatus::Passed,
+                ReplayStatus::Failed | ReplayStatus::Paused => SessionStatus::Failed,
+            };
+            report.replay = Some(replay);
+        }
+        (Ok(()), None) => {
+            report.status = SessionStatus::Error;
+            report.error.get_or_insert_with(|| "the replay did not start".into());
+        }
+    }
+    report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    events.emit(Event::SessionFinished(report.clone()));
+    report
+}
+
+/// Subscribes a JSON Lines log at `path`, scrubbed of the secret values of `parameters`, to
+/// `events`, and lists it as the session's evidence.
+pub(crate) fn session_log(
+    path: Option<&Path>,
+    parameters: &Parameters,
+    events: &mut Events,
+    report: &mut SessionReport,
+) -> Result<(), RunnerError> {
+    if let Some(path) = path {
+        let sink = JsonLinesSink::create(path, parameters.secrets())
+            .map_err(|source| RunnerError::io(path, source))?;
+        events.subscribe(sink);
+        report.evidence.push(path.to_owned());
+    }
+    Ok(())
+}
+
+async fn replay_in_browser(
+    job: &ReplayJob,
+    events: &Events,
+    report: &mut SessionReport,
+) -> Result<(), RunnerError> {
+    job.check()?;
+    let size = job.viewport();
+    let browser = job.browser.clone().at_size(size).open().await?;
+    let page = Arc::new(open_page(&browser, &job.url, PageLoad::Loaded).await?);
+    let toolbox = replay_tools(&page, &browser, size).await?;
+    let backend: Arc<dyn Backend> = page.clone();
+    let speaker = ReplaySpeaker::new(job.settings.clone(), Arc::new(BackendScreen::new(backend)));
+    let mut conversation =
+        Conversation::new(vec![Box::new(speaker)], toolbox, events.clone())?.with_max_steps(10_000);
+    let request = ReplayRequest::new(&job.file).with_parameters(job.parameters.values());
+    let goal = format!("Replay {}", job.file.display());
+    let run = conversation
+        .run(
+            &goal,
+            vec![Message::user_text(goal.clone())],
+            Some((CACHE_EXECUTOR, SpeakerContext::of(request))),
+        )
+        .await;
+    if let Some(path) = &job.final_screenshot {
+        let shot = page.screenshot().await?;
+        write_png(path, &shot.png)?;
+        report.evidence.push(path.clone());
+    }
+    run?;
+    Ok(())
+}
+
+/// The tools a replay may meet: the computer tool, askui's tools, the web executor.
+async fn replay_tools(
+    page: &Arc<ChromiumPage>,
+    browser: &retrace_drive::chromium::ChromiumBrowser,
+    size: (u32, u32),
+) -> Result<Toolbox, RunnerError> {
+    let backend: Arc<dyn Backend> = page.clone();
+    let computer = ComputerTool::new(
+        backend.clone(),
+        ComputerToolConfig {
+            model_size: Some(size),
+            // Nobody reads a replayed action's screenshot: the checks look at the screen
+            // themselves, so skip the capture and its settle time.
+            screenshot_after_action: false,
+            ..ComputerToolConfig::default()
+        },
+    )
+    .await
+    .map_err(|error| RunnerError::Tool {
+        tool: "computer",
+        message: error.to_string(),
+    })?;
+    let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    for tool in retrace_replay::askui_tools::askui_tools(backend) {
+        toolbox.add(tool);
+    }
+    // Structured runs record web executor commands; they replay on the same page.
+    let web = executor_on_page(
+        page.clone(),
+        Arc::new(browser.clone()),
+        WebExecutorConfig::default(),
+    );
+    toolbox.add(Arc::new(ResolvingWebTool::new(web)));
+    Ok(toolbox)
+}
