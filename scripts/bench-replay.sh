@@ -7,13 +7,13 @@
 # browser context of its own), so browser start-up, the same for both, is not what is timed;
 # set BENCH_LAUNCH=1 to launch a browser per run instead.
 # Usage: scripts/bench-replay.sh [RUNS] [RECORDING]   (default 20 runs of the bundled
-# crates/cli/assets/demo_flow.json; any recording of the demo app that takes the demo's
+# crates/runner/assets/demo_flow.json; any recording of the demo app that takes the demo's
 # username and password parameters can be timed the same way)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 runs="${1:-20}"
-recording="$(realpath "${2:-crates/cli/assets/demo_flow.json}")"
+recording="$(realpath "${2:-crates/runner/assets/demo_flow.json}")"
 cargo build --release --locked -p retrace-cli >/dev/null
 retrace="$CARGO_TARGET_DIR/release/retrace"
 work="$(mktemp -d)"
