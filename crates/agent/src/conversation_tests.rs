@@ -11,12 +11,12 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::*;
-use retrace_protocol::events::MemorySink;
 use crate::speaker::SpeakerContext;
 use crate::speaker::SpeakerTurn;
 use crate::tool::AgentTool;
 use crate::tool::FatalToolError;
 use crate::tool::ToolReply;
+use retrace_protocol::events::MemorySink;
 
 /// A speaker that plays back a fixed list of turns and remembers its activations.
 struct Scripted {

@@ -172,7 +172,9 @@ impl SpeakerContext {
 
     /// The value, when the context holds one of type `T`.
     pub fn get<T: Any>(&self) -> Option<&T> {
-        self.0.as_deref().and_then(|value| value.downcast_ref::<T>())
+        self.0
+            .as_deref()
+            .and_then(|value| value.downcast_ref::<T>())
     }
 
     /// Whether the context is empty.

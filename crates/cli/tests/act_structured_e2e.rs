@@ -157,9 +157,15 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
     let output = retrace(&record_args, Some(&base_url));
     let run = summary_after_exit(&output, 0);
     assert_eq!(run["act"]["outcome"], "done");
-    assert_eq!(run["act"]["turns"], 6, "six decisions, one of them corrected");
+    assert_eq!(
+        run["act"]["turns"], 6,
+        "six decisions, one of them corrected"
+    );
     assert!(
-        run["act"]["final_url"].as_str().unwrap().ends_with("/dashboard"),
+        run["act"]["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
         "{run}"
     );
 
@@ -228,7 +234,7 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
         .filter(|e| e["type"] == "structured_answer_rejected")
         .collect();
     assert_eq!(rejected.len(), 1);
-    assert_eq!(rejected[0]["step"], 2);
+    assert_eq!(rejected[0]["turn"], 2);
     assert_eq!(
         rejected[0]["errors"],
         json!(["command.parameters.text: is required"])
@@ -408,7 +414,7 @@ fn structured_abort_ends_the_run_with_its_message_and_exit_1() {
     );
     assert!(stdout.contains(&format!("FAILED: {message}")), "{stdout}");
     assert!(
-        stdout.contains(&format!("step 1   ABORT: {message}")),
+        stdout.contains(&format!("turn   1  ABORT: {message}")),
         "{stdout}"
     );
 
@@ -495,7 +501,10 @@ fn a_replayed_step_that_fails_hands_the_run_to_the_structured_model() {
     assert_eq!(output.status.code(), Some(1), "{run}");
     assert_eq!(run["act"]["outcome"], "failed");
     assert_eq!(run["act"]["reason"], message);
-    assert_eq!(run["act"]["speakers"], json!(["cache_executor", "structured"]));
+    assert_eq!(
+        run["act"]["speakers"],
+        json!(["cache_executor", "structured"])
+    );
     assert_eq!(run["replay"]["steps_replayed"], 4, "{run}");
     assert_eq!(run["replay"]["status"], "failed", "{run}");
     let failure = run["replay"]["failure"]["message"].as_str().unwrap();

@@ -91,7 +91,10 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
             .any(|line| line.contains("\"check_finished\"") && line.contains("\"passed\":false"))
     );
     // The user name is no secret: paths holding it are not mangled; the password is.
-    assert!(!events.contains("<redacted>"), "nothing secret was in the log to redact");
+    assert!(
+        !events.contains("<redacted>"),
+        "nothing secret was in the log to redact"
+    );
     assert!(!events.contains(retrace_demo::DEMO_PASSWORD));
     for session in [v1, v2] {
         let png = std::fs::read(&files(session)[1]).unwrap();
@@ -169,8 +172,7 @@ fn replay_with_flipped_after_hash(index: usize) -> (Option<i32>, Value, Value) {
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");
-    let mut recording: Value =
-        serde_json::from_str(retrace_runner::demo::DEMO_RECORDING).unwrap();
+    let mut recording: Value = serde_json::from_str(retrace_runner::demo::DEMO_RECORDING).unwrap();
     let step = &mut recording["trajectory"][index];
     let after = step["visual_representation_after"].as_str().unwrap();
     let flipped = u64::from_str_radix(after, 16).unwrap() ^ u64::MAX;
@@ -196,7 +198,10 @@ fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
     assert_eq!(replay["checks_passed"]["visual"], 8);
     assert_eq!(replay["checks_passed"]["effect"], 7);
     let failure = &replay["failure"];
-    assert_eq!((&failure["step"], &failure["kind"]), (&Value::from(13), &Value::from("effect")));
+    assert_eq!(
+        (&failure["step"], &failure["kind"]),
+        (&Value::from(13), &Value::from("effect"))
+    );
     let message = failure["message"].as_str().unwrap();
     assert!(
         message.contains("Effect check failed after step 13 (mouse_move at (735, 622))"),
@@ -217,7 +222,10 @@ fn replay_fails_at_the_step_whose_effect_is_missing() {
     let failure = &summary["replay"]["failure"];
     assert_eq!(failure["step"], 6, "{failure}");
     assert_eq!(failure["kind"], "effect", "{failure}");
-    assert_eq!(summary["replay"]["steps_replayed"], 5, "nothing after step 6 ran");
+    assert_eq!(
+        summary["replay"]["steps_replayed"], 5,
+        "nothing after step 6 ran"
+    );
 }
 
 /// `--connect`: replays into a browser somebody else runs, each in a browser context of its

@@ -202,7 +202,10 @@ mod tests {
 
     #[test]
     fn numeric_strings_follow_python_int() {
-        assert_eq!(action_point(&json!({"x": "1_000", "y": "+2"})), Some((1000, 2)));
+        assert_eq!(
+            action_point(&json!({"x": "1_000", "y": "+2"})),
+            Some((1000, 2))
+        );
         for bad in ["_1", "1_", "1__0", "1.5", "", " ", "0x10", "+"] {
             assert_eq!(action_point(&json!({"x": bad, "y": 1})), None, "{bad:?}");
         }
@@ -258,7 +261,12 @@ mod tests {
             "computer",
             json!({"action": "left_click", "coordinate": [1, 2]})
         )));
-        assert!(OBSERVE_ONLY.iter().take(2).all(|a| COMPUTER_ACTIONS.contains(a)));
+        assert!(
+            OBSERVE_ONLY
+                .iter()
+                .take(2)
+                .all(|a| COMPUTER_ACTIONS.contains(a))
+        );
     }
 
     #[test]

@@ -51,7 +51,10 @@ impl MetadataWriter {
             error_message: message.to_owned(),
         };
         if let Err(error) = self.apply(path, update).await {
-            tracing::warn!("could not record the failure in {}: {error}", path.display());
+            tracing::warn!(
+                "could not record the failure in {}: {error}",
+                path.display()
+            );
         }
     }
 

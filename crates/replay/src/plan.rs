@@ -141,14 +141,12 @@ impl Plan {
     /// Prepares an already-read `file` for `request`.
     pub fn from_file(request: &ReplayRequest, file: &CacheFile) -> Result<Plan, PlanError> {
         let path = request.file.display().to_string();
-        let calls = retrace_cache::params::substitute_trajectory(
-            &file.trajectory,
-            &request.parameters,
-        )
-        .map_err(|source| PlanError::Parameters {
-            path: path.clone(),
-            source,
-        })?;
+        let calls =
+            retrace_cache::params::substitute_trajectory(&file.trajectory, &request.parameters)
+                .map_err(|source| PlanError::Parameters {
+                    path: path.clone(),
+                    source,
+                })?;
         if request.start > calls.len() {
             return Err(PlanError::StartPastEnd {
                 path,

@@ -197,7 +197,10 @@ mod tests {
             "file": "a.json", "parameters": {"user": ["x"]}
         }))
         .unwrap_err();
-        assert!(error.to_string().contains("`user` must be a string"), "{error}");
+        assert!(
+            error.to_string().contains("`user` must be a string"),
+            "{error}"
+        );
     }
 
     #[test]

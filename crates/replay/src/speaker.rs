@@ -139,7 +139,12 @@ impl ReplaySpeaker {
     }
 
     /// The checks of `phase` that apply to `step`.
-    fn checks_for(&self, phase: CheckPhase, step: &PlannedStep, env: &CheckEnv) -> Vec<Arc<dyn StepCheck>> {
+    fn checks_for(
+        &self,
+        phase: CheckPhase,
+        step: &PlannedStep,
+        env: &CheckEnv,
+    ) -> Vec<Arc<dyn StepCheck>> {
         self.checks
             .iter()
             .filter(|check| check.phase() == phase && check.applies(step, env))
@@ -181,7 +186,8 @@ impl ReplaySpeaker {
                 speaker_error(turn, format!("checking step {}: {error}", step.number()))
             })?;
         let run = self.run_mut(turn)?;
-        run.tally.checked(turn.events, step.number(), phase, &verdict);
+        run.tally
+            .checked(turn.events, step.number(), phase, &verdict);
         let Some((name, look)) = verdict.failing() else {
             return Ok((PhaseEnd::Passed, Some(verdict)));
         };
@@ -304,14 +310,11 @@ impl ReplaySpeaker {
 
     /// The turn after an activation that could not load its file.
     fn cannot_start(&self, reason: String) -> SpeakerTurn {
-        let note = Message::assistant(vec![ContentBlock::text(format!(
-            "Cannot replay: {reason}"
-        ))]);
+        let note = Message::assistant(vec![ContentBlock::text(format!("Cannot replay: {reason}"))]);
         match &self.settings.on_mismatch {
-            OnMismatch::Fail => SpeakerTurn::ending(
-                vec![note],
-                SpeakerResult::Failed(StopCause::Failed(reason)),
-            ),
+            OnMismatch::Fail => {
+                SpeakerTurn::ending(vec![note], SpeakerResult::Failed(StopCause::Failed(reason)))
+            }
             OnMismatch::HandTo(speaker) => SpeakerTurn::ending(
                 vec![note, Message::user_text(messages::could_not_start(&reason))],
                 SpeakerResult::SwitchTo {
@@ -473,7 +476,11 @@ impl Speaker for ReplaySpeaker {
         };
         run.env.last_acting = run.plan.is_last_acting(step.index);
 
-        match turn.toolbox.get(&step.call.name).map(|tool| tool.cacheable()) {
+        match turn
+            .toolbox
+            .get(&step.call.name)
+            .map(|tool| tool.cacheable())
+        {
             None => {
                 let message = format!(
                     "Step {} uses the tool `{}`, which this run does not have (tools: {})",
@@ -495,7 +502,10 @@ impl Speaker for ReplaySpeaker {
         // Before acting: the checks at the step's point, or a still screen.
         let mut call = step.call.clone();
         let acted_at = match step.point {
-            Some(point) => match self.run_phase(turn, &step, point, CheckPhase::Before).await? {
+            Some(point) => match self
+                .run_phase(turn, &step, point, CheckPhase::Before)
+                .await?
+            {
                 (PhaseEnd::Failed(failure), _) => return Ok(self.fail(turn, *failure).await),
                 (PhaseEnd::Passed, Some(verdict)) => match verdict.relocation {
                     Some(hit) => {
@@ -546,7 +556,10 @@ impl ReplaySpeaker {
             env: &env,
         };
         let (settled, waited) = waiter.until_settled().await.map_err(|error| {
-            speaker_error(turn, format!("waiting before step {}: {error}", step.number()))
+            speaker_error(
+                turn,
+                format!("waiting before step {}: {error}", step.number()),
+            )
         })?;
         turn.events.emit(Event::ScreenSettled {
             step: step.number(),

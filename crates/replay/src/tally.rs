@@ -50,7 +50,13 @@ impl Tally {
 
     /// Reports every look of a verdict on step `number` as a [`Event::CheckFinished`], and
     /// notes its repair.
-    pub fn checked(&mut self, events: &Events, number: usize, phase: CheckPhase, verdict: &Verdict) {
+    pub fn checked(
+        &mut self,
+        events: &Events,
+        number: usize,
+        phase: CheckPhase,
+        verdict: &Verdict,
+    ) {
         let shift = verdict.relocation.map(|hit| hit.offset);
         if let Some(offset) = shift {
             let distance = verdict
@@ -105,7 +111,7 @@ impl Tally {
             checks_off: plan.checks_off.clone(),
             duration_ms: millis(self.started.elapsed().as_millis()),
         };
-        events.emit(Event::ReplayFinished(outcome.clone()));
+        events.emit(Event::ReplayFinished(Box::new(outcome.clone())));
         outcome
     }
 }

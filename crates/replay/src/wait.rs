@@ -269,10 +269,7 @@ impl Waiter<'_> {
             let error = match tokio::time::timeout(attempt_limit, attempt).await {
                 Ok(Ok(image)) => return Ok(Arc::new(image)),
                 Ok(Err(error)) => error,
-                Err(_) => format!(
-                    "no screenshot within {:.1} s",
-                    attempt_limit.as_secs_f64()
-                ),
+                Err(_) => format!("no screenshot within {:.1} s", attempt_limit.as_secs_f64()),
             };
             if started.elapsed() >= settings.step_timeout {
                 return Err(ScreenError(error));

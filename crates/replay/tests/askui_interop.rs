@@ -33,6 +33,11 @@ use retrace_agent::RunStatus;
 use retrace_agent::speaker::SpeakerContext;
 use retrace_agent::tool::Toolbox;
 use retrace_cache::ParameterValues;
+use retrace_drive::Backend;
+use retrace_drive::BrowserBackend;
+use retrace_drive::chromium::ChromiumBrowser;
+use retrace_drive::chromium::ChromiumConfig;
+use retrace_protocol::Message;
 use retrace_protocol::events::CheckResult;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
@@ -43,11 +48,6 @@ use retrace_replay::ReplayRequest;
 use retrace_replay::ReplaySettings;
 use retrace_replay::ReplaySpeaker;
 use retrace_replay::screen::BackendScreen;
-use retrace_drive::Backend;
-use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
-use retrace_protocol::Message;
 use retrace_test_support::askui_examples_dir;
 use retrace_test_support::html_server::HtmlServer;
 use retrace_test_support::html_server::serve_html;
@@ -320,7 +320,7 @@ async fn replay(
     let outcome = events
         .iter()
         .find_map(|event| match event {
-            Event::ReplayFinished(outcome) => Some(outcome.clone()),
+            Event::ReplayFinished(outcome) => Some((**outcome).clone()),
             _ => None,
         })
         .expect("the replay reports its outcome");
@@ -518,7 +518,10 @@ async fn a_changed_screen_fails_at_its_step_with_askuis_distance() {
     let failure = run.outcome.failure.clone().unwrap();
     assert_eq!(failure.step as u64, step + 1, "1-based in reports");
     let message = failure.message;
-    assert!(message.contains(&format!("step {} ", step + 1)), "{message}");
+    assert!(
+        message.contains(&format!("step {} ", step + 1)),
+        "{message}"
+    );
     assert!(
         message.contains(&format!("Hamming distance: {distance} > threshold: 10")),
         "{message}"

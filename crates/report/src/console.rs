@@ -26,7 +26,9 @@ pub struct ConsoleSink {
 
 impl std::fmt::Debug for ConsoleSink {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("ConsoleSink").finish_non_exhaustive()
+        formatter
+            .debug_struct("ConsoleSink")
+            .finish_non_exhaustive()
     }
 }
 
@@ -120,7 +122,11 @@ impl ConsoleSink {
 
     /// Prints the step line being put together, if any.
     fn flush_step(&self) {
-        let line = self.pending.lock().ok().and_then(|mut pending| pending.take());
+        let line = self
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut pending| pending.take());
         if let Some(line) = line {
             self.print(&line.render());
         }
@@ -262,9 +268,7 @@ impl EventSink for ConsoleSink {
             | Event::ReplayFinished(_)
             | Event::RunFinished { .. }
             | Event::SessionFinished(_) => self.flush_step(),
-            Event::RunStarted { .. }
-            | Event::TurnStarted { .. }
-            | Event::Usage { .. } => {}
+            Event::RunStarted { .. } | Event::TurnStarted { .. } | Event::Usage { .. } => {}
         }
     }
 }
@@ -337,17 +341,23 @@ mod tests {
         let printed = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
             printed.lines().collect::<Vec<_>>(),
-            ["  step   5  left_click at (640, 311)              visual 3/10  effect 1/10  waited 0.25 s  (12 ms)"]
+            [
+                "  step   5  left_click at (640, 311)              visual 3/10  effect 1/10  waited 0.25 s  (12 ms)"
+            ]
         );
-        sink.emit(&Event::SessionFinished(
+        sink.emit(&Event::SessionFinished(Box::new(
             retrace_protocol::events::SessionReport::new(
                 retrace_protocol::events::SessionKind::Replay,
                 "x",
             ),
-        ));
+        )));
         let printed = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
         assert!(
-            printed.lines().nth(1).unwrap().contains("visual 26/10 MISMATCH"),
+            printed
+                .lines()
+                .nth(1)
+                .unwrap()
+                .contains("visual 26/10 MISMATCH"),
             "{printed}"
         );
     }

@@ -147,10 +147,25 @@ mod tests {
 
     #[test]
     fn secret_names_are_recognised_by_their_words() {
-        for secret in ["password", "DB_PASSWORD", "apiKey", "api-key", "auth_token", "Secret", "pin"] {
+        for secret in [
+            "password",
+            "DB_PASSWORD",
+            "apiKey",
+            "api-key",
+            "auth_token",
+            "Secret",
+            "pin",
+        ] {
             assert!(is_secret_name(secret), "{secret}");
         }
-        for plain in ["username", "keyboard_layout", "monkey", "spinner", "third", "passenger"] {
+        for plain in [
+            "username",
+            "keyboard_layout",
+            "monkey",
+            "spinner",
+            "third",
+            "passenger",
+        ] {
             assert!(!is_secret_name(plain), "{plain}");
         }
     }
@@ -158,7 +173,11 @@ mod tests {
     #[test]
     fn only_secret_parameters_are_redacted() {
         let secrets = Secrets::of_parameters(
-            [("username", "demo"), ("password", "hunter2"), ("third", "1")],
+            [
+                ("username", "demo"),
+                ("password", "hunter2"),
+                ("third", "1"),
+            ],
             &["third".to_owned()],
         );
         assert_eq!(
@@ -173,7 +192,8 @@ mod tests {
     #[test]
     fn json_stays_json_whatever_the_secret() {
         let secrets = Secrets::new(["1", "pa\"ss"]);
-        let mut value = serde_json::json!({"step": 1, "message": "typed pa\"ss on step 1", "1": true});
+        let mut value =
+            serde_json::json!({"step": 1, "message": "typed pa\"ss on step 1", "1": true});
         secrets.scrub_json(&mut value);
         assert_eq!(
             value,

@@ -27,7 +27,10 @@ pub fn render(report: &SessionReport) -> Vec<String> {
         (_, SessionStatus::Error) => vec![format!(
             "ERROR {}: {}",
             report.name,
-            report.error.as_deref().unwrap_or("the session could not run")
+            report
+                .error
+                .as_deref()
+                .unwrap_or("the session could not run")
         )],
         (SessionKind::Replay, _) => match &report.replay {
             Some(replay) => vec![replay_line(replay, report.wall_ms)],
@@ -111,7 +114,10 @@ fn act_lines(report: &SessionReport) -> Vec<String> {
         lines.push(format!("  recorded {}", path.display()));
     }
     if let Some(path) = &act.previous {
-        lines.push(format!("  kept the previous recording as {}", path.display()));
+        lines.push(format!(
+            "  kept the previous recording as {}",
+            path.display()
+        ));
     }
     lines
 }
@@ -162,6 +168,9 @@ mod tests {
             actual_crop: None,
         };
         let line = replay_line(&outcome(ReplayStatus::Failed, Some(failure)), 1200);
-        assert!(line.starts_with("FAIL login.json at step 3 (effect): Effect check failed"), "{line}");
+        assert!(
+            line.starts_with("FAIL login.json at step 3 (effect): Effect check failed"),
+            "{line}"
+        );
     }
 }

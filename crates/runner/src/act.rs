@@ -275,7 +275,7 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
         }
     }
     report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    events.emit(Event::SessionFinished(report.clone()));
+    events.emit(Event::SessionFinished(Box::new(report.clone())));
     report
 }
 
@@ -342,8 +342,7 @@ async fn act_computer(
     }
     let model = provider.model_id().to_owned();
     let pricing = provider.pricing();
-    let mut speakers: Vec<Box<dyn Speaker>> =
-        vec![Box::new(AgentSpeaker::new(provider, settings))];
+    let mut speakers: Vec<Box<dyn Speaker>> = vec![Box::new(AgentSpeaker::new(provider, settings))];
     if let Some(replayer) = replayer {
         speakers.push(Box::new(replayer));
     }

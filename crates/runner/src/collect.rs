@@ -38,7 +38,7 @@ impl EventSink for Collector {
             return;
         };
         match event {
-            Event::ReplayFinished(outcome) => seen.replay = Some(outcome.clone()),
+            Event::ReplayFinished(outcome) => seen.replay = Some((**outcome).clone()),
             Event::CacheWritten { path, previous, .. } => {
                 seen.recorded = Some((path.clone(), previous.clone()));
             }

@@ -192,8 +192,7 @@ impl Demo {
     pub async fn start(out: &Path, latency: Latency) -> Result<Demo, RunnerError> {
         let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S").to_string();
         let evidence = out.join(format!("demo-{stamp}"));
-        std::fs::create_dir_all(&evidence)
-            .map_err(|source| RunnerError::io(&evidence, source))?;
+        std::fs::create_dir_all(&evidence).map_err(|source| RunnerError::io(&evidence, source))?;
         let recording = evidence.join(DEMO_RECORDING_NAME);
         std::fs::write(&recording, DEMO_RECORDING)
             .map_err(|source| RunnerError::io(&recording, source))?;
@@ -326,10 +325,7 @@ mod tests {
             }
             assert_eq!(step["input"], expected, "step {index}");
             if input.get("coordinate").is_some() {
-                for key in [
-                    "visual_representation",
-                    retrace_cache::fields::AFTER_HASH,
-                ] {
+                for key in ["visual_representation", retrace_cache::fields::AFTER_HASH] {
                     let hash = step[key].as_str().unwrap_or_default();
                     assert_eq!(hash.len(), 16, "step {index} {key}: {hash:?}");
                 }

@@ -97,7 +97,10 @@ mod tests {
             secrets.scrub("demo hunter2 first 1234"),
             "demo <redacted> first <redacted>"
         );
-        assert_eq!(parameters.names().collect::<Vec<_>>(), ["username", "password", "code"]);
+        assert_eq!(
+            parameters.names().collect::<Vec<_>>(),
+            ["username", "password", "code"]
+        );
         assert!(!format!("{parameters:?}").contains("hunter2"));
     }
 

@@ -48,7 +48,9 @@ impl std::str::FromStr for Provider {
         match text {
             "anthropic" => Ok(Provider::Anthropic),
             "openai" => Ok(Provider::OpenAi),
-            _ => Err(format!("unknown provider `{text}`: use anthropic or openai")),
+            _ => Err(format!(
+                "unknown provider `{text}`: use anthropic or openai"
+            )),
         }
     }
 }

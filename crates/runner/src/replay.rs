@@ -133,11 +133,13 @@ pub async fn run_replay(job: &ReplayJob, events: &Events) -> SessionReport {
         }
         (Ok(()), None) => {
             report.status = SessionStatus::Error;
-            report.error.get_or_insert_with(|| "the replay did not start".into());
+            report
+                .error
+                .get_or_insert_with(|| "the replay did not start".into());
         }
     }
     report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    events.emit(Event::SessionFinished(report.clone()));
+    events.emit(Event::SessionFinished(Box::new(report.clone())));
     report
 }
 

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use retrace_protocol::tool_input::action_point;
 use retrace_test_support::askui_examples_dir;
 use retrace_test_support::read_json;
 use retrace_test_support::read_jsonl;
@@ -10,7 +11,6 @@ use retrace_test_support::vectors_dir;
 use retrace_vision::Image;
 use retrace_vision::Method;
 use retrace_vision::Region;
-use retrace_protocol::tool_input::action_point;
 use retrace_vision::action_region;
 use retrace_vision::decode_png;
 use retrace_vision::hamming_distance;

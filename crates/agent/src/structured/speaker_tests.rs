@@ -23,13 +23,13 @@ use serde_json::json;
 use super::*;
 use crate::Conversation;
 use crate::RunStatus;
-use retrace_protocol::events::Event;
-use retrace_protocol::events::Events;
-use retrace_protocol::events::MemorySink;
 use crate::tool::AgentTool;
 use crate::tool::FatalToolError;
 use crate::tool::ToolReply;
 use crate::tool::Toolbox;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::MemorySink;
 
 /// Answers with scripted texts in order and keeps every request.
 #[derive(Default)]

@@ -200,7 +200,8 @@ fn print_human(result: &ValidationResult) -> std::io::Result<()> {
         for error in &result.errors {
             out!(
                 "  {error} (got {}, expected {})",
-                error.value, error.expected_type
+                error.value,
+                error.expected_type
             );
         }
     }

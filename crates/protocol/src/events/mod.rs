@@ -191,10 +191,10 @@ pub enum Event {
     /// A replayed step failed; the replay stops there.
     StepFailed(ReplayFailure),
     /// A replay ended (passed, failed or paused).
-    ReplayFinished(ReplayOutcome),
+    ReplayFinished(Box<ReplayOutcome>),
     /// A whole command's session (browser start, page load, the run, its recording) ended:
     /// the one result a front end prints and a report keeps.
-    SessionFinished(SessionReport),
+    SessionFinished(Box<SessionReport>),
 }
 
 /// A subscriber to the event stream.

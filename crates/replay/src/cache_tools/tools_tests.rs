@@ -10,8 +10,8 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::*;
-use crate::speaker::CACHE_EXECUTOR;
 use crate::ledger::ReplayLedger;
+use crate::speaker::CACHE_EXECUTOR;
 use retrace_agent::tool::ToolReply;
 
 const EXAMPLES: [&str; 5] = [

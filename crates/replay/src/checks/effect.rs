@@ -1,8 +1,10 @@
 //! The effect check: after a step acts, did the screen reach the state recorded after the
 //! action? The recording holds the hash of the region around the point in the screenshot the
 //! action returned (`visual_representation_after`); replay waits for the region around the
-//! point it acted at (shifted, when the step was repaired) to match it. A click that did
-//! nothing fails at its own step, not at whichever later step happens to look.
+//! point it acted at to match it (for a repaired step, the moved point or the recorded one:
+//! a moved control shows its new state where it moved, a moved submit button leads to a page
+//! that did not move). A click that did nothing fails at its own step, not at whichever later
+//! step happens to look.
 
 use std::sync::Arc;
 
@@ -48,7 +50,13 @@ impl StepCheck for EffectCheck {
         let Some(recorded) = &step.after else {
             return Err("the step has no recorded after-action hash".into());
         };
-        let distance = region_distance(screen, at, recorded, env.hashing)?;
+        // A repaired step acted at a moved point: a control that moved shows its new state
+        // there, but a step that leads to another page (a moved submit button) shows that page
+        // where it was recorded. Either one is the recorded effect.
+        let mut distance = region_distance(screen, at, recorded, env.hashing)?;
+        if let Some(recorded_at) = step.point.filter(|point| *point != at) {
+            distance = distance.min(region_distance(screen, recorded_at, recorded, env.hashing)?);
+        }
         Ok(distance_look(
             distance,
             env.settings.threshold,

@@ -106,10 +106,7 @@ pub trait StepCheck: Send + Sync + std::fmt::Debug {
 
 /// The checks every replay runs, in the order they run within a phase.
 pub fn default_checks() -> Vec<Arc<dyn StepCheck>> {
-    vec![
-        Arc::new(visual::VisualCheck),
-        Arc::new(effect::EffectCheck),
-    ]
+    vec![Arc::new(visual::VisualCheck), Arc::new(effect::EffectCheck)]
 }
 
 /// The distance between `recorded` and the hash of the region of `spec` around `at` in
@@ -125,7 +122,9 @@ pub(crate) fn region_distance(
     let hash_size = (recorded.bits().len() as f64).sqrt() as u32;
     let current = retrace_vision::region_hash(screen, region, spec.method, hash_size)
         .map_err(|error| error.to_string())?;
-    current.distance(recorded).map_err(|error| error.to_string())
+    current
+        .distance(recorded)
+        .map_err(|error| error.to_string())
 }
 
 /// A [`Look`] at a distance against a threshold.

@@ -61,7 +61,6 @@ pub use params::parameterize_value;
 /// The default cache directory.
 pub const DEFAULT_CACHE_DIR: &str = ".retrace_cache";
 
-
 /// How a run is recorded.
 #[derive(Debug, Clone)]
 pub struct RecordSettings {

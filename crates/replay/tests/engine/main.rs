@@ -40,8 +40,8 @@ use world::World;
 use world::WorldComputer;
 use world::WorldScreen;
 use world::control_at;
-use world::squares;
 use world::other_screen;
+use world::squares;
 use world::write_trajectory;
 
 /// What one replay did.
@@ -55,7 +55,9 @@ struct Replayed {
 
 impl Replayed {
     fn outcome(&self) -> &ReplayOutcome {
-        self.outcome.as_ref().expect("the replay reported an outcome")
+        self.outcome
+            .as_ref()
+            .expect("the replay reported an outcome")
     }
 
     fn checks(&self, name: &str) -> Vec<CheckResult> {
@@ -139,7 +141,7 @@ async fn replay(
         .unwrap();
     let events = sink.events();
     let outcome = events.iter().find_map(|event| match event {
-        Event::ReplayFinished(outcome) => Some(outcome.clone()),
+        Event::ReplayFinished(outcome) => Some((**outcome).clone()),
         _ => None,
     });
     let handed_over = told.lock().unwrap().clone();
@@ -175,7 +177,13 @@ async fn waits_until_the_screen_matches_then_acts() {
     let world = World::showing(recorded);
     // The page is still loading for three screenshots.
     world.queue(vec![other_screen(), other_screen(), other_screen()]);
-    let run = replay(&world, ReplayRequest::new(&file), ReplaySettings::default(), vec![]).await;
+    let run = replay(
+        &world,
+        ReplayRequest::new(&file),
+        ReplaySettings::default(),
+        vec![],
+    )
+    .await;
     assert_eq!(run.status, RunStatus::Done, "{:?}", run.outcome);
     let actions = world.actions.lock().unwrap().clone();
     assert_eq!(actions.len(), 1);
@@ -199,7 +207,11 @@ async fn a_screen_that_never_matches_fails_the_step_with_distance_and_threshold(
     let file = write_trajectory(dir.path(), &[Step::click(POINT, &recorded, &recorded)]);
     let world = World::showing(other_screen());
     let run = replay(&world, ReplayRequest::new(&file), failing_fast(), vec![]).await;
-    assert!(matches!(run.status, RunStatus::Failed(_)), "{:?}", run.status);
+    assert!(
+        matches!(run.status, RunStatus::Failed(_)),
+        "{:?}",
+        run.status
+    );
     assert!(world.inputs().is_empty(), "nothing was clicked");
     let failure = run.outcome().failure.clone().unwrap();
     assert_eq!(failure.step, 1);
@@ -207,18 +219,23 @@ async fn a_screen_that_never_matches_fails_the_step_with_distance_and_threshold(
     let (distance, threshold) = (failure.distance.unwrap(), failure.threshold.unwrap());
     assert!(distance > threshold);
     assert!(
-        failure.message.contains(&format!(
-            "step 1 (left_click at (80, 120))"
-        )) && failure
-            .message
-            .contains(&format!("Hamming distance: {distance} > threshold: {threshold}")),
+        failure.message.contains("step 1 (left_click at (80, 120))")
+            && failure.message.contains(&format!(
+                "Hamming distance: {distance} > threshold: {threshold}"
+            )),
         "{}",
         failure.message
     );
-    assert!(failure.actual_crop.is_some(), "the failure carries what was seen");
+    assert!(
+        failure.actual_crop.is_some(),
+        "the failure carries what was seen"
+    );
     let failures = metadata(&file).failures;
     assert_eq!(failures.len(), 1);
-    assert_eq!(failures[0].step_index, 0, "the file's own numbering is askui's");
+    assert_eq!(
+        failures[0].step_index, 0,
+        "the file's own numbering is askui's"
+    );
 }
 
 #[tokio::test]
@@ -227,7 +244,13 @@ async fn a_control_moved_within_the_radius_is_repaired() {
     let recorded = control_at(40, 80);
     let file = write_trajectory(dir.path(), &[Step::click(POINT, &recorded, &recorded)]);
     let world = World::showing(control_at(64, 92));
-    let run = replay(&world, ReplayRequest::new(&file), ReplaySettings::default(), vec![]).await;
+    let run = replay(
+        &world,
+        ReplayRequest::new(&file),
+        ReplaySettings::default(),
+        vec![],
+    )
+    .await;
     assert_eq!(run.status, RunStatus::Done, "{:?}", run.outcome);
     assert_eq!(
         world.inputs(),
@@ -251,11 +274,20 @@ async fn a_control_moved_past_the_radius_is_not_repaired() {
         ..failing_fast()
     };
     let run = replay(&world, ReplayRequest::new(&file), settings, vec![]).await;
-    assert!(matches!(run.status, RunStatus::Failed(_)), "{:?} {:?}", run.checks("visual"), run.outcome);
+    assert!(
+        matches!(run.status, RunStatus::Failed(_)),
+        "{:?} {:?}",
+        run.checks("visual"),
+        run.outcome
+    );
     assert!(world.inputs().is_empty());
     let failure = run.outcome().failure.clone().unwrap();
     assert_eq!(failure.kind, FailureKind::Mismatch);
-    assert!(failure.message.contains("no match within 80 px"), "{}", failure.message);
+    assert!(
+        failure.message.contains("no match within 80 px"),
+        "{}",
+        failure.message
+    );
     assert!(run.outcome().repairs.is_empty());
 }
 
@@ -302,11 +334,14 @@ async fn every_step_with_an_after_state_has_its_effect_checked() {
     // the same either way, so only step 1's effect check can catch it.
     let world = World::showing(checked);
     let run = replay(&world, ReplayRequest::new(&file), failing_fast(), vec![]).await;
-    let _ = start;
     assert!(matches!(run.status, RunStatus::Failed(_)));
     let failure = run.outcome().failure.clone().unwrap();
     assert_eq!((failure.step, failure.kind), (1, FailureKind::Effect));
-    assert!(failure.message.contains("Effect check failed after step 1"), "{}", failure.message);
+    assert!(
+        failure.message.contains("Effect check failed after step 1"),
+        "{}",
+        failure.message
+    );
     assert_eq!(world.inputs().len(), 1, "step 2 never ran");
 }
 
@@ -322,7 +357,13 @@ async fn an_effect_that_arrives_late_is_waited_for() {
         queue.extend([before.clone(), before.clone(), before.clone()]);
         *settled = after.clone();
     }));
-    let run = replay(&world, ReplayRequest::new(&file), ReplaySettings::default(), vec![]).await;
+    let run = replay(
+        &world,
+        ReplayRequest::new(&file),
+        ReplaySettings::default(),
+        vec![],
+    )
+    .await;
     assert_eq!(run.status, RunStatus::Done, "{:?}", run.outcome);
     let effect = run.checks("effect");
     assert_eq!(effect.len(), 1);
@@ -340,9 +381,17 @@ async fn a_step_nothing_checks_waits_for_a_still_screen() {
     );
     let world = World::showing(screen.clone());
     // The click starts an animation: five different frames, then still.
-    let frames: Vec<_> = (0..5u32).map(|n| squares(&[(40, 80), (80, 120), (170, 20 * n)])).collect();
+    let frames: Vec<_> = (0..5u32)
+        .map(|n| squares(&[(40, 80), (80, 120), (170, 20 * n)]))
+        .collect();
     world.on_next_action(Box::new(move |queue, _| queue.extend(frames.clone())));
-    let run = replay(&world, ReplayRequest::new(&file), ReplaySettings::default(), vec![]).await;
+    let run = replay(
+        &world,
+        ReplayRequest::new(&file),
+        ReplaySettings::default(),
+        vec![],
+    )
+    .await;
     assert_eq!(run.status, RunStatus::Done, "{:?}", run.outcome);
     let actions = world.actions.lock().unwrap().clone();
     assert_eq!(actions.len(), 2);
@@ -355,7 +404,11 @@ async fn a_step_nothing_checks_waits_for_a_still_screen() {
     );
     assert!(run.events.iter().any(|event| matches!(
         event,
-        Event::ScreenSettled { step: 2, settled: true, .. }
+        Event::ScreenSettled {
+            step: 2,
+            settled: true,
+            ..
+        }
     )));
 }
 
@@ -388,8 +441,14 @@ async fn a_failed_step_hands_over_with_its_step_distance_and_threshold() {
         )),
         "{told}"
     );
-    assert!(told.contains("step 2: computer type text of 18 characters"), "{told}");
-    assert!(!told.contains("left for the model"), "typed text is not repeated");
+    assert!(
+        told.contains("step 2: computer type text of 18 characters"),
+        "{told}"
+    );
+    assert!(
+        !told.contains("left for the model"),
+        "typed text is not repeated"
+    );
 }
 
 #[tokio::test]
@@ -416,14 +475,25 @@ async fn a_non_cacheable_step_pauses_for_the_model_without_counting_a_failure() 
         vec![Arc::new(Locate)],
     )
     .await;
-    assert!(matches!(run.status, RunStatus::Failed(_)), "{:?}", run.status);
+    assert!(
+        matches!(run.status, RunStatus::Failed(_)),
+        "{:?}",
+        run.status
+    );
     let outcome = run.outcome();
     assert_eq!(outcome.status, ReplayStatus::Paused);
     let failure = outcome.failure.clone().unwrap();
     assert_eq!((failure.step, failure.kind), (2, FailureKind::NeedsModel));
-    assert!(failure.message.contains("non-cacheable tool `locate`"), "{}", failure.message);
+    assert!(
+        failure.message.contains("non-cacheable tool `locate`"),
+        "{}",
+        failure.message
+    );
     let metadata = metadata(&file);
-    assert!(metadata.failures.is_empty(), "a pause is not a cache failure");
+    assert!(
+        metadata.failures.is_empty(),
+        "a pause is not a cache failure"
+    );
     assert_eq!(world.inputs().len(), 1);
 }
 
@@ -433,7 +503,10 @@ async fn missing_parameter_values_are_named_before_anything_acts() {
     let screen = control_at(40, 80);
     let file = write_trajectory(
         dir.path(),
-        &[Step::click(POINT, &screen, &screen), Step::typing("{{user}} and {{pin}}")],
+        &[
+            Step::click(POINT, &screen, &screen),
+            Step::typing("{{user}} and {{pin}}"),
+        ],
     );
     let world = World::showing(screen);
     let partial: ParameterValues = [("user", "demo")].into_iter().collect();
@@ -447,7 +520,10 @@ async fn missing_parameter_values_are_named_before_anything_acts() {
     let RunStatus::Failed(reason) = &run.status else {
         panic!("{:?}", run.status)
     };
-    assert!(reason.contains("missing values for parameters: pin"), "{reason}");
+    assert!(
+        reason.contains("missing values for parameters: pin"),
+        "{reason}"
+    );
     assert!(world.inputs().is_empty());
     assert_eq!(world.captures(), 0, "not even a screenshot");
 }
@@ -488,11 +564,21 @@ async fn a_tool_error_stops_the_replay_at_its_step() {
         .lock()
         .unwrap()
         .push(json!({"action": "left_click", "coordinate": [80, 120]}));
-    let run = replay(&world, ReplayRequest::new(&file), ReplaySettings::default(), vec![]).await;
+    let run = replay(
+        &world,
+        ReplayRequest::new(&file),
+        ReplaySettings::default(),
+        vec![],
+    )
+    .await;
     assert!(matches!(run.status, RunStatus::Failed(_)));
     let failure = run.outcome().failure.clone().unwrap();
     assert_eq!((failure.step, failure.kind), (2, FailureKind::ToolError));
-    assert!(failure.message.contains("the element is not clickable"), "{}", failure.message);
+    assert!(
+        failure.message.contains("the element is not clickable"),
+        "{}",
+        failure.message
+    );
     assert_eq!(world.inputs(), [json!({"action": "type", "text": "first"})]);
     assert_eq!(metadata(&file).failures[0].step_index, 1);
 }
@@ -561,7 +647,10 @@ async fn a_capture_that_never_answers_is_abandoned_and_retried() {
     let run = conversation.run(
         "replay",
         vec![Message::user_text("replay")],
-        Some((CACHE_EXECUTOR, SpeakerContext::of(ReplayRequest::new(&file)))),
+        Some((
+            CACHE_EXECUTOR,
+            SpeakerContext::of(ReplayRequest::new(&file)),
+        )),
     );
     // Without the bound on each attempt the replay would wait on the lost capture for good.
     let report = tokio::time::timeout(Duration::from_secs(30), run)
@@ -620,7 +709,10 @@ async fn a_fixed_delay_looks_at_the_screen_as_shown_and_visual_waiting_at_the_re
             .run(
                 "replay",
                 vec![Message::user_text("replay")],
-                Some((CACHE_EXECUTOR, SpeakerContext::of(ReplayRequest::new(&file)))),
+                Some((
+                    CACHE_EXECUTOR,
+                    SpeakerContext::of(ReplayRequest::new(&file)),
+                )),
             )
             .await
             .unwrap();

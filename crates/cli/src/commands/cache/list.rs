@@ -62,7 +62,12 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
             .max(4);
         out!(
             "{:<width$}  {:>5}  {:>6}  {:>8}  {:>8}  {:<7}  GOAL",
-            "NAME", "STEPS", "HASHED", "ATTEMPTS", "FAILURES", "STATUS"
+            "NAME",
+            "STEPS",
+            "HASHED",
+            "ATTEMPTS",
+            "FAILURES",
+            "STATUS"
         );
         for entry in &listed.entries {
             let meta = &entry.file.metadata;

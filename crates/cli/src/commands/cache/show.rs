@@ -84,7 +84,8 @@ fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
     match &meta.visual_validation {
         Some(vv) if vv.enabled => out!(
             "visual validation: {}, region {} px",
-            vv.method, vv.region_size
+            vv.method,
+            vv.region_size
         ),
         _ => out!("visual validation: off"),
     }
@@ -132,7 +133,10 @@ fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
         .max(4);
     out!(
         "  {:>4}  {:<tool_width$}  {:<40}  {:<11}  HASH",
-        "STEP", "TOOL", "ACTION", "POINT"
+        "STEP",
+        "TOOL",
+        "ACTION",
+        "POINT"
     );
     for step in &steps {
         let point = step
