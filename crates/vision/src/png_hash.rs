@@ -36,6 +36,7 @@ use crate::resize::Coefficients;
 use crate::resize::RowSource;
 use crate::resize::coefficients;
 use crate::resize::horizontal_pass;
+use crate::resize::runs_vertical_first;
 use crate::resize::vertical_pass;
 use crate::workers::run_beside;
 
@@ -98,6 +99,7 @@ pub fn png_hash(bytes: &[u8], method: Method, hash_size: u32) -> Result<ImageHas
             && u64::from(width) * u64::from(height) >= PIPELINE_PIXELS
             && width != tw
             && height != th
+            && !runs_vertical_first(width as usize, height as usize, tw as usize, th as usize)
     });
     drop(reader);
     let Some(layout) = simple else {
