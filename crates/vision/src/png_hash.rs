@@ -545,6 +545,26 @@ mod tests {
     }
 
     #[test]
+    fn tall_images_resize_vertically_first_as_decode_then_hash_does() {
+        // Large enough for the fused path, but Pillow runs the vertical pass first here.
+        let (w, h) = (300u32, 1000u32);
+        assert!(u64::from(w) * u64::from(h) >= PIPELINE_PIXELS);
+        let png = encode(
+            w,
+            h,
+            png::ColorType::Rgb,
+            png::Filter::Paeth,
+            &picture(w, h, 3),
+        );
+        let image = decode_png(&png);
+        assert!(image.is_ok(), "{image:?}");
+        for method in [Method::Phash, Method::Ahash, Method::Dhash] {
+            let want = image.as_ref().ok().and_then(|i| hash(i, method, 8).ok());
+            assert_eq!(png_hash(&png, method, 8).ok(), want, "{method}");
+        }
+    }
+
+    #[test]
     fn calls_from_many_threads_at_once_agree() {
         // One call has the worker, the others start threads of their own.
         let (w, h) = (700u32, 450u32);
