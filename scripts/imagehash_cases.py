@@ -70,7 +70,7 @@ def images():
                 )
     for cell in (1, 2, 4):
         add(f"chess_gray_c{cell}", chessboard(96, 96, cell, dark=100, light=101))
-        add(f"chess_mid_c{cell}", chessboard(40, 40, cell, dark=64, light=192), sizes=(4, 6, 8, 12, 16))
+        add(f"chess_mid_c{cell}", chessboard(40, 40, cell, dark=64, light=192), sizes=(4, 6, 7, 8, 12, 13, 16))
     # Stripes, one axis at a time.
     for width in (1, 2, 3, 4, 5, 8, 11, 16):
         for phase in (0, 1):
