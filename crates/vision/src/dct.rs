@@ -8,13 +8,15 @@
 //! tiny residue lands above or below the median decides the hash bits. pocketfft computes the
 //! DCT-II of length N as: scale `x[0]` (and `x[N-1]` for even N) by 2, turn pairs into sums and
 //! differences, run a backward real FFT of length N ([`BackwardRfft`]), then combine
-//! outputs `k` and `N-k` with the twiddles `cos(pi*(k)/(2N))` (taken from pocketfft's own
+//! outputs `k` and `N-k` with the twiddles `cos(pi*k/(2N))` (taken from pocketfft's own
 //! table, [`UnitRoots`]). Lengths for which pocketfft would switch to its Bluestein algorithm
 //! (N of 50 and more with a large prime factor, pHash hash sizes in the hundreds) are summed
 //! directly instead: the same values up to rounding, not to the bit.
 //!
-//! The code is generic over [`Sample`], so the hot path runs [`LANES`] columns at once (one
-//! vector operation each) with results bit-identical to one column at a time.
+//! The code is generic over [`Sample`], so the hot path runs [`LANES`](crate::lanes::LANES)
+//! columns at once (one vector operation each) with results bit-identical to one column at a
+//! time. The reference is scipy as built for x86-64, where the C++ multiplies and adds are
+//! separate IEEE operations (no fused multiply-add), as Rust's are.
 
 use std::cell::RefCell;
 use std::f64::consts::PI;
