@@ -105,6 +105,15 @@ def images():
         board = chessboard(160, 160, cell)
         offsets = [(rng.randrange(0, 100), rng.randrange(0, 100), rng.randrange(2, 60), rng.randrange(2, 60)) for _ in range(20)]
         add(f"board_c{cell}_crops", board, [(x, y, x + w, y + h) for x, y, w, h in offsets])
+    # A 200x200 board of 25 px cells (like scikit-image's `checkerboard`), cropped as replay
+    # crops: the 100 px square around points swept over the whole image, clipped at its edges.
+    board = chessboard(200, 200, 25)
+    boxes = [
+        (max(0, x - 50), max(0, y - 50), min(200, x + 50), min(200, y + 50))
+        for x in range(0, 200, 3)
+        for y in range(0, 200, 7)
+    ]
+    add("checkerboard_200_sweep", board, boxes)
     # The same degenerate content in other modes: RGB, RGBA (alpha ignored), LA, P and 1.
     for cell in (1, 2, 4, 8):
         gray = chessboard(100, 100, cell, 1, 1)

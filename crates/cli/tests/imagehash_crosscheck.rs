@@ -128,7 +128,7 @@ fn retrace_hash_agrees_with_imagehash_on_every_degenerate_image() {
         cases.iter().map(|c| c["image"].as_str().unwrap()).collect();
     let phashes = cases.iter().filter(|c| c["method"] == "phash").count();
     assert!(images.len() >= 300, "only {} images", images.len());
-    assert!(phashes >= 400, "only {phashes} pHashes");
+    assert!(phashes >= 2000, "only {phashes} pHashes");
 }
 
 #[test]
