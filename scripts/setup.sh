@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what retrace's demo and tests need on a fresh Debian machine: Chromium (Debian's
-# package), Xvfb and a few real X programs for the desktop backend tests, and fonts. Safe to run
-# again: it installs only what is missing.
+# package), Xvfb and a few real X programs for the desktop backend tests, fonts, and Python's
+# venv (for the cross-checks against Python libraries). Safe to run again: it installs only
+# what is missing.
 set -euo pipefail
 
 need=()
@@ -14,6 +15,13 @@ command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
 # The demo app's pixels (and so the hashes in its bundled recording) depend on the fonts
 # Chromium finds: Liberation is what Debian's chromium recommends and what it was recorded with.
 [ -e /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ] || need+=(fonts-liberation)
+# The imagehash cross-check (crates/cli/tests/imagehash_crosscheck.rs) makes a Python venv and
+# pip-installs imagehash into it; Debian ships venv's pip bootstrap (ensurepip) separately.
+if ! command -v python3 >/dev/null 2>&1; then
+  need+=(python3 python3-venv)
+elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  need+=(python3-venv)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"

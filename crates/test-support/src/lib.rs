@@ -11,6 +11,7 @@ pub mod demo;
 pub mod fake_model;
 pub mod html_server;
 pub mod processes;
+pub mod python;
 pub mod xvfb;
 
 /// The `shared/` directory that sits beside the repository checkout.

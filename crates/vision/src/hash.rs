@@ -9,11 +9,13 @@ use serde::Serialize;
 
 use crate::cpu::avx2_dispatch;
 use crate::dct::DctPlan;
-use crate::dct::LANES;
 use crate::error::VisionError;
 use crate::gray::GrayImage;
 use crate::gray::gray_region;
 use crate::image::Image;
+use crate::lanes::LANES;
+use crate::lanes::Lanes;
+use crate::lanes::Sample;
 use crate::region::Region;
 use crate::resize::resize_lanczos;
 
@@ -237,21 +239,22 @@ fn phash_body(small: &GrayImage, size: u32) -> ImageHash {
     let plan = DctPlan::cached(n, keep);
     // Axis 0 (down each column), keeping the first `keep` rows, LANES columns at a time:
     // `low_rows[k * n + x]`.
-    let mut data = vec![[0.0; LANES]; n];
-    let mut out = vec![[0.0; LANES]; keep];
+    let mut data = vec![Lanes::ZERO; n];
+    let mut scratch = vec![Lanes::ZERO; n];
+    let mut out = vec![Lanes::ZERO; keep];
     let mut low_rows = vec![0.0; keep * n];
     for x0 in (0..n).step_by(LANES) {
         let lanes = (n - x0).min(LANES);
         for (y, slot) in data.iter_mut().enumerate() {
             let row = &small.data[y * n + x0..][..lanes];
-            *slot = [0.0; LANES];
-            for (s, &p) in slot.iter_mut().zip(row) {
+            *slot = Lanes::ZERO;
+            for (s, &p) in slot.0.iter_mut().zip(row) {
                 *s = f64::from(p);
             }
         }
-        plan.run_lanes(&mut data, &mut out);
+        plan.run_lanes(&mut data, &mut scratch, &mut out);
         for (k, values) in out.iter().enumerate() {
-            low_rows[k * n + x0..][..lanes].copy_from_slice(&values[..lanes]);
+            low_rows[k * n + x0..][..lanes].copy_from_slice(&values.0[..lanes]);
         }
     }
     // Axis 1 (along each kept row), keeping the first `keep` columns, LANES rows at a time.
@@ -259,14 +262,14 @@ fn phash_body(small: &GrayImage, size: u32) -> ImageHash {
     for k0 in (0..keep).step_by(LANES) {
         let lanes = (keep - k0).min(LANES);
         for (i, slot) in data.iter_mut().enumerate() {
-            *slot = [0.0; LANES];
-            for (lane, s) in slot.iter_mut().enumerate().take(lanes) {
+            *slot = Lanes::ZERO;
+            for (lane, s) in slot.0.iter_mut().enumerate().take(lanes) {
                 *s = low_rows[(k0 + lane) * n + i];
             }
         }
-        plan.run_lanes(&mut data, &mut out);
+        plan.run_lanes(&mut data, &mut scratch, &mut out);
         for (k, values) in out.iter().enumerate() {
-            for (lane, &v) in values.iter().enumerate().take(lanes) {
+            for (lane, &v) in values.0.iter().enumerate().take(lanes) {
                 low[(k0 + lane) * keep + k] = v;
             }
         }

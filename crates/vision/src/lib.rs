@@ -45,12 +45,17 @@ mod gray;
 mod hash;
 mod image;
 mod image_data;
+mod lanes;
 mod paeth;
 mod png_hash;
 mod region;
 mod resize;
+mod rfft_backward;
+mod rfft_general;
+mod rfft_radix;
 mod search;
 mod stability;
+mod twiddle;
 mod workers;
 
 pub use crate::diff::Diff;

@@ -36,6 +36,7 @@ use crate::resize::Coefficients;
 use crate::resize::RowSource;
 use crate::resize::coefficients;
 use crate::resize::horizontal_pass;
+use crate::resize::runs_vertical_first;
 use crate::resize::vertical_pass;
 use crate::workers::run_beside;
 
@@ -98,6 +99,7 @@ pub fn png_hash(bytes: &[u8], method: Method, hash_size: u32) -> Result<ImageHas
             && u64::from(width) * u64::from(height) >= PIPELINE_PIXELS
             && width != tw
             && height != th
+            && !runs_vertical_first(width as usize, height as usize, tw as usize, th as usize)
     });
     drop(reader);
     let Some(layout) = simple else {
@@ -539,6 +541,26 @@ mod tests {
                     assert_eq!(want, got, "{color:?} {filter:?} {method} {size}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn tall_images_resize_vertically_first_as_decode_then_hash_does() {
+        // Large enough for the fused path, but Pillow runs the vertical pass first here.
+        let (w, h) = (300u32, 1000u32);
+        assert!(u64::from(w) * u64::from(h) >= PIPELINE_PIXELS);
+        let png = encode(
+            w,
+            h,
+            png::ColorType::Rgb,
+            png::Filter::Paeth,
+            &picture(w, h, 3),
+        );
+        let image = decode_png(&png);
+        assert!(image.is_ok(), "{image:?}");
+        for method in [Method::Phash, Method::Ahash, Method::Dhash] {
+            let want = image.as_ref().ok().and_then(|i| hash(i, method, 8).ok());
+            assert_eq!(png_hash(&png, method, 8).ok(), want, "{method}");
         }
     }
 

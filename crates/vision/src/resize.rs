@@ -1,6 +1,8 @@
 //! Pillow's LANCZOS resize of an 8-bit `L` image, reproduced exactly (`libImaging/Resample.c`):
 //! double-precision filter weights normalised per output pixel and quantised to 22-bit fixed
-//! point, a horizontal pass over only the rows the vertical pass needs, then a vertical pass;
+//! point, a horizontal pass over only the rows the vertical pass needs, then a vertical pass
+//! (or, as Pillow 13 does when the height shrinks much more than the width, the vertical pass
+//! over every column first, then the horizontal pass; see [`runs_vertical_first`]);
 //! each sum starts at `1 << 21`, is shifted right by 22 and clamped to 0..=255. A pass whose
 //! size does not change is skipped, as Pillow skips it.
 
@@ -653,6 +655,16 @@ fn vertical_pass_body(
     out
 }
 
+/// Whether Pillow (13) resizes `in_w` x `in_h` to `out_w` x `out_h` with the vertical pass
+/// first: when the height shrinks by more than twice as many pixels as the width does
+/// (`ImagingResampleInner`'s `horizontal_first` test). Both passes round to 8 bits, so the
+/// order changes the pixels.
+pub(crate) fn runs_vertical_first(in_w: usize, in_h: usize, out_w: usize, out_h: usize) -> bool {
+    let shrink_h = in_h as i64 - out_h as i64;
+    let shrink_w = in_w as i64 - out_w as i64;
+    shrink_h > 0 && shrink_h > shrink_w * 2
+}
+
 /// Resizes `src` to `out_width` x `out_height` exactly as Pillow's
 /// `image.resize((out_width, out_height), Image.LANCZOS)` does for an `L` image.
 /// Both output sizes must be at least 1; `src` must not be empty.
@@ -688,6 +700,23 @@ pub(crate) fn resize_rows(
         };
     }
     let vertical = coefficients(in_h, out_h);
+    if need_horizontal && need_vertical && runs_vertical_first(in_w, in_h, out_w, out_h) {
+        let mut window = Vec::with_capacity(in_w * in_h);
+        for y in 0..in_h {
+            window.extend_from_slice(src.row(y));
+        }
+        let temp = GrayImage {
+            width: in_w as u32,
+            height: out_height,
+            data: vertical_pass(&window, in_w, 0, &vertical, out_h),
+        };
+        let horizontal = coefficients(in_w, out_w);
+        return GrayImage {
+            width: out_width,
+            height: out_height,
+            data: horizontal_pass(RowSource::of(&temp), &horizontal, out_w, 0..out_h),
+        };
+    }
     // Rows of the source the vertical pass reads.
     let first_row = vertical.bounds.first().map_or(0, |b| b.0);
     let last_row = vertical.bounds.last().map_or(in_h, |b| b.0 + b.1);

@@ -21,6 +21,7 @@ use crate::region::action_region;
 use crate::resize::HorizontalRows;
 use crate::resize::RowSource;
 use crate::resize::resize_rows;
+use crate::resize::runs_vertical_first;
 
 /// The best match [`search_near`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -92,8 +93,8 @@ impl Prober<'_> {
             left,
             width: w,
         };
-        let small = if tw as usize == w {
-            // No horizontal pass to share.
+        let small = if tw as usize == w || runs_vertical_first(w, h, tw as usize, th as usize) {
+            // No horizontal pass to share (none, or it runs after the vertical one).
             let rows = RowSource {
                 data: &self.gray.data[top * src.stride..],
                 ..src
