@@ -83,6 +83,74 @@ fn serve_demo_rejects_a_bad_latency_naming_it() {
     assert!(stderr.contains("900..100"), "{stderr}");
 }
 
+#[test]
+fn serve_demo_serves_the_site_variant_faults_and_late_scripts_asked_for() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .args([
+            "serve-demo",
+            "--port",
+            "0",
+            "--variant",
+            "shift",
+            "--fault",
+            "save-ignores-clicks",
+            "--mark-sent",
+            "--script-delay-ms",
+            "5",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(info["variant"], "shift");
+    assert_eq!(info["faults"], "save-ignores-clicks");
+    let url = info["url"].as_str().unwrap();
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+
+    let (status, body) = http_get(addr, "/site/pricing");
+    assert!(status.contains("200"), "{status}");
+    assert!(
+        body.contains("class=\"card moved\" id=\"plan-pro\""),
+        "{body}"
+    );
+    let (_, login) = http_get(addr, "/");
+    assert!(login.contains("s.src='/assets/login.js'"), "{login}");
+    let cookie = format!(
+        "Cookie: {}={}\r\n",
+        retrace_demo::SESSION_COOKIE,
+        retrace_demo::DEMO_USERNAME
+    );
+    let (_, dashboard) = http_get_with(addr, "/dashboard", &cookie);
+    assert!(dashboard.contains("id=\"modal-sent\""), "{dashboard}");
+    let (_, script) = http_get(addr, "/assets/dashboard.js");
+    assert!(script.contains("stopImmediatePropagation"), "{script}");
+
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn serve_demo_rejects_an_unknown_variant_or_fault_naming_it() {
+    for (flag, value) in [("--variant", "prod"), ("--fault", "slow")] {
+        let output = Command::new(env!("CARGO_BIN_EXE_retrace"))
+            .args(["serve-demo", flag, value])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{flag}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&format!("\"{value}\"")), "{stderr}");
+    }
+}
+
 /// `RETRACE_LOG` sets what goes to stderr: at `retrace_demo=info` the app logs each latency
 /// it applies (benchmarks set those against a run's time); by default it says nothing.
 #[test]

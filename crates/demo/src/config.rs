@@ -1,10 +1,15 @@
-//! What a demo app instance is configured with: response latency, page layout and the one
-//! account that can sign in.
+//! What a demo app instance is configured with: response latency, page layout, the one
+//! account that can sign in, and the opt-in awkward parts (faults, late scripts, the content
+//! site's variant). A `?parameter=` of a request overrides the app-wide value for that request
+//! (see `page_options`).
 
 use std::fmt;
 use std::str::FromStr;
 
 use rand::Rng;
+
+use crate::faults::Faults;
+use crate::site::Variant;
 
 /// The demo account's user name.
 pub const DEMO_USERNAME: &str = "demo";
@@ -114,7 +119,8 @@ impl fmt::Display for Latency {
     }
 }
 
-/// Which version of the UI the app renders. See the crate docs for exactly what `V2` changes.
+/// Which version of the UI the app renders. See the crate docs for exactly what `V2` and
+/// `Rename` change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Layout {
     /// The layout recordings are made on.
@@ -123,6 +129,9 @@ pub enum Layout {
     /// The changed layout: the Sign in button moved; the report and New invoice buttons
     /// relabelled and recoloured.
     V2,
+    /// `v1` with one change: the New invoice button reads "Add invoice" in the v1 style and
+    /// keeps v1's width, so nothing moves.
+    Rename,
 }
 
 impl Layout {
@@ -131,13 +140,14 @@ impl Layout {
         match self {
             Layout::V1 => "v1",
             Layout::V2 => "v2",
+            Layout::Rename => "rename",
         }
     }
 }
 
-/// A layout name other than `v1` or `v2`.
+/// A layout name other than `v1`, `v2` or `rename`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown layout {0:?}; expected `v1` or `v2`")]
+#[error("unknown layout {0:?}; expected `v1`, `v2` or `rename`")]
 pub struct LayoutParseError(pub String);
 
 impl FromStr for Layout {
@@ -147,6 +157,7 @@ impl FromStr for Layout {
         match text.trim().to_ascii_lowercase().as_str() {
             "v1" | "1" => Ok(Layout::V1),
             "v2" | "2" => Ok(Layout::V2),
+            "rename" => Ok(Layout::Rename),
             _ => Err(LayoutParseError(text.to_owned())),
         }
     }
@@ -185,6 +196,18 @@ pub struct DemoConfig {
     pub layout: Layout,
     /// The one account that can sign in (default `demo` / `retrace-demo-pw`).
     pub credentials: Credentials,
+    /// Controls that misbehave when a request does not ask with `?fault=` (default none).
+    pub faults: Faults,
+    /// Whether the New invoice modal has the "Mark as sent" checkbox when a request does not
+    /// say with `?mark_sent=` (default no; the `mark-sent-ignores-clicks` fault adds it too).
+    pub mark_sent: bool,
+    /// `Some(ms)`: the login page's and the dashboard's scripts arrive late, inserted after the
+    /// `load` event and answered `ms` later; `None` (default): inline. `?script_delay_ms=`
+    /// overrides it.
+    pub script_delay_ms: Option<u64>,
+    /// The content site's variant (`/site/...`) when a request does not ask with `?variant=`
+    /// (default the baseline).
+    pub variant: Variant,
 }
 
 #[cfg(test)]
@@ -248,7 +271,12 @@ mod tests {
     fn layout_parses_names() {
         assert_eq!("v2".parse::<Layout>().unwrap(), Layout::V2);
         assert_eq!("V1".parse::<Layout>().unwrap(), Layout::V1);
+        assert_eq!("rename".parse::<Layout>().unwrap(), Layout::Rename);
+        for layout in [Layout::V1, Layout::V2, Layout::Rename] {
+            assert_eq!(layout.as_str().parse::<Layout>().unwrap(), layout);
+        }
         let error = "v3".parse::<Layout>().unwrap_err();
         assert!(error.to_string().contains("\"v3\""));
+        assert!(error.to_string().contains("`rename`"));
     }
 }

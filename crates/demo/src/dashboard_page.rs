@@ -1,7 +1,9 @@
 //! The dashboard at `/dashboard`: a welcome line, the invoice table with its search box and
-//! "New invoice" modal, the slow "Generate report" action and the animated sync panel.
+//! "New invoice" modal (with the optional "Mark as sent" checkbox), the slow "Generate report"
+//! action and the animated sync panel. Its script is in `dashboard_script`.
 
 use crate::config::Layout;
+use crate::dashboard_script;
 use crate::html::brand;
 use crate::html::escape;
 use crate::html::page;
@@ -10,26 +12,56 @@ use crate::invoices::Status;
 use crate::invoices::count_with;
 use crate::invoices::format_money;
 use crate::invoices::total_with;
+use crate::page_options::PageOptions;
+use crate::scripts;
+use crate::scripts::PageScript;
 
 /// The report button's label in each layout (v2 relabels it; see the crate docs).
 pub fn report_button_label(layout: Layout) -> &'static str {
     match layout {
-        Layout::V1 => "Generate report",
+        Layout::V1 | Layout::Rename => "Generate report",
         Layout::V2 => "Export report",
     }
 }
 
-/// The "New invoice" button's label in each layout (v2 relabels it too; see the crate docs).
+/// The "New invoice" button's label in each layout (v2 and rename relabel it; see the crate
+/// docs).
 pub fn new_invoice_button_label(layout: Layout) -> &'static str {
     match layout {
         Layout::V1 => "New invoice",
-        Layout::V2 => "Add invoice",
+        Layout::V2 | Layout::Rename => "Add invoice",
     }
 }
 
-/// Renders the dashboard for the signed-in `username`. `layout_query` (`""` or
-/// `?layout=v2`) is carried into the sign-out link.
-pub fn render(layout: Layout, layout_query: &str, username: &str) -> String {
+/// The New invoice button's content: its label, and in the rename layout the label inside a
+/// box that reserves v1's label width (an invisible `::before` of v1's label), so the button
+/// keeps v1's width to the fraction of a pixel and nothing beside it moves.
+fn new_invoice_button_content(layout: Layout) -> String {
+    let label = new_invoice_button_label(layout);
+    match layout {
+        Layout::V1 | Layout::V2 => label.to_owned(),
+        Layout::Rename => format!(
+            "<span class=\"same-width\" data-reserve=\"{}\">{label}</span>",
+            new_invoice_button_label(Layout::V1)
+        ),
+    }
+}
+
+/// The modal's "Mark as sent" checkbox, when the options ask for it.
+fn mark_sent_field(options: &PageOptions) -> &'static str {
+    if options.mark_sent {
+        "<div class=\"field\"><label class=\"check\" for=\"modal-sent\">\
+         <input class=\"checkbox\" id=\"modal-sent\" type=\"checkbox\">Mark as sent</label></div>"
+    } else {
+        ""
+    }
+}
+
+/// Renders the dashboard for the signed-in `username`. The parameters the request gave
+/// (`options.carry`, e.g. `?layout=v2`) are carried into the sign-out link.
+pub fn render(options: &PageOptions, username: &str) -> String {
+    let layout = options.layout;
+    let layout_query = &options.carry;
     let username = escape(username);
     let rows: String = INVOICES
         .iter()
@@ -53,7 +85,8 @@ pub fn render(layout: Layout, layout_query: &str, username: &str) -> String {
     let paid = format_money(total_with(Status::Paid));
     let outstanding = format_money(total_with(Status::Pending) + total_with(Status::Overdue));
     let report_label = report_button_label(layout);
-    let new_invoice_label = new_invoice_button_label(layout);
+    let new_invoice_label = new_invoice_button_content(layout);
+    let mark_sent = mark_sent_field(options);
     let body = format!(
         "<header class=\"topbar\"><div class=\"topbar-inner\">{brand}\
          <nav><span class=\"current\">Dashboard</span><span>Invoices</span>\
@@ -95,51 +128,22 @@ pub fn render(layout: Layout, layout_query: &str, username: &str) -> String {
          <input class=\"input\" id=\"modal-customer\" type=\"text\" autocomplete=\"off\"></div>\
          <div class=\"field\"><label for=\"modal-amount\">Amount (USD)</label>\
          <input class=\"input\" id=\"modal-amount\" type=\"text\" autocomplete=\"off\"></div>\
-         <div class=\"modal-actions\">\
+         {mark_sent}<div class=\"modal-actions\">\
          <button class=\"btn secondary\" id=\"modal-close\" type=\"button\">Close</button>\
          <button class=\"btn\" id=\"modal-save\" type=\"submit\">Save draft</button></div>\
          </form></div></div>",
         brand = brand(""),
     );
-    page("Dashboard · Ledgerline", layout, "dashboard", &body, SCRIPT)
+    let script = PageScript::place(
+        scripts::DASHBOARD_FILE,
+        options,
+        dashboard_script::script(&options.faults),
+    );
+    page(
+        "Dashboard · Ledgerline",
+        layout,
+        "dashboard",
+        &body,
+        &script,
+    )
 }
-
-/// Search filtering, the modal, and the slow report action. Plain ES5, no libraries.
-const SCRIPT: &str = r#"
-(function(){
-var byId=function(id){return document.getElementById(id);};
-var search=byId('search'),count=byId('invoice-count'),empty=byId('no-results');
-var tbody=document.querySelector('#invoices tbody');
-function rows(){return Array.prototype.slice.call(tbody.querySelectorAll('tr[data-invoice]'));}
-function filter(){
-  var q=search.value.trim().toLowerCase(),all=rows(),shown=0;
-  all.forEach(function(r){var hit=r.textContent.toLowerCase().indexOf(q)!==-1;r.hidden=!hit;if(hit){shown++;}});
-  count.textContent='Showing '+shown+' of '+all.length+' invoices';
-  empty.hidden=shown!==0;
-}
-search.addEventListener('input',filter);
-var modal=byId('modal');
-function closeModal(){modal.hidden=true;byId('modal-form').reset();}
-byId('new-invoice').addEventListener('click',function(){modal.hidden=false;byId('modal-customer').focus();});
-byId('modal-close').addEventListener('click',closeModal);
-byId('modal-form').addEventListener('submit',function(e){
-  e.preventDefault();
-  var customer=byId('modal-customer').value.trim()||'New customer';
-  var amount=byId('modal-amount').value.trim()||'0.00';
-  var number='INV-'+(1041+rows().length);
-  var tr=document.createElement('tr');tr.setAttribute('data-invoice',number);
-  [number,customer,'2026-11-21','$'+amount].forEach(function(text,i){var td=document.createElement('td');if(i===3){td.className='num';}td.textContent=text;tr.appendChild(td);});
-  var td=document.createElement('td');td.innerHTML='<span class="badge draft">Draft</span>';tr.appendChild(td);
-  tbody.insertBefore(tr,empty);closeModal();filter();
-});
-var button=byId('generate-report'),result=byId('report-result');
-button.addEventListener('click',function(){
-  button.disabled=true;result.className='pending';result.textContent='Generating report...';
-  fetch('/api/report',{credentials:'same-origin'})
-    .then(function(r){if(!r.ok){throw new Error('HTTP '+r.status);}return r.json();})
-    .then(function(d){result.className='ready';result.textContent='Report ready: '+d.invoices+' invoices, '+d.total+' billed';})
-    .catch(function(e){result.className='failed';result.textContent='Report failed: '+e.message;})
-    .then(function(){button.disabled=false;});
-});
-})();
-"#;

@@ -6,6 +6,7 @@
 //! headless Chromium at 1280x800 on every run.
 
 use crate::config::Layout;
+use crate::scripts::PageScript;
 
 /// Escapes text for use inside HTML element content and double-quoted attributes.
 pub fn escape(text: &str) -> String {
@@ -24,15 +25,18 @@ pub fn escape(text: &str) -> String {
 }
 
 /// A whole HTML document: `title` (escaped here), the shared stylesheet, `body` (already
-/// HTML) inside `<body class="layout-v1|v2 {body_class}">`, and an optional inline `script`.
-pub fn page(title: &str, layout: Layout, body_class: &str, body: &str, script: &str) -> String {
+/// HTML) inside `<body class="layout-{v1|v2|rename} {body_class}">`, and the page's `script`
+/// (inline, or a loader for a late one).
+pub fn page(
+    title: &str,
+    layout: Layout,
+    body_class: &str,
+    body: &str,
+    script: &PageScript,
+) -> String {
     let title = escape(title);
     let layout = layout.as_str();
-    let script = if script.is_empty() {
-        String::new()
-    } else {
-        format!("<script>{script}</script>")
-    };
+    let script = script.to_html();
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -97,6 +101,8 @@ h2{font-size:16px;line-height:24px;font-weight:700;color:#111827}
 #search{width:240px;height:36px;margin-right:12px}
 #new-invoice{height:36px;line-height:36px}
 .layout-v2 #new-invoice{background:#fff7ed;color:#9a3412;border:2px solid #ea580c;line-height:32px}
+.layout-rename #new-invoice .same-width{display:inline-block}
+.layout-rename #new-invoice .same-width::before{content:attr(data-reserve);display:block;height:0;overflow:hidden;visibility:hidden}
 table{width:100%;border-collapse:collapse}
 th{height:36px;padding:0 20px;background:#f8f9fb;border-bottom:1px solid #e5e8ed;text-align:left;font-size:12px;font-weight:700;color:#5b6675;text-transform:uppercase}
 td{height:40px;padding:0 20px;border-bottom:1px solid #eef1f5;white-space:nowrap}
@@ -138,6 +144,10 @@ td.num,th.num{text-align:right}
 .modal form{margin-top:16px}
 .modal-actions{display:flex;justify-content:flex-end;margin-top:24px}
 .modal-actions .btn{margin-left:12px}
+.field label.check{display:flex;align-items:center;margin-bottom:0;font-size:14px;line-height:24px;cursor:pointer}
+.checkbox{appearance:none;display:block;width:20px;height:20px;margin:0 10px 0 0;border:2px solid #8792a2;border-radius:4px;background:#fff;cursor:pointer}
+.checkbox:checked{border-color:#2563eb;background:#2563eb;box-shadow:inset 0 0 0 3px #fff}
+.checkbox:focus{outline:none}
 "#;
 
 #[cfg(test)]
@@ -154,10 +164,11 @@ mod tests {
 
     #[test]
     fn page_marks_the_layout_and_loads_nothing_external() {
-        let html = page("T <1>", Layout::V2, "login", "<p>x</p>", "");
+        let script = PageScript::Inline("go();".into());
+        let html = page("T <1>", Layout::V2, "login", "<p>x</p>", &script);
         assert!(html.contains("<title>T &lt;1&gt;</title>"));
         assert!(html.contains("class=\"layout-v2 login\""));
         assert!(!html.contains("http://") && !html.contains("https://"));
-        assert!(!html.contains("<script>"));
+        assert!(html.contains("<script>go();</script></body>"));
     }
 }

@@ -1,21 +1,23 @@
 //! The login page at `/`: a username field, a password field and a "Sign in" button.
 
 use crate::config::Credentials;
-use crate::config::Layout;
 use crate::html::brand;
 use crate::html::escape;
 use crate::html::page;
+use crate::page_options::PageOptions;
+use crate::scripts;
+use crate::scripts::PageScript;
 
 /// Renders the login page. `error` shows a message above the fields (a failed attempt);
-/// `username` pre-fills the username field; `layout_query` (`""` or `?layout=v2`) is carried
-/// into the form's action so the layout asked for survives the submit.
+/// `username` pre-fills the username field; the parameters the request gave (`options.carry`,
+/// e.g. `?layout=v2`) are carried into the form's action so they survive the submit.
 pub fn render(
-    layout: Layout,
-    layout_query: &str,
+    options: &PageOptions,
     credentials: &Credentials,
     error: Option<&str>,
     username: &str,
 ) -> String {
+    let layout_query = &options.carry;
     let alert = match error {
         Some(message) => format!(
             "<div class=\"alert\" id=\"login-error\" role=\"alert\">{}</div>",
@@ -47,9 +49,21 @@ pub fn render(
          </div>",
         brand = brand(""),
     );
-    page("Sign in · Ledgerline", layout, "login", &body, SCRIPT)
+    let script = PageScript::place(scripts::LOGIN_FILE, options, script());
+    page(
+        "Sign in · Ledgerline",
+        options.layout,
+        "login",
+        &body,
+        &script,
+    )
 }
 
-/// Shows that the submit is under way while the (possibly slow) server answers.
+/// The login page's script: shows that the submit is under way while the (possibly slow)
+/// server answers.
+pub fn script() -> String {
+    format!("{SCRIPT}{}", scripts::READY_MARK)
+}
+
 const SCRIPT: &str = "document.getElementById('login-form').addEventListener('submit',function(){\
 var b=document.getElementById('sign-in');b.disabled=true;b.textContent='Signing in...';});";

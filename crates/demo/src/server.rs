@@ -1,15 +1,12 @@
-//! The HTTP side: routes, the session cookie, latency, and the running server's handle.
+//! The HTTP side: the running server's handle, the router (the invoicing app's routes are in
+//! `app_routes`, the content site's in `site`), the state every handler shares and the small
+//! response helpers they use.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Form;
-use axum::Json;
 use axum::Router;
-use axum::extract::Query;
-use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::http::HeaderName;
 use axum::http::HeaderValue;
 use axum::http::StatusCode;
@@ -18,16 +15,12 @@ use axum::response::Html;
 use axum::response::IntoResponse;
 use axum::response::Response;
 use axum::routing::get;
-use serde::Deserialize;
-use tokio::sync::oneshot;
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::app_routes;
 use crate::config::DemoConfig;
-use crate::config::Layout;
-use crate::config::LayoutParseError;
-use crate::dashboard_page;
-use crate::invoices;
-use crate::login_page;
+use crate::site;
 
 /// The cookie that marks a signed-in browser; its value is the user name.
 pub const SESSION_COOKIE: &str = "retrace_demo_session";
@@ -68,7 +61,9 @@ pub enum DemoError {
 #[derive(Debug)]
 pub struct DemoServer {
     addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
+    /// Set to `true` to stop: ends the graceful-shutdown wait and every response that would
+    /// otherwise never complete (the site's `never-loads` page).
+    stop: Option<watch::Sender<bool>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
 }
 
@@ -90,12 +85,12 @@ impl DemoServer {
         format!("http://{ip}:{}/", self.addr.port())
     }
 
-    /// Stops accepting connections, lets in-flight requests finish, and waits for the server
-    /// task to end.
+    /// Stops accepting connections, lets in-flight requests finish (a response that never
+    /// completes on purpose is cut off), and waits for the server task to end.
     pub async fn shutdown(mut self) -> Result<(), DemoError> {
         if let Some(stop) = self.stop.take() {
             // The task may already be gone; then there is nothing to stop.
-            let _ = stop.send(());
+            let _ = stop.send(true);
         }
         let Some(task) = self.task.take() else {
             return Ok(());
@@ -134,7 +129,7 @@ impl DemoServer {
 impl Drop for DemoServer {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
+            let _ = stop.send(true);
         }
     }
 }
@@ -148,14 +143,14 @@ pub async fn start(config: DemoConfig, addr: SocketAddr) -> Result<DemoServer, D
     let bound = listener
         .local_addr()
         .map_err(|source| DemoError::Bind { addr, source })?;
-    let (stop, stopped) = oneshot::channel::<()>();
-    let app = router(config);
+    let (stop, stopped) = watch::channel(false);
+    let app = routes(AppState {
+        config: Arc::new(config),
+        stopping: Some(stopped.clone()),
+    });
     let task = tokio::spawn(async move {
         axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                // A dropped sender also means "stop".
-                let _ = stopped.await;
-            })
+            .with_graceful_shutdown(wait_for_stop(Some(stopped)))
             .await
     });
     tracing::debug!(%bound, "demo app listening");
@@ -166,69 +161,46 @@ pub async fn start(config: DemoConfig, addr: SocketAddr) -> Result<DemoServer, D
     })
 }
 
-/// The demo app's routes, for serving on a listener of the caller's choosing.
+/// The demo app's routes, for serving on a listener of the caller's choosing. Responses that
+/// never complete on purpose (the site's `never-loads` page) then hang until the client goes;
+/// [`start`] cuts them off when it stops.
 pub fn router(config: DemoConfig) -> Router {
-    let state = AppState {
+    routes(AppState {
         config: Arc::new(config),
-    };
-    Router::new()
-        .route("/", get(login_form))
-        .route("/login", get(login_form).post(login_submit))
-        .route("/dashboard", get(dashboard))
-        .route("/api/report", get(report))
-        .route("/logout", get(logout))
+        stopping: None,
+    })
+}
+
+fn routes(state: AppState) -> Router {
+    app_routes::routes()
+        .merge(site::routes())
         .route("/healthz", get(|| async { "ok" }))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .with_state(state)
 }
 
+/// What every handler sees.
 #[derive(Clone)]
-struct AppState {
-    config: Arc<DemoConfig>,
+pub(crate) struct AppState {
+    pub(crate) config: Arc<DemoConfig>,
+    /// Turns `true` when the server stops; `None` when served by the caller's [`router`].
+    pub(crate) stopping: Option<watch::Receiver<bool>>,
 }
 
-#[derive(Debug, Deserialize)]
-struct LayoutQuery {
-    layout: Option<String>,
-}
-
-/// The layout for this request and the query suffix that keeps it on the next page: a
-/// `?layout=` parameter wins over the app-wide default.
-fn resolve_layout(
-    state: &AppState,
-    query: &LayoutQuery,
-) -> Result<(Layout, String), LayoutParseError> {
-    match query.layout.as_deref() {
-        None => Ok((state.config.layout, String::new())),
-        Some(text) => {
-            let layout = text.parse::<Layout>()?;
-            Ok((layout, format!("?layout={}", layout.as_str())))
+/// Resolves when `stopping` turns `true` or its sender goes; never without one.
+pub(crate) async fn wait_for_stop(stopping: Option<watch::Receiver<bool>>) {
+    match stopping {
+        Some(mut stopping) => {
+            // An error means the sender is gone, which also means "stop".
+            let _ = stopping.wait_for(|stopped| *stopped).await;
         }
+        None => std::future::pending::<()>().await,
     }
 }
 
-/// An unknown `?layout=` answers 400 with the parse error's message.
-impl IntoResponse for LayoutParseError {
-    fn into_response(self) -> Response {
-        (StatusCode::BAD_REQUEST, self.to_string()).into_response()
-    }
-}
-
-/// The signed-in user, when the request carries a session cookie for the demo account.
-fn session_user(headers: &HeaderMap, state: &AppState) -> Option<String> {
-    let expected = &state.config.credentials.username;
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, value)| *name == SESSION_COOKIE && value == expected)
-        .map(|(_, value)| value.to_owned())
-}
-
-fn html_page(status: StatusCode, body: String) -> Response {
+/// An HTML response that browsers must not cache.
+pub(crate) fn html_page(status: StatusCode, body: String) -> Response {
     (
         status,
         [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
@@ -237,131 +209,29 @@ fn html_page(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
-fn redirect(location: &str) -> Response {
+/// A 303 to `location`.
+pub(crate) fn redirect(location: &str) -> Response {
     match HeaderValue::from_str(location) {
         Ok(value) => (StatusCode::SEE_OTHER, [(header::LOCATION, value)]).into_response(),
         Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "bad redirect target").into_response(),
     }
 }
 
-/// Waits the configured latency and returns how long that was, in milliseconds.
-async fn apply_latency(state: &AppState) -> u64 {
-    let ms = state.config.latency.sample_ms();
+/// Waits `ms` milliseconds (a deliberate slowness of the app), logging `message` with
+/// `latency_ms` at info level for benchmarks that set the app's own waits against a run's
+/// time (e.g. "applied app latency latency_ms=250").
+pub(crate) async fn delay(ms: u64, message: &str) {
     if ms > 0 {
-        // At info level, for benchmarks that set the app's own waits against a run's time.
-        tracing::info!(latency_ms = ms, "applied app latency");
+        tracing::info!(latency_ms = ms, "{message}");
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
-    ms
 }
 
-/// Adds the header that reports the applied latency.
-fn with_latency(mut response: Response, ms: u64) -> Response {
+/// Adds the header that reports the delay (ms) the server applied.
+pub(crate) fn with_latency(mut response: Response, ms: u64) -> Response {
     response.headers_mut().insert(
         HeaderName::from_static(LATENCY_HEADER),
         HeaderValue::from(ms),
     );
     response
-}
-
-async fn login_form(
-    State(state): State<AppState>,
-    Query(query): Query<LayoutQuery>,
-) -> Result<Response, LayoutParseError> {
-    let (layout, suffix) = resolve_layout(&state, &query)?;
-    let body = login_page::render(layout, &suffix, &state.config.credentials, None, "");
-    Ok(html_page(StatusCode::OK, body))
-}
-
-#[derive(Debug, Deserialize)]
-struct LoginForm {
-    #[serde(default)]
-    username: String,
-    #[serde(default)]
-    password: String,
-}
-
-async fn login_submit(
-    State(state): State<AppState>,
-    Query(query): Query<LayoutQuery>,
-    Form(form): Form<LoginForm>,
-) -> Result<Response, LayoutParseError> {
-    let (layout, suffix) = resolve_layout(&state, &query)?;
-    let latency = apply_latency(&state).await;
-    let credentials = &state.config.credentials;
-    if form.username == credentials.username && form.password == credentials.password {
-        let cookie = format!(
-            "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Lax",
-            credentials.username
-        );
-        let Ok(cookie) = HeaderValue::from_str(&cookie) else {
-            return Ok((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "user name unusable in a cookie",
-            )
-                .into_response());
-        };
-        let mut response = redirect(&format!("/dashboard{suffix}"));
-        response.headers_mut().insert(header::SET_COOKIE, cookie);
-        return Ok(with_latency(response, latency));
-    }
-    let body = login_page::render(
-        layout,
-        &suffix,
-        credentials,
-        Some("Wrong username or password."),
-        &form.username,
-    );
-    Ok(with_latency(
-        html_page(StatusCode::UNAUTHORIZED, body),
-        latency,
-    ))
-}
-
-async fn dashboard(
-    State(state): State<AppState>,
-    Query(query): Query<LayoutQuery>,
-    headers: HeaderMap,
-) -> Result<Response, LayoutParseError> {
-    let (layout, suffix) = resolve_layout(&state, &query)?;
-    Ok(match session_user(&headers, &state) {
-        Some(user) => html_page(
-            StatusCode::OK,
-            dashboard_page::render(layout, &suffix, &user),
-        ),
-        None => redirect(&format!("/{suffix}")),
-    })
-}
-
-async fn report(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    if session_user(&headers, &state).is_none() {
-        return (
-            StatusCode::UNAUTHORIZED,
-            Json(serde_json::json!({ "error": "not signed in" })),
-        )
-            .into_response();
-    }
-    let latency = apply_latency(&state).await;
-    let body = serde_json::json!({
-        "invoices": invoices::INVOICES.len(),
-        "total_cents": invoices::total_cents(),
-        "total": invoices::format_money(invoices::total_cents()),
-        "latency_ms": latency,
-    });
-    with_latency(Json(body).into_response(), latency)
-}
-
-async fn logout(
-    Query(query): Query<LayoutQuery>,
-    State(state): State<AppState>,
-) -> Result<Response, LayoutParseError> {
-    let (_, suffix) = resolve_layout(&state, &query)?;
-    let mut response = redirect(&format!("/{suffix}"));
-    response.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_static(
-            "retrace_demo_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax",
-        ),
-    );
-    Ok(response)
 }

@@ -5,14 +5,17 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 use retrace_demo::DemoConfig;
+use retrace_demo::Faults;
 use retrace_demo::Latency;
 use retrace_demo::Layout;
+use retrace_demo::Variant;
 
 use crate::outcome::Outcome;
 use crate::output::out;
 
 /// Serve the bundled demo app (a login form, an invoice dashboard, a slow action, an animated
-/// panel, a modal, and a `v2` layout) until Ctrl-C. Sign in as `demo` / `retrace-demo-pw`.
+/// panel, a modal, `v2` and `rename` layouts, faults, late scripts, and a content site under
+/// `/site/` in variants) until Ctrl-C. Sign in as `demo` / `retrace-demo-pw`.
 ///
 /// Example: `retrace serve-demo --port 8080 --latency-ms 100..1500 --layout v2`
 #[derive(Debug, clap::Args)]
@@ -27,12 +30,29 @@ pub struct ServeDemoArgs {
     /// random per request, both ends inclusive).
     #[arg(long, value_name = "MS|A..B", default_value = "0")]
     pub latency_ms: Latency,
-    /// Default layout: `v1`, or `v2` (Sign in button moved 40 px right and 24 px down; report
-    /// button relabelled "Export report" and New invoice button "Add invoice", both orange).
+    /// Default layout: `v1`, `v2` (Sign in button moved 40 px right and 24 px down; report
+    /// button relabelled "Export report" and New invoice button "Add invoice", both orange),
+    /// or `rename` (only the New invoice button reads "Add invoice", same look and width).
     /// `?layout=` in a URL overrides it.
-    #[arg(long, value_name = "v1|v2", default_value = "v1")]
+    #[arg(long, value_name = "v1|v2|rename", default_value = "v1")]
     pub layout: Layout,
-    /// Print one JSON object (`url`, `layout`, `latency_ms`) instead of a sentence.
+    /// Default faults, comma-separated: `save-ignores-clicks`, `mark-sent-ignores-clicks`,
+    /// `amount-rewritten`. `?fault=` overrides it.
+    #[arg(long, value_name = "LIST", default_value = "none")]
+    pub fault: Faults,
+    /// Give the New invoice modal a "Mark as sent" checkbox (`?mark_sent=` overrides it).
+    #[arg(long)]
+    pub mark_sent: bool,
+    /// Load the login page's and the dashboard's scripts after the `load` event, answered this
+    /// many ms later (`?script_delay_ms=` overrides it).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=retrace_demo::MAX_SCRIPT_DELAY_MS))]
+    pub script_delay_ms: Option<u64>,
+    /// The content site's variant under `/site/`: `baseline`, `identical-markup`, `shift`,
+    /// `text`, `colour`, `removed`, `console-error`, `never-loads` (`?variant=` overrides it).
+    #[arg(long, value_name = "NAME", default_value = "baseline")]
+    pub variant: Variant,
+    /// Print one JSON object (`url`, `layout`, `latency_ms`, `variant`, `faults`) instead of
+    /// a sentence.
     #[arg(long)]
     pub json: bool,
 }
@@ -51,6 +71,10 @@ async fn serve(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
     let config = DemoConfig {
         latency: args.latency_ms,
         layout: args.layout,
+        faults: args.fault.clone(),
+        mark_sent: args.mark_sent,
+        script_delay_ms: args.script_delay_ms,
+        variant: args.variant,
         ..DemoConfig::default()
     };
     let addr = SocketAddr::new(args.host, args.port);
@@ -63,13 +87,17 @@ async fn serve(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
             "url": url,
             "layout": args.layout.as_str(),
             "latency_ms": args.latency_ms.to_string(),
+            "variant": args.variant.as_str(),
+            "faults": args.fault.to_string(),
         });
         out!("{line}");
     } else {
         out!(
-            "Demo app at {url} (layout {}, latency {} ms). Sign in as {} / {}. Ctrl-C stops it.",
+            "Demo app at {url} (layout {}, latency {} ms, site variant {}). Sign in as {} / {}. \
+             Ctrl-C stops it.",
             args.layout,
             args.latency_ms,
+            args.variant,
             retrace_demo::DEMO_USERNAME,
             retrace_demo::DEMO_PASSWORD,
         );

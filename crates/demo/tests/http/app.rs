@@ -1,70 +1,17 @@
-//! The demo app over real HTTP: routes, login, layouts, latency and shutdown.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+//! The invoicing app over real HTTP: routes, login, layouts, latency and shutdown.
 
 use reqwest::StatusCode;
 use reqwest::header;
 use retrace_demo::DemoConfig;
-use retrace_demo::DemoServer;
 use retrace_demo::Latency;
 use retrace_demo::Layout;
 
-async fn serve(config: DemoConfig) -> DemoServer {
-    retrace_demo::start(config, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap()
-}
-
-/// A client that shows redirects instead of following them, so tests see each hop.
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
-async fn login(
-    server: &DemoServer,
-    query: &str,
-    username: &str,
-    password: &str,
-) -> reqwest::Response {
-    client()
-        .post(format!("{}login{query}", server.url()))
-        .form(&[("username", username), ("password", password)])
-        .send()
-        .await
-        .unwrap()
-}
-
-fn latency_header(response: &reqwest::Response) -> u64 {
-    response.headers()[retrace_demo::LATENCY_HEADER]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
-
-/// Signs in with the demo account and returns the `Cookie` header value to send.
-async fn session_cookie(server: &DemoServer) -> String {
-    let response = login(
-        server,
-        "",
-        retrace_demo::DEMO_USERNAME,
-        retrace_demo::DEMO_PASSWORD,
-    )
-    .await;
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    let set_cookie = response.headers()[header::SET_COOKIE].to_str().unwrap();
-    set_cookie.split(';').next().unwrap().to_owned()
-}
-
-async fn get(server: &DemoServer, path: &str, cookie: Option<&str>) -> reqwest::Response {
-    let mut request = client().get(format!("{}{path}", server.url()));
-    if let Some(cookie) = cookie {
-        request = request.header(header::COOKIE, cookie);
-    }
-    request.send().await.unwrap()
-}
+use crate::common::client;
+use crate::common::get;
+use crate::common::latency_header;
+use crate::common::login;
+use crate::common::serve;
+use crate::common::session_cookie;
 
 #[tokio::test]
 async fn login_page_has_the_form_and_no_external_resources() {
