@@ -7,6 +7,9 @@
 //!
 //! A launched browser can never outlive the process that launched it; see [`process`].
 
+mod browser;
+mod connection;
+mod context;
 mod dom;
 mod frames;
 mod input;
@@ -16,7 +19,10 @@ mod network;
 mod nodelay;
 mod page;
 pub mod process;
+pub mod remote;
 
-pub use launch::ChromiumBrowser;
+pub use browser::ChromiumBrowser;
 pub use launch::ChromiumConfig;
 pub use page::ChromiumPage;
+pub use remote::ConnectOptions;
+pub use remote::Endpoint;
