@@ -103,7 +103,9 @@ async fn version(State(state): State<Arc<FarmState>>, browser_path: String) -> R
     state.discoveries.fetch_add(1, Ordering::SeqCst);
     let busy = state
         .busy_left
-        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| left.checked_sub(1))
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+            left.checked_sub(1)
+        })
         .is_ok();
     if busy {
         state.busy_answers.fetch_add(1, Ordering::SeqCst);

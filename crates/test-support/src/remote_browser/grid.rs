@@ -7,7 +7,8 @@
 //! - `GET /session/{id}/url` is the keep-alive command, `DELETE /session/{id}` ends a session;
 //! - with an idle limit, a session that gets no WebDriver command (CDP traffic does not count)
 //!   for that long is killed: its CDP connection is dropped and later commands answer
-//!   `invalid session id`, like a Grid's session timeout.
+//!   `invalid session id`, like a Grid's session timeout ([`GridStandIn::kill_session`] does
+//!   the same on demand).
 //!
 //! Everything that happens is recorded for the test to check ([`GridReport`]).
 
@@ -74,7 +75,8 @@ struct Grid {
 type Shared = Arc<Mutex<Grid>>;
 
 fn lock(grid: &Shared) -> MutexGuard<'_, Grid> {
-    grid.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    grid.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A running Grid stand-in; stops when dropped.
@@ -114,6 +116,19 @@ impl GridStandIn {
     /// What happened so far.
     pub fn report(&self) -> GridReport {
         lock(&self.grid).report.clone()
+    }
+
+    /// Kills session `id` now, as the Grid does when its session timeout passes: the CDP
+    /// connection drops and later commands answer `invalid session id`. Whether it was alive.
+    pub fn kill_session(&self, id: &str) -> bool {
+        let mut grid = lock(&self.grid);
+        let Some(session) = grid.live.remove(id) else {
+            return false;
+        };
+        session.kill.send_replace(true);
+        grid.report.expired.push(id.to_owned());
+        grid.report.live = grid.live.len();
+        true
     }
 
     /// How long ago session `id` was created, while it is alive.
