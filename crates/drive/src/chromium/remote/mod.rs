@@ -223,9 +223,15 @@ impl ChromiumBrowser {
             height,
             request_timeout: options.request_timeout,
         };
+        // chromiumoxide's errors could quote the URL it was given, token and all.
         let cannot_connect = |error: CdpError| DriveError::Launch {
             backend: "chromium".to_owned(),
-            detail: format!("cannot connect to {label}: {error}"),
+            detail: format!(
+                "cannot connect to {label}: {}",
+                error
+                    .to_string()
+                    .replace(ws_url.as_str(), &redact(ws_url.as_str()))
+            ),
         };
         let needs_relay = !headers.is_empty() || ws_url.scheme() == "wss";
         let (cdp, relay) = if needs_relay {
