@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what retrace's demo and tests need on a fresh Debian machine: Chromium (Debian's
-# package), Xvfb and a few real X programs for the desktop backend tests, fonts, and Python's
-# venv (for the cross-checks against Python libraries). Safe to run again: it installs only
-# what is missing.
+# package), Xvfb and a few real X programs for the desktop backend tests, nginx (the
+# authenticating and TLS proxies of the remote-browser tests), fonts, and Python's venv (for the
+# cross-checks against Python libraries). Safe to run again: it installs only what is missing.
 set -euo pipefail
 
 need=()
@@ -11,6 +11,8 @@ command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v xedit >/dev/null 2>&1 || need+=(x11-apps)
 command -v xev >/dev/null 2>&1 || need+=(x11-utils)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
+# nginx lives in /usr/sbin, which is not on every user's PATH.
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need+=(nginx)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 # The demo app's pixels (and so the hashes in its bundled recording) depend on the fonts
 # Chromium finds: Liberation is what Debian's chromium recommends and what it was recorded with.

@@ -31,6 +31,29 @@ pub enum DriveError {
         /// Why.
         detail: String,
     },
+    /// The session on a remote browser (one we connected to: a farm, a Grid, a browser in a
+    /// container) ended while doing `doing`: its connection closed or the remote end dropped
+    /// the session. An infrastructure failure, not a test failure; a new session may work.
+    #[error("the remote browser session at {endpoint} was lost while {doing}: {detail}")]
+    SessionLost {
+        /// The endpoint, as the user gave it but without credentials.
+        endpoint: String,
+        /// What was being done.
+        doing: String,
+        /// The underlying cause as text.
+        detail: String,
+    },
+    /// A browser farm or Grid stayed busy (HTTP 429, 503, "queue full") through every retry.
+    /// An infrastructure failure; trying later may work.
+    #[error("{endpoint} stayed busy after {retries} retries: {detail}")]
+    Busy {
+        /// The endpoint, without credentials.
+        endpoint: String,
+        /// How many times it was retried.
+        retries: u32,
+        /// The last answer.
+        detail: String,
+    },
     /// An argument was out of range or malformed (a key name, a point off screen).
     #[error("{0}")]
     InvalidInput(String),
@@ -42,4 +65,24 @@ pub enum DriveError {
         /// The limit that passed.
         timeout_ms: u64,
     },
+}
+
+impl DriveError {
+    /// Whether this is a failure of the infrastructure (the browser, the farm, the connection)
+    /// rather than of what was being tested: the run should end as an error, not a failure.
+    pub fn is_infrastructure(&self) -> bool {
+        matches!(
+            self,
+            Self::BackendGone { .. }
+                | Self::Launch { .. }
+                | Self::SessionLost { .. }
+                | Self::Busy { .. }
+        )
+    }
+
+    /// Whether running again on a fresh session may succeed: a lost remote session or a farm
+    /// that was busy.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Self::SessionLost { .. } | Self::Busy { .. })
+    }
 }

@@ -2,7 +2,8 @@
 //!
 //! - [`backend::Backend`]: screenshot, mouse, keyboard; [`backend::BrowserBackend`] adds
 //!   navigation and the DOM.
-//! - Backends: headless Chromium over CDP, an X11 desktop (feature `x11`).
+//! - Backends: headless Chromium over CDP, launched or remote (a DevTools endpoint, a farm, a
+//!   Selenium Grid), and an X11 desktop (feature `x11`).
 //! - Tools: the `computer` tool (Anthropic computer-use actions) and the web executor.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -1,8 +1,8 @@
 //! Shared helpers for retrace's tests, benchmarks and test-only binaries.
 //!
 //! One place for what several crates' tests need: where the shared reference vectors and
-//! askui example files live, and (as the crates grow) fake model servers and the demo app on a
-//! random port. Tests never copy these helpers; they depend on this crate.
+//! askui example files live, fake model servers, the demo app on a random port, nginx as a
+//! proxy and stand-ins for remote browser services. Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
 
@@ -10,8 +10,11 @@ pub mod cli;
 pub mod demo;
 pub mod fake_model;
 pub mod html_server;
+pub mod nginx;
 pub mod processes;
 pub mod python;
+pub mod remote_browser;
+pub mod router_thread;
 pub mod xvfb;
 
 /// The `shared/` directory that sits beside the repository checkout.

@@ -1,12 +1,22 @@
 //! Headless Chromium over the DevTools protocol (CDP).
 //!
 //! [`ChromiumBrowser::launch`] starts `/usr/bin/chromium` (or any executable) headless with a
-//! fresh temporary profile and a fixed viewport; [`ChromiumBrowser::connect`] attaches to a
-//! running browser's `ws://` endpoint. Either way it is a [`crate::backend::PageFactory`], and
-//! each [`ChromiumPage`] it opens is a [`crate::Backend`] and [`crate::BrowserBackend`].
+//! fresh temporary profile and a fixed viewport; [`ChromiumBrowser::connect`] and
+//! [`ChromiumBrowser::connect_with`] reach a browser somebody else runs (a DevTools HTTP or
+//! websocket endpoint, a farm, a Selenium Grid; see [`remote`]). Either way it is a
+//! [`crate::backend::PageFactory`], and each [`ChromiumPage`] it opens is a [`crate::Backend`]
+//! and [`crate::BrowserBackend`].
 //!
-//! A launched browser can never outlive the process that launched it; see [`process`].
+//! A [`ChromiumBrowser`] handle is one run: its pages share a browser context of their own,
+//! disposed when the run ends ([`ChromiumBrowser::close`], or dropping the handle and its
+//! pages). A launched browser can never outlive the process that launched it; see [`process`].
+//!
+//! Modules point one way: `launch` and `remote` build a `connection` (the CDP connection and
+//! what ends with it); `browser` hands out runs (`context`) and pages (`page`) on it.
 
+mod browser;
+mod connection;
+mod context;
 mod dom;
 mod frames;
 mod input;
@@ -16,7 +26,10 @@ mod network;
 mod nodelay;
 mod page;
 pub mod process;
+pub mod remote;
 
-pub use launch::ChromiumBrowser;
+pub use browser::ChromiumBrowser;
 pub use launch::ChromiumConfig;
 pub use page::ChromiumPage;
+pub use remote::ConnectOptions;
+pub use remote::Endpoint;

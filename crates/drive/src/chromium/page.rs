@@ -17,14 +17,15 @@ use chromiumoxide::cdp::browser_protocol::page::GetLayoutMetricsParams;
 use chromiumoxide::cdp::browser_protocol::page::Viewport;
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
+use super::connection::BACKEND;
+use super::connection::BrowserCore;
+use super::context::RunContext;
 use super::dom;
 use super::frames::FrameGrabber;
 use super::frames::NEXT_FRAME_RENDERED_JS;
 use super::frames::RENDER_TIMEOUT;
 use super::input;
 use super::input::InputState;
-use super::launch::BACKEND;
-use super::launch::BrowserCore;
 use super::network::NetworkTracker;
 use crate::backend::Backend;
 use crate::backend::BoundingBox;
@@ -39,6 +40,8 @@ use crate::error::DriveError;
 #[derive(Debug)]
 pub struct ChromiumPage {
     core: Arc<BrowserCore>,
+    /// The run this page belongs to: its browser context lives while any of its pages does.
+    _run: Arc<RunContext>,
     page: Page,
     input: InputState,
     network: NetworkTracker,
@@ -47,8 +50,9 @@ pub struct ChromiumPage {
 }
 
 impl ChromiumPage {
-    pub(crate) async fn new(core: Arc<BrowserCore>, page: Page) -> Result<Self, DriveError> {
+    pub(crate) async fn new(run: Arc<RunContext>, page: Page) -> Result<Self, DriveError> {
         let doing = "setting up a new page";
+        let core = Arc::clone(run.core());
         let metrics = SetDeviceMetricsOverrideParams::new(
             i64::from(core.width),
             i64::from(core.height),
@@ -66,6 +70,7 @@ impl ChromiumPage {
             .map_err(|e| core.error(doing, e))?;
         Ok(Self {
             core,
+            _run: run,
             page,
             input: InputState::default(),
             network,
@@ -374,11 +379,8 @@ impl BrowserBackend for ChromiumPage {
         let started = Instant::now();
         loop {
             if self.core.is_dead() {
-                return Err(DriveError::BackendGone {
-                    backend: BACKEND.to_owned(),
-                    doing: doing.to_owned(),
-                    detail: "the DevTools connection closed".to_owned(),
-                });
+                let reason = self.core.death_reason();
+                return Err(self.core.gone(doing, reason));
             }
             let (in_flight, quiet_for) = self.network.status();
             if in_flight == 0 && quiet_for >= idle {

@@ -1,0 +1,17 @@
+//! End-to-end tests of remote browsers: a real local headless Chromium stands for the remote
+//! one, reached through real nginx proxies (authentication, TLS) and through stand-ins for a
+//! browser farm and a Selenium Grid (crates/test-support). Nothing leaves 127.0.0.1.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+/// Shared setup: the local browser, nginx configurations, a test CA, a page to drive.
+mod support;
+
+/// One browser context per run, disposed at its end.
+mod contexts;
+/// A farm answering busy: backoff and observable retries.
+mod farm;
+/// Selenium Grid sessions: keep-alive, deletion, lost sessions, `max_sessions`.
+mod grid;
+/// Header and token authentication, `wss://` through TLS.
+mod proxies;
