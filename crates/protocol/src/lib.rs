@@ -12,6 +12,8 @@
 //!   [API view](api) never sends to a model.
 //! - [`Usage`], [`StopReason`]: accounting and why the model stopped.
 //! - [`tool_names`]: the names of the tools the model sees, defined once.
+//! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
+//!   beside a step's visual hash.
 //!
 //! This crate has no I/O and no async runtime.
 //!
@@ -28,6 +30,7 @@
 
 pub mod api;
 mod content;
+pub mod element;
 mod message;
 pub mod tool_names;
 mod usage;
@@ -37,6 +40,8 @@ pub use content::ImageSource;
 pub use content::ToolResultBlock;
 pub use content::ToolResultContent;
 pub use content::ToolUseBlock;
+pub use element::BoundingBox;
+pub use element::ElementInfo;
 pub use message::Message;
 pub use message::MessageContent;
 pub use message::Role;
