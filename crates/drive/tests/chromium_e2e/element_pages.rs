@@ -62,15 +62,17 @@ pub fn open_html() -> String {
     toolbar("Open")
 }
 
-/// An "Export" button at (20, 20), another named "Import", and a hidden one also named
-/// "Export"; `moveExport()` moves the visible one 300 px right and down.
+/// An "Export" button at (20, 20), another named "Import", and two more named "Export" that
+/// cannot be seen (one not displayed, one of zero size); `moveExport()` moves the visible one
+/// 300 px right and down.
 pub const MOVING_HTML: &str = r#"<!doctype html><html><head><style>
 body { margin: 0; font: 16px sans-serif; }
 button { position: absolute; width: 100px; height: 30px; }
 </style></head><body>
 <button id="export" style="left:20px;top:20px">Export</button>
 <button id="import" style="left:140px;top:20px">Import</button>
-<button id="ghost" style="left:260px;top:20px;display:none">Export</button>
+<button id="ghost" aria-label="Export" style="left:260px;top:20px;display:none">Export</button>
+<button id="collapsed" style="left:380px;top:20px;width:0;height:0;padding:0;border:0;overflow:hidden">Export</button>
 <script>
 function moveExport() {
   const button = document.getElementById('export');

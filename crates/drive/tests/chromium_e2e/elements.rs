@@ -304,7 +304,11 @@ async fn find_elements_follows_a_control_that_moved_300_px() {
         .find_elements(&recorded.role, &recorded.name)
         .await
         .unwrap();
-    assert_eq!(found.len(), 1, "the hidden Export is not listed: {found:?}");
+    assert_eq!(
+        found.len(),
+        1,
+        "the Exports not seen are not listed: {found:?}"
+    );
     assert_eq!(found[0].selector, "#export");
     assert_eq!((found[0].bounds.x, found[0].bounds.y), (320.0, 320.0));
     assert!(found[0].receives_events);

@@ -206,11 +206,14 @@ async fn a_navigation_to_a_slow_page_is_pending_until_the_page_arrives() {
 async fn page_globals_cannot_fool_the_activity_probe() {
     let server = element_pages::serve_element_pages();
     let (_browser, page) = common::page_at(&server.url("/hostile")).await;
-    page.wait_until_ready(
-        &ReadinessOptions::settled(Duration::from_millis(200)).with_timeout(PATIENCE),
-    )
-    .await
-    .unwrap();
+    // The page's clock is frozen: a probe in its world would never see time pass.
+    let settled = page
+        .wait_until_ready(
+            &ReadinessOptions::settled(Duration::from_millis(200)).with_timeout(PATIENCE),
+        )
+        .await
+        .unwrap();
+    assert!(settled.ready, "{settled}");
     page.evaluate("document.getElementById('real').textContent = 'Changed'; true")
         .await
         .unwrap();
