@@ -203,3 +203,7 @@ pub trait PageFactory: Send + Sync {
     /// Opens a blank page at the browser's configured viewport size.
     async fn new_page(&self) -> Result<std::sync::Arc<dyn BrowserBackend>, DriveError>;
 }
+
+#[cfg(test)]
+#[path = "backend_tests.rs"]
+mod tests;

@@ -62,6 +62,8 @@ impl<'a> IsolatedWorld<'a> {
                 Err(error) if context_gone(&error) => {
                     tracing::debug!(%error, "isolated world context gone; asking again");
                     last_error = Some(error);
+                    // Let chromiumoxide's handler take in the context events first.
+                    tokio::task::yield_now().await;
                     continue;
                 }
                 Err(error) => return Err(self.core.error(doing, error)),

@@ -63,6 +63,13 @@ async fn the_demo_apps_login_and_renamed_dashboard_button_read_as_elements() {
         (username.role.as_str(), username.name.as_str()),
         ("textbox", "Username")
     );
+    let field = page.query_selector("#password").await.unwrap().unwrap();
+    let (x, y) = field.centre();
+    let password = at(&page, x as i32, y as i32).await;
+    assert_eq!(
+        (password.name.as_str(), password.input_type.as_deref()),
+        ("Password", Some("password"))
+    );
 
     // v2 moved the button 40 px right and 24 px down: found again by role and name.
     page.navigate(&format!("{}?layout=v2", demo.url()))

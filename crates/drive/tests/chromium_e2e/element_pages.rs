@@ -13,12 +13,16 @@ button.at, input.at, select.at { height: 30px; }
 <button class="at" id="close" aria-label="Close dialog" style="left:140px;top:20px;width:40px">&times;</button>
 <button class="at" id="gear" title="Settings" style="left:200px;top:20px;width:40px"><svg width="16" height="16"><rect width="16" height="16" fill="#555"/></svg></button>
 <a class="at" id="next" href="/next" style="left:20px;top:70px">Next   page</a>
+<button class="at" id="bold" aria-pressed="false" style="left:320px;top:20px;width:80px"
+  onclick="this.setAttribute('aria-pressed', String(this.getAttribute('aria-pressed') !== 'true'))">Bold</button>
+<details class="at" id="more" style="left:320px;top:70px;width:200px"><summary id="more-summary">More options</summary><p>Hidden until opened</p></details>
 <label class="at" for="email" style="left:20px;top:120px;width:70px">Email</label>
 <input class="at" id="email" style="left:100px;top:115px;width:200px">
 <label class="at" id="wrap" style="left:20px;top:165px"><span>Full name</span> <input name="fullname" value="Ann Lee" style="width:150px"></label>
 <label class="at" style="left:20px;top:220px"><input type="checkbox" id="remember"> Remember me</label>
 <label class="at" style="left:320px;top:220px"><input type="checkbox" id="stuck" onclick="return false"> Stuck</label>
 <label class="at" for="country" style="left:20px;top:270px">Country</label>
+<select class="at" id="sizes" size="3" aria-label="Size" style="left:560px;top:20px;width:120px;height:70px"><option>Small</option><option selected>Medium</option><option>Large</option></select>
 <select class="at" id="country" style="left:100px;top:265px;width:150px"><option value="fr">France</option><option value="de" selected>Germany</option></select>
 <div class="at" id="terms" role="checkbox" aria-checked="false" tabindex="0" style="left:20px;top:320px;width:150px;height:30px"
   onclick="this.setAttribute('aria-checked', this.getAttribute('aria-checked') === 'true' ? 'false' : 'true')">Accept terms</div>

@@ -139,6 +139,16 @@ async fn inputs_are_named_by_their_labels_and_a_click_on_a_label_means_its_contr
         ("combobox", "Country", "Germany", "select", "#country")
     );
     assert_eq!(country.value, Some(FieldValue::new("de")));
+    let sizes = at_selector(&page, "#sizes").await;
+    assert_eq!(
+        (sizes.role.as_str(), sizes.name.as_str()),
+        ("listbox", "Size")
+    );
+    let medium = page.find_elements("option", "Medium").await.unwrap();
+    assert_eq!(medium.len(), 1, "{medium:?}");
+    assert_eq!(medium[0].selected, Some(true));
+    let large = page.find_elements("option", "Large").await.unwrap();
+    assert_eq!(large[0].selected, Some(false));
 }
 
 #[tokio::test]
@@ -214,6 +224,37 @@ async fn spans_in_buttons_shadow_dom_and_iframes_resolve_to_the_control() {
         }
     );
     assert!(pay.receives_events, "{pay:?}");
+}
+
+#[tokio::test]
+async fn toggle_buttons_and_disclosures_report_pressed_and_expanded() {
+    let (_server, _browser, page) = controls().await;
+
+    let point = centre_of(&page, "#bold").await;
+    let bold = at(&page, point).await;
+    assert_eq!(
+        identity(&bold),
+        ("button", "Bold", "Bold", "button", "#bold")
+    );
+    assert_eq!((bold.pressed, bold.checked), (Some(Tristate::False), None));
+    page.click(point, MouseButton::Left, 1).await.unwrap();
+    assert_eq!(at(&page, point).await.pressed, Some(Tristate::True));
+
+    let point = centre_of(&page, "#more-summary").await;
+    let more = at(&page, point).await;
+    assert_eq!(
+        identity(&more),
+        (
+            "button",
+            "More options",
+            "More options",
+            "summary",
+            "#more-summary"
+        )
+    );
+    assert_eq!(more.expanded, Some(false));
+    page.click(point, MouseButton::Left, 1).await.unwrap();
+    assert_eq!(at(&page, point).await.expanded, Some(true));
 }
 
 #[tokio::test]
