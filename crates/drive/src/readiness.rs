@@ -64,6 +64,10 @@ pub struct DocumentActivity {
     /// How long the DOM has not changed (counted from when observation began, at the
     /// document's start or at the first probe).
     pub dom_quiet_for: Duration,
+    /// How many DOM mutations have been observed in this document so far: two polls with the
+    /// same count saw no change in between (an action's effect, or its absence, without any
+    /// timing).
+    pub dom_mutations: u64,
 }
 
 /// Which conditions to require, and how long to wait for them.

@@ -15,6 +15,7 @@ fn quiet_page() -> PageActivity {
             animations: Vec::new(),
             media_playing: 0,
             dom_quiet_for: Duration::from_secs(2),
+            dom_mutations: 0,
         }),
     }
 }

@@ -4,9 +4,9 @@
 // page was set up) and reports what the document is doing. Called as `(THIS)(probe)`.
 (probe) => {
   if (!globalThis.__retraceActivity) {
-    const state = {last: performance.now()};
+    const state = {last: performance.now(), count: 0};
     globalThis.__retraceActivity = state;
-    new MutationObserver(() => { state.last = performance.now(); })
+    new MutationObserver((records) => { state.last = performance.now(); state.count += records.length; })
       .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   }
   if (!probe) return null;
@@ -25,5 +25,6 @@
     animations: running.slice(0, 3).map((a) => nameOf(a) + ' on ' + describe(a.effect && a.effect.target)),
     media_playing: Array.from(document.querySelectorAll('video, audio')).filter((m) => !m.paused && !m.ended).length,
     dom_quiet_ms: Math.max(0, performance.now() - globalThis.__retraceActivity.last),
+    dom_mutations: globalThis.__retraceActivity.count,
   };
 }

@@ -127,6 +127,7 @@ struct Probe {
     animations: Vec<String>,
     media_playing: usize,
     dom_quiet_ms: f64,
+    dom_mutations: u64,
 }
 
 /// What the page is doing now. Fails only when the page or browser is gone; a page that does
@@ -155,6 +156,7 @@ pub(crate) async fn page_activity(
                 animations: probe.animations,
                 media_playing: probe.media_playing,
                 dom_quiet_for: Duration::from_secs_f64(probe.dom_quiet_ms.max(0.0) / 1e3),
+                dom_mutations: probe.dom_mutations,
             })
             .map_err(|error| format!("the page's answer is malformed: {error}")),
     };
