@@ -7,6 +7,9 @@
 use async_trait::async_trait;
 
 use crate::error::DriveError;
+use crate::readiness::PageActivity;
+use crate::readiness::Readiness;
+use crate::readiness::ReadinessOptions;
 
 /// A PNG screenshot with its pixel size.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,18 +55,10 @@ pub struct Point {
     pub y: i32,
 }
 
-/// A rectangle in backend pixels (CSS pixels for browsers).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BoundingBox {
-    /// Left edge.
-    pub x: f64,
-    /// Top edge.
-    pub y: f64,
-    /// Width.
-    pub width: f64,
-    /// Height.
-    pub height: f64,
-}
+/// A rectangle in backend pixels (CSS pixels for browsers); defined with [`ElementInfo`],
+/// whose box it is.
+pub use retrace_protocol::BoundingBox;
+pub use retrace_protocol::ElementInfo;
 
 /// Something retrace can see and act on: screenshots in, mouse and keyboard out.
 ///
@@ -131,7 +126,13 @@ pub trait Backend: Send + Sync {
     }
 }
 
-/// What a browser adds to a [`Backend`]: navigation, the DOM, network idleness.
+/// What a browser adds to a [`Backend`]: navigation, the DOM, network idleness, and what is
+/// at a point and whether the page is ready (for replay's checks).
+///
+/// The element and readiness methods have defaults that say "not supported"
+/// ([`DriveError::Unsupported`]), so a browser backend without a DOM view still compiles and
+/// its callers fall back to visual checks. A desktop backend (X11) is no `BrowserBackend` at
+/// all ([`Backend::as_browser`] is `None`): replay on it stays visual-only.
 #[async_trait]
 pub trait BrowserBackend: Backend {
     /// Navigates to `url` and waits for the load event.
@@ -152,6 +153,48 @@ pub trait BrowserBackend: Backend {
     async fn evaluate(&self, expression: &str) -> Result<serde_json::Value, DriveError>;
     /// Closes this page. Later calls fail with [`DriveError::BackendGone`].
     async fn close(&self) -> Result<(), DriveError>;
+    /// The element hit at `at` (CSS pixels of the viewport), as its actionable ancestor (the
+    /// closest link, button, form field, label's control, widget, focusable or clickable
+    /// element; else the hit element itself), with whether a click at `at` reaches it.
+    /// `None` where nothing is.
+    async fn element_at(&self, at: Point) -> Result<Option<ElementInfo>, DriveError> {
+        Err(unsupported(
+            self.name(),
+            &format!("the element at ({}, {})", at.x, at.y),
+        ))
+    }
+    /// The element with the keyboard focus (through shadow roots and iframes), with its
+    /// value; `None` when nothing has the focus.
+    async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
+        Err(unsupported(self.name(), "the focused element"))
+    }
+    /// The visible elements with role `role` and accessible name `name` (exact after
+    /// whitespace normalisation), in document order; whether each receives events is judged
+    /// at its centre.
+    async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError> {
+        Err(unsupported(
+            self.name(),
+            &format!("finding the {role} named {name:?}"),
+        ))
+    }
+    /// What the page is doing now (requests, navigation, load state, rendering): the cheap
+    /// signal to poll; see [`crate::readiness`].
+    async fn page_activity(&self) -> Result<PageActivity, DriveError> {
+        Err(unsupported(self.name(), "what the page is doing"))
+    }
+    /// Polls [`BrowserBackend::page_activity`] until every condition `options` requires
+    /// holds or its timeout passes; the report says which conditions held.
+    async fn wait_until_ready(&self, options: &ReadinessOptions) -> Result<Readiness, DriveError> {
+        crate::readiness::wait_until_ready(self, options).await
+    }
+}
+
+/// The error of a browser backend that cannot tell `what`.
+fn unsupported(backend: &str, what: &str) -> DriveError {
+    DriveError::Unsupported {
+        backend: backend.to_owned(),
+        what: what.to_owned(),
+    }
 }
 
 /// Opens new, independent pages (tabs) in one browser: each web executor session is one page.
@@ -160,3 +203,7 @@ pub trait PageFactory: Send + Sync {
     /// Opens a blank page at the browser's configured viewport size.
     async fn new_page(&self) -> Result<std::sync::Arc<dyn BrowserBackend>, DriveError>;
 }
+
+#[cfg(test)]
+#[path = "backend_tests.rs"]
+mod tests;

@@ -57,6 +57,15 @@ pub enum DriveError {
     /// An argument was out of range or malformed (a key name, a point off screen).
     #[error("{0}")]
     InvalidInput(String),
+    /// The backend cannot do or tell this at all (a DOM question to a backend without a DOM);
+    /// the caller falls back (replay checks visually).
+    #[error("the {backend} backend cannot tell {what}")]
+    Unsupported {
+        /// Which backend.
+        backend: String,
+        /// What was asked ("the element at (10, 20)").
+        what: String,
+    },
     /// Waiting for something took longer than allowed.
     #[error("timed out after {timeout_ms} ms while {doing}")]
     Timeout {

@@ -2,6 +2,8 @@
 //!
 //! - [`backend::Backend`]: screenshot, mouse, keyboard; [`backend::BrowserBackend`] adds
 //!   navigation and the DOM.
+//! - [`readiness`]: is a page ready to act on, is anything still happening on it; with
+//!   [`BrowserBackend::element_at`] and friends, what replay checks besides pixels.
 //! - Backends: headless Chromium over CDP, launched or remote (a DevTools endpoint, a farm, a
 //!   Selenium Grid), and an X11 desktop (feature `x11`).
 //! - Tools: the `computer` tool (Anthropic computer-use actions) and the web executor.
@@ -11,6 +13,7 @@ pub mod backend;
 pub mod chromium;
 pub mod computer;
 pub mod error;
+pub mod readiness;
 pub mod tool;
 pub mod web;
 #[cfg(feature = "x11")]

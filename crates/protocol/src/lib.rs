@@ -16,6 +16,8 @@
 //!   set, observe-only steps), defined once.
 //! - [`events`]: the [`events::Event`]s every run emits and every sink reads, and the
 //!   [`events::Events`] stream that carries them.
+//! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
+//!   beside a step's visual hash.
 //!
 //! This crate has no I/O and no async runtime.
 //!
@@ -32,6 +34,7 @@
 
 pub mod api;
 mod content;
+pub mod element;
 pub mod events;
 mod message;
 pub mod tool_input;
@@ -43,6 +46,8 @@ pub use content::ImageSource;
 pub use content::ToolResultBlock;
 pub use content::ToolResultContent;
 pub use content::ToolUseBlock;
+pub use element::BoundingBox;
+pub use element::ElementInfo;
 pub use message::Message;
 pub use message::MessageContent;
 pub use message::Role;

@@ -11,13 +11,19 @@
 //! disposed when the run ends ([`ChromiumBrowser::close`], or dropping the handle and its
 //! pages). A launched browser can never outlive the process that launched it; see [`process`].
 //!
+//! Element questions (module `element`: what is at a point, what has the focus, where is the
+//! control named X) and readiness (module `activity`) run their page-side scripts in an
+//! isolated world (module `world`), out of reach of the page's own scripts.
+//!
 //! Modules point one way: `launch` and `remote` build a `connection` (the CDP connection and
 //! what ends with it); `browser` hands out runs (`context`) and pages (`page`) on it.
 
+mod activity;
 mod browser;
 mod connection;
 mod context;
 mod dom;
+mod element;
 mod frames;
 mod input;
 pub mod keys;
@@ -27,6 +33,7 @@ mod nodelay;
 mod page;
 pub mod process;
 pub mod remote;
+mod world;
 
 pub use browser::ChromiumBrowser;
 pub use launch::ChromiumConfig;

@@ -17,24 +17,30 @@ use chromiumoxide::cdp::browser_protocol::page::GetLayoutMetricsParams;
 use chromiumoxide::cdp::browser_protocol::page::Viewport;
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
+use super::activity;
+use super::activity::NavigationTracker;
 use super::connection::BACKEND;
 use super::connection::BrowserCore;
 use super::context::RunContext;
 use super::dom;
+use super::element;
 use super::frames::FrameGrabber;
 use super::frames::NEXT_FRAME_RENDERED_JS;
 use super::frames::RENDER_TIMEOUT;
 use super::input;
 use super::input::InputState;
 use super::network::NetworkTracker;
+use super::world::IsolatedWorld;
 use crate::backend::Backend;
 use crate::backend::BoundingBox;
 use crate::backend::BrowserBackend;
+use crate::backend::ElementInfo;
 use crate::backend::MouseButton;
 use crate::backend::Point;
 use crate::backend::Screenshot;
 use crate::backend::ScrollDirection;
 use crate::error::DriveError;
+use crate::readiness::PageActivity;
 
 /// One Chromium tab: screenshots, mouse and keyboard over CDP, navigation and the DOM.
 #[derive(Debug)]
@@ -47,6 +53,7 @@ pub struct ChromiumPage {
     network: NetworkTracker,
     frames: FrameGrabber,
     closed: AtomicBool,
+    navigation: NavigationTracker,
 }
 
 impl ChromiumPage {
@@ -68,6 +75,9 @@ impl ChromiumPage {
         let frames = FrameGrabber::attach(&page)
             .await
             .map_err(|e| core.error(doing, e))?;
+        let navigation = NavigationTracker::attach(&page)
+            .await
+            .map_err(|e| core.error(doing, e))?;
         Ok(Self {
             core,
             _run: run,
@@ -76,6 +86,7 @@ impl ChromiumPage {
             network,
             frames,
             closed: AtomicBool::new(false),
+            navigation,
         })
     }
 
@@ -89,6 +100,12 @@ impl ChromiumPage {
             });
         }
         Ok(())
+    }
+
+    /// Retrace's isolated world in this page (see the `world` module), once the page is open.
+    fn world(&self, doing: &str) -> Result<IsolatedWorld<'_>, DriveError> {
+        self.check_open(doing)?;
+        Ok(IsolatedWorld::new(&self.page, &self.core))
     }
 
     fn error(&self, doing: &str, error: chromiumoxide::error::CdpError) -> DriveError {
@@ -460,6 +477,23 @@ impl BrowserBackend for ChromiumPage {
             .await
             .map(|_| ())
             .map_err(|e| self.error(doing, e))
+    }
+
+    async fn element_at(&self, at: Point) -> Result<Option<ElementInfo>, DriveError> {
+        element::element_at(&self.world("reading the element at a point")?, at).await
+    }
+
+    async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
+        element::focused_element(&self.world("reading the focused element")?).await
+    }
+
+    async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError> {
+        element::find_elements(&self.world("finding elements")?, role, name).await
+    }
+
+    async fn page_activity(&self) -> Result<PageActivity, DriveError> {
+        let world = self.world("reading what the page is doing")?;
+        activity::page_activity(&world, &self.network, &self.navigation).await
     }
 }
 

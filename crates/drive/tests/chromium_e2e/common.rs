@@ -87,8 +87,8 @@ pub async fn page_at(url: &str) -> (ChromiumBrowser, Arc<ChromiumPage>) {
     (browser, page)
 }
 
-/// Polls a JavaScript expression until it returns `true` (10 s at most). Errors while
-/// polling (a navigation replacing the document) count as "not yet".
+/// Polls a JavaScript expression until it returns `true` (30 s at most: CI machines are
+/// loaded). Errors while polling (a navigation replacing the document) count as "not yet".
 pub async fn wait_for_js(page: &ChromiumPage, expression: &str) {
     let started = std::time::Instant::now();
     loop {
@@ -97,7 +97,7 @@ pub async fn wait_for_js(page: &ChromiumPage, expression: &str) {
             return;
         }
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(10),
+            started.elapsed() < std::time::Duration::from_secs(30),
             "`{expression}` never became true (last answer: {answer:?})"
         );
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;

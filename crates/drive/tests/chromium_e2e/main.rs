@@ -13,7 +13,15 @@ mod backend;
 mod computer_tool;
 /// The acceptance test on the real demo app.
 mod demo_app;
+/// Elements and readiness on the real demo app: v1/v2 labels, the modal, a slow report.
+mod demo_semantics;
+/// Purpose-made pages for the element and readiness tests.
+mod element_pages;
+/// What is at a point, what has the focus, finding by role and name.
+mod elements;
 /// Browser lifecycle: dying browsers, crashes, dropped handles, `ws://` connections.
 mod lifecycle;
+/// Readiness and settledness: late scripts, animations, navigations.
+mod readiness;
 /// The tool collection: names, schemas, unknown tools.
 mod tools;

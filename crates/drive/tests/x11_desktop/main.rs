@@ -48,6 +48,8 @@ async fn clicking_an_xmessage_button_presses_it_and_exits_with_its_code() {
 
     let desktop = X11Backend::connect(Some(&server.display())).await.unwrap();
     assert_eq!(desktop.name(), "x11");
+    // No DOM on a desktop: replay asks it no element or readiness questions (visual only).
+    assert!(desktop.as_browser().is_none());
     let before = screenshot(&desktop).await;
     // Athena draws a released button as dark text on a light face, a pressed one reversed.
     let idle = before.dark_fraction(button);

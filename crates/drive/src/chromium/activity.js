@@ -1,0 +1,30 @@
+// The page side of `activity.rs`, in retrace's isolated world (see `world.rs`). The tracker
+// part also runs at the start of every new document, so DOM changes are seen from the first
+// node on; the probe installs it if it is not there yet (the document that was open when the
+// page was set up) and reports what the document is doing. Called as `(THIS)(probe)`.
+(probe) => {
+  if (!globalThis.__retraceActivity) {
+    const state = {last: performance.now(), count: 0};
+    globalThis.__retraceActivity = state;
+    new MutationObserver((records) => { state.last = performance.now(); state.count += records.length; })
+      .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  if (!probe) return null;
+  const describe = (el) => {
+    if (!el || !el.localName) return 'the page';
+    if (el.id) return el.localName + '#' + el.id;
+    const classes = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : [];
+    return el.localName + (classes.length ? '.' + classes.slice(0, 3).join('.') : '');
+  };
+  const nameOf = (a) => a.animationName || a.transitionProperty || a.id || 'an animation';
+  const running = document.getAnimations().filter((a) => a.playState === 'running');
+  return {
+    ready_state: document.readyState,
+    fonts_ready: !document.fonts || document.fonts.status === 'loaded',
+    animations_running: running.length,
+    animations: running.slice(0, 3).map((a) => nameOf(a) + ' on ' + describe(a.effect && a.effect.target)),
+    media_playing: Array.from(document.querySelectorAll('video, audio')).filter((m) => !m.paused && !m.ended).length,
+    dom_quiet_ms: Math.max(0, performance.now() - globalThis.__retraceActivity.last),
+    dom_mutations: globalThis.__retraceActivity.count,
+  };
+}

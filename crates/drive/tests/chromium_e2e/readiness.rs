@@ -1,0 +1,242 @@
+use std::time::Duration;
+use std::time::Instant;
+
+use pretty_assertions::assert_eq;
+use retrace_drive::BrowserBackend;
+use retrace_drive::chromium::ChromiumPage;
+use retrace_drive::readiness::Condition;
+use retrace_drive::readiness::DocumentActivity;
+use retrace_drive::readiness::PageActivity;
+use retrace_drive::readiness::Readiness;
+use retrace_drive::readiness::ReadinessOptions;
+use retrace_test_support::html_server::HeldResponse;
+
+use crate::common;
+use crate::element_pages;
+
+/// A deadline generous enough for a loaded machine.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Polls `page_activity` until `want` holds (30 s at most) and returns that activity.
+async fn activity_until(
+    page: &ChromiumPage,
+    what: &str,
+    want: impl Fn(&PageActivity) -> bool,
+) -> PageActivity {
+    let started = Instant::now();
+    loop {
+        let activity = page.page_activity().await.unwrap();
+        if want(&activity) {
+            return activity;
+        }
+        assert!(
+            started.elapsed() < PATIENCE,
+            "never saw {what}; last: {activity:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+async fn until_requested(held: &HeldResponse) {
+    let started = Instant::now();
+    while held.requests() == 0 {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the held path was never asked for"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Whether a condition was required and held, and its detail.
+fn report(readiness: &Readiness, condition: Condition) -> (bool, String) {
+    let report = readiness
+        .condition(condition)
+        .unwrap_or_else(|| panic!("{condition:?} was not judged: {readiness:?}"));
+    (report.held, report.detail.clone())
+}
+
+/// The page's own report, polled until the page answers (a loaded machine may keep it from
+/// answering one probe in time).
+async fn answered(page: &ChromiumPage) -> (PageActivity, DocumentActivity) {
+    let activity = activity_until(page, "an answer from the page", |a| a.document.is_ok()).await;
+    let document = activity.document.clone().unwrap();
+    (activity, document)
+}
+
+#[tokio::test]
+async fn a_script_arriving_after_load_keeps_the_page_not_ready_until_it_lands() {
+    let (server, held) = retrace_test_support::html_server::serve_html_holding(
+        &[("/late", element_pages::LATE_SCRIPT_HTML)],
+        "/late.js",
+        "text/javascript",
+        element_pages::LATE_JS,
+    );
+    let (_browser, page) = common::page_at(&server.url("/late")).await;
+    until_requested(&held).await;
+
+    // The load event has fired, but the script is in flight (held: no timing involved).
+    let activity = page.page_activity().await.unwrap();
+    assert!(activity.requests_in_flight >= 1, "{activity:?}");
+    let (_, document) = answered(&page).await;
+    assert_eq!(document.ready_state, "complete");
+    let options = ReadinessOptions::ready_to_act().with_timeout(Duration::from_millis(300));
+    let readiness = page.wait_until_ready(&options).await.unwrap();
+    assert!(!readiness.ready, "{readiness}");
+    assert!(readiness.waited_ms >= 300, "{readiness}");
+    assert_eq!(
+        report(&readiness, Condition::NetworkQuiet),
+        (false, "1 request in flight".to_owned())
+    );
+    assert!(
+        readiness.to_string().contains("1 request in flight"),
+        "{readiness}"
+    );
+
+    held.release();
+    let readiness = page
+        .wait_until_ready(&ReadinessOptions::ready_to_act().with_timeout(PATIENCE))
+        .await
+        .unwrap();
+    assert!(readiness.ready, "{readiness}");
+    assert_eq!(
+        page.evaluate("window.lateArrived === true").await.unwrap(),
+        serde_json::json!(true)
+    );
+}
+
+#[tokio::test]
+async fn a_still_page_settles_and_says_why() {
+    let server =
+        retrace_test_support::html_server::serve_html(&[("/still", element_pages::STILL_HTML)]);
+    let (_browser, page) = common::page_at(&server.url("/still")).await;
+    let options = ReadinessOptions::settled(Duration::from_millis(300)).with_timeout(PATIENCE);
+    let readiness = page.wait_until_ready(&options).await.unwrap();
+    assert!(readiness.ready, "{readiness}");
+    let held: Vec<Condition> = readiness.conditions.iter().map(|c| c.condition).collect();
+    assert_eq!(
+        held,
+        vec![
+            Condition::Responsive,
+            Condition::NetworkQuiet,
+            Condition::NoNavigation,
+            Condition::RenderingSettled
+        ]
+    );
+    let (activity, before) = answered(&page).await;
+    assert_eq!(before.ready_state, "complete");
+    assert!(before.fonts_ready && before.animations_running == 0);
+    assert!(!activity.navigation_pending);
+
+    // A change made now is seen (counted: no timing involved).
+    page.evaluate("document.body.append('more'); true")
+        .await
+        .unwrap();
+    let (_, after) = answered(&page).await;
+    assert!(
+        after.dom_mutations > before.dom_mutations,
+        "{before:?} then {after:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_running_css_animation_keeps_the_page_unsettled_until_it_stops() {
+    let server =
+        retrace_test_support::html_server::serve_html(&[("/spinner", element_pages::SPINNER_HTML)]);
+    let (_browser, page) = common::page_at(&server.url("/spinner")).await;
+    let (activity, document) = answered(&page).await;
+    assert_eq!(document.animations_running, 1, "{activity:?}");
+    assert_eq!(document.animations, vec!["spin on div#spinner".to_owned()]);
+
+    let options = ReadinessOptions::settled(Duration::from_millis(200));
+    assert_eq!(
+        report(
+            &Readiness::assess(&activity, &options),
+            Condition::RenderingSettled
+        ),
+        (
+            false,
+            "an animation is running (spin on div#spinner)".to_owned()
+        )
+    );
+    let readiness = page
+        .wait_until_ready(&options.clone().with_timeout(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    assert!(!readiness.ready, "{readiness}");
+    // Ready to act all the same: an animation does not hold up acting.
+    assert!(
+        page.wait_until_ready(&ReadinessOptions::ready_to_act())
+            .await
+            .unwrap()
+            .ready
+    );
+
+    page.evaluate("stopSpinning()").await.unwrap();
+    let readiness = page
+        .wait_until_ready(&options.with_timeout(PATIENCE))
+        .await
+        .unwrap();
+    assert!(readiness.ready, "{readiness}");
+}
+
+#[tokio::test]
+async fn a_navigation_to_a_slow_page_is_pending_until_the_page_arrives() {
+    let (server, held) = retrace_test_support::html_server::serve_html_holding(
+        &[("/still", element_pages::STILL_HTML)],
+        "/slow-page",
+        "text/html",
+        "<!doctype html><title>Slow</title><p>Finally</p>",
+    );
+    let (_browser, page) = common::page_at(&server.url("/still")).await;
+    page.evaluate("document.getElementById('slow').click(); true")
+        .await
+        .unwrap();
+    until_requested(&held).await;
+    let activity = activity_until(&page, "the navigation pending", |a| a.navigation_pending).await;
+    assert!(activity.requests_in_flight >= 1, "{activity:?}");
+    let readiness = page
+        .wait_until_ready(
+            &ReadinessOptions::ready_to_act().with_timeout(Duration::from_millis(200)),
+        )
+        .await
+        .unwrap();
+    assert!(!readiness.ready);
+    assert_eq!(
+        report(&readiness, Condition::NoNavigation),
+        (false, "a navigation is pending".to_owned())
+    );
+
+    held.release();
+    let readiness = page
+        .wait_until_ready(&ReadinessOptions::ready_to_act().with_timeout(PATIENCE))
+        .await
+        .unwrap();
+    assert!(readiness.ready, "{readiness}");
+    assert_eq!(page.current_url().await.unwrap(), server.url("/slow-page"));
+}
+
+/// Fake timers, a frozen clock and a dummy MutationObserver in the page's world do not
+/// blind the activity probe, which runs in an isolated world.
+#[tokio::test]
+async fn page_globals_cannot_fool_the_activity_probe() {
+    let server = element_pages::serve_element_pages();
+    let (_browser, page) = common::page_at(&server.url("/hostile")).await;
+    // The page's clock is frozen: a probe in its world would never see time pass.
+    let settled = page
+        .wait_until_ready(
+            &ReadinessOptions::settled(Duration::from_millis(200)).with_timeout(PATIENCE),
+        )
+        .await
+        .unwrap();
+    assert!(settled.ready, "{settled}");
+    let (_, before) = answered(&page).await;
+    page.evaluate("document.getElementById('real').textContent = 'Changed'; true")
+        .await
+        .unwrap();
+    let (_, after) = answered(&page).await;
+    assert!(
+        after.dom_mutations > before.dom_mutations,
+        "{before:?} then {after:?}"
+    );
+}
