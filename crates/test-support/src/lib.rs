@@ -1,16 +1,19 @@
 //! Shared helpers for retrace's tests, benchmarks and test-only binaries.
 //!
 //! One place for what several crates' tests need: where the shared reference vectors and
-//! askui example files live, and (as the crates grow) fake model servers and the demo app on a
-//! random port. Tests never copy these helpers; they depend on this crate.
+//! askui example files live, fake model servers, the demo app on a random port, what a test
+//! needs from the machine ([`requirements`], [`require!`]) and CPU load beside a test
+//! ([`cpu_load`]). Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
 
 pub mod cli;
+pub mod cpu_load;
 pub mod demo;
 pub mod fake_model;
 pub mod html_server;
 pub mod processes;
+pub mod requirements;
 pub mod xvfb;
 
 /// The `shared/` directory that sits beside the repository checkout.
