@@ -8,7 +8,6 @@
 //! A launched browser can never outlive the process that launched it; see [`process`].
 
 mod dom;
-mod frames;
 mod input;
 pub mod keys;
 mod launch;
