@@ -52,6 +52,11 @@ use crate::step_input::shift_point;
 /// The name of the replaying speaker.
 pub const CACHE_EXECUTOR: &str = "cache_executor";
 
+/// How long replay keeps retrying a screenshot that fails or does not come before the run
+/// ends as an error: an infrastructure budget of its own (the CDP command timeout), not the
+/// step timeout, which is how long the screen may take to match.
+const SCREENSHOT_BUDGET: Duration = Duration::from_secs(30);
+
 /// How replay waits before acting.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum WaitMode {
@@ -382,16 +387,17 @@ impl CacheExecutor {
                 tokio::time::sleep(delay).await;
                 // As askui does: look at the screen as shown after the sleep, without waiting
                 // for a pending page load to finish.
-                let image = self.capture(started, Look::AsShown).await?;
+                let image = self.capture(Look::AsShown).await?;
                 Ok(finish(distance_of(&image)?, image))
             }
             WaitMode::Stable => {
-                let mut previous = self.capture(started, Look::Rendered).await?;
+                let mut previous = self.capture(Look::Rendered).await?;
                 loop {
                     tokio::time::sleep(self.settings.poll_interval).await;
-                    let next = self.capture(started, Look::Rendered).await?;
+                    let asked_at = started.elapsed();
+                    let next = self.capture(Look::Rendered).await?;
                     let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
-                    if stable || started.elapsed() >= self.settings.step_timeout {
+                    if stable || asked_at >= self.settings.step_timeout {
                         return Ok(finish(distance_of(&next)?, next));
                     }
                     previous = next;
@@ -403,9 +409,13 @@ impl CacheExecutor {
                 let mut last_hit: Option<retrace_vision::SearchHit> = None;
                 let mut last_search: Option<Instant> = None;
                 loop {
-                    let image = self.capture(started, Look::Rendered).await?;
+                    // A mismatch is final only on a screenshot asked for once the whole step
+                    // timeout has passed: on a loaded machine one screenshot can take seconds,
+                    // and one asked for earlier may show the screen before it got there.
+                    let asked_at = started.elapsed();
+                    let image = self.capture(Look::Rendered).await?;
                     let distance = distance_of(&image)?;
-                    if distance <= threshold || started.elapsed() >= self.settings.step_timeout {
+                    if distance <= threshold || asked_at >= self.settings.step_timeout {
                         return Ok(finish(distance, image));
                     }
                     let due = started.elapsed() >= self.settings.search_after
@@ -489,12 +499,16 @@ impl CacheExecutor {
         Ok(Some(self.fail_step(index, message)))
     }
 
-    /// A fresh screenshot, retried until the step timeout: a page in the middle of a
-    /// navigation cannot be captured for a moment, which is not a failure. Each attempt is
-    /// bounded (2 s, doubling on every retry) because Chromium can leave a capture requested
-    /// while a navigation commits unanswered until the CDP timeout (30 s); a new request
-    /// after the navigation is answered at once.
-    async fn capture(&self, started: Instant, look: Look) -> Result<Image, String> {
+    /// A fresh screenshot, retried for [`SCREENSHOT_BUDGET`] (or the step timeout when
+    /// longer): a page in the middle of a navigation cannot be captured for a moment, and a
+    /// loaded machine can take seconds over one screenshot; neither is a failure of the step,
+    /// and neither may end the run as an error while the budget lasts. Each attempt is bounded
+    /// (2 s, doubling on every retry) because Chromium can leave a capture requested while a
+    /// navigation commits unanswered until the CDP timeout (30 s); a new request after the
+    /// navigation is answered at once.
+    async fn capture(&self, look: Look) -> Result<Image, String> {
+        let started = Instant::now();
+        let budget = self.settings.step_timeout.max(SCREENSHOT_BUDGET);
         let mut attempt_limit = Duration::from_secs(2);
         loop {
             let limit = attempt_limit;
@@ -509,7 +523,7 @@ impl CacheExecutor {
                 Ok(Err(error)) => error,
                 Err(_) => format!("no screenshot within {:.1} s", limit.as_secs_f64()),
             };
-            if started.elapsed() >= self.settings.step_timeout {
+            if started.elapsed() >= budget {
                 return Err(error);
             }
             tracing::debug!("screenshot failed ({error}); retrying");

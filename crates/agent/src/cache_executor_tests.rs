@@ -206,3 +206,98 @@ async fn a_fixed_delay_looks_at_the_screen_as_shown_and_visual_waiting_at_the_re
     assert!(visual.completed, "{:?}", visual.failure);
     assert_eq!(visual.checks_passed, 1);
 }
+
+/// Replays the one-click file (hashed on [`screen_image`]) on `screen` with `settings`: the
+/// run's result (an error is exit 2 in the CLI) and the outcome.
+async fn replay_one_click(
+    screen: Arc<dyn Screen>,
+    settings: ReplaySettings,
+) -> (Result<RunStatus, AgentError>, ReplayOutcome) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = one_click_file(dir.path(), &screen_image());
+    let executor = CacheExecutor::new(settings, screen);
+    let outcome = executor.outcome_handle();
+    let toolbox = Toolbox::new().with(Arc::new(NotingComputer::default()));
+    let mut conversation =
+        Conversation::new(vec![Box::new(executor)], toolbox, Events::none()).unwrap();
+    let run = conversation
+        .run(
+            "replay",
+            vec![Message::user_text("replay")],
+            Some((CACHE_EXECUTOR, json!({"file": file}))),
+        )
+        .await
+        .map(|report| report.status);
+    let outcome = outcome.lock().unwrap().clone();
+    (run, outcome)
+}
+
+/// A screenshot that takes longer than the step timeout (a loaded machine) is waited for and
+/// retried, not turned into an error that ends the run: here the first capture is lost and
+/// its 2 s attempt limit is far past the 300 ms step timeout.
+#[tokio::test]
+async fn a_screenshot_slower_than_the_step_timeout_is_not_an_error() {
+    let screen = Arc::new(HangingScreen {
+        hangs: 1,
+        calls: AtomicUsize::new(0),
+        image: screen_image(),
+    });
+    let settings = ReplaySettings {
+        step_timeout: Duration::from_millis(300),
+        ..ReplaySettings::default()
+    };
+    let (run, outcome) = replay_one_click(screen.clone(), settings).await;
+    assert_eq!(run.unwrap(), RunStatus::Done, "{:?}", outcome.failure);
+    assert_eq!(outcome.checks_passed, 1);
+    assert_eq!(screen.calls.load(Ordering::SeqCst), 2);
+}
+
+/// A screen that reaches the recorded state within the step timeout, seen through
+/// screenshots slower than the timeout: the first shows the screen as it was when it was
+/// asked for (before the change) and arrives after the timeout; the next shows the change.
+struct SlowScreen {
+    calls: AtomicUsize,
+    first_takes: Duration,
+    before: Image,
+    after: Image,
+}
+
+#[async_trait]
+impl Screen for SlowScreen {
+    async fn capture(&self) -> Result<Image, String> {
+        if self.calls.fetch_add(1, Ordering::SeqCst) == 0 {
+            let before = self.before.clone();
+            tokio::time::sleep(self.first_takes).await;
+            return Ok(before);
+        }
+        Ok(self.after.clone())
+    }
+}
+
+/// The step fails only on a screenshot asked for after its whole timeout: one asked for at
+/// the start and slow to come back (here it comes back after the timeout, showing the screen
+/// before it matched) does not fail a step whose screen matched in time.
+#[tokio::test]
+async fn a_slow_screenshot_from_before_the_timeout_does_not_fail_the_step() {
+    let after = screen_image();
+    let negative = after.data().iter().map(|value| 255 - value).collect();
+    let before = Image::new(200, 200, PixelLayout::Gray, negative).unwrap();
+    let step_timeout = Duration::from_secs(2);
+    let screen = Arc::new(SlowScreen {
+        calls: AtomicUsize::new(0),
+        first_takes: step_timeout + Duration::from_millis(500),
+        before,
+        after,
+    });
+    let settings = ReplaySettings {
+        step_timeout,
+        // No search: the old screen must not be "repaired" into a match either.
+        search_radius: 0,
+        ..ReplaySettings::default()
+    };
+    let (run, outcome) = replay_one_click(screen.clone(), settings).await;
+    assert_eq!(run.unwrap(), RunStatus::Done, "{:?}", outcome.failure);
+    assert!(outcome.completed, "{:?}", outcome.failure);
+    assert_eq!(outcome.checks_passed, 1);
+    assert_eq!(screen.calls.load(Ordering::SeqCst), 2);
+}
