@@ -20,6 +20,7 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commands_run_on_the_open_page_and_resolve_saved_variables() {
+    retrace_test_support::require!(Chromium);
     let demo = start_default_demo().await;
     let browser = Arc::new(
         ChromiumBrowser::launch(&ChromiumConfig {

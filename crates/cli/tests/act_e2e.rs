@@ -161,6 +161,7 @@ fn assert_requests_carry_screenshots(requests: &[RecordedRequest]) {
 
 #[test]
 fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
@@ -227,6 +228,7 @@ fn act_logs_in_to_the_demo_app_through_the_anthropic_client() {
 
 #[test]
 fn act_logs_in_to_the_demo_app_through_the_openai_compatible_client() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
@@ -300,6 +302,7 @@ fn hex16(value: &Value) -> bool {
 
 #[test]
 fn act_records_a_parameterised_login_that_replays_without_a_model() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
@@ -474,6 +477,7 @@ fn steps_at_points(cache: &Value) -> Vec<((i64, i64), String)> {
 /// repaired file then replays on v2 with no model at all.
 #[test]
 fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
@@ -619,6 +623,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
 /// attempt, and the model's verdict on it is written without counting a second.
 #[test]
 fn a_verified_replay_counts_one_attempt() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let dir = tempfile::tempdir().unwrap();

@@ -123,6 +123,7 @@ fn last_message_text(request: &RecordedRequest) -> String {
 
 #[test]
 fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without_a_model() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let fake = runtime.block_on(FakeAnthropic::start(login_script()));
@@ -382,6 +383,7 @@ fn structured_run_logs_in_corrects_an_invalid_answer_records_and_replays_without
 
 #[test]
 fn structured_abort_ends_the_run_with_its_message_and_exit_1() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let message = "The sign-in form cannot be submitted: no password field";
@@ -435,6 +437,7 @@ fn structured_abort_ends_the_run_with_its_message_and_exit_1() {
 
 #[test]
 fn a_replayed_step_that_fails_hands_the_run_to_the_structured_model() {
+    retrace_test_support::require!(Chromium);
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let dir = tempfile::tempdir().unwrap();

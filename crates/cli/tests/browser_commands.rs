@@ -18,6 +18,7 @@ fn png_size(path: &std::path::Path) -> (u32, u32) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screenshot_writes_a_png_of_the_asked_size() {
+    retrace_test_support::require!(Chromium);
     let demo = start_demo(DemoConfig::default()).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("shots").join("x.png");
@@ -50,6 +51,7 @@ async fn screenshot_writes_a_png_of_the_asked_size() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn do_runs_actions_in_order_and_saves_a_screenshot_after_each() {
+    retrace_test_support::require!(Chromium);
     let demo = start_demo(DemoConfig::default()).await;
     let dir = tempfile::tempdir().unwrap();
     let shots = dir.path().to_path_buf();

@@ -30,6 +30,7 @@ fn replay_demo_flow(file: &std::path::Path, url: &str, extra: &[&str]) -> std::p
 
 #[test]
 fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
+    retrace_test_support::require!(Chromium);
     let out = tempfile::tempdir().unwrap();
     let output = retrace()
         .args(["demo", "--json", "--latency-ms", "100..600", "--out"])
@@ -144,6 +145,7 @@ fn replay_names_missing_parameters_and_bad_files_with_exit_2() {
 
 #[test]
 fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
+    retrace_test_support::require!(Chromium);
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");
@@ -178,7 +180,9 @@ fn replay_with_flipped_after_hash(index: usize) -> (Option<i32>, Value, Value) {
     let flipped = u64::from_str_radix(after, 16).unwrap() ^ u64::MAX;
     step["visual_representation_after"] = Value::String(format!("{flipped:016x}"));
     std::fs::write(&file, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
-    let output = replay_demo_flow(&file, demo.url(), &["--step-timeout", "1"]);
+    // The step timeout bounds every step's wait, not only the last one's: it must be generous
+    // (a loaded machine can take seconds over a page load), so this test waits it out once.
+    let output = replay_demo_flow(&file, demo.url(), &["--step-timeout", "10"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let summary: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr)));
@@ -190,6 +194,7 @@ fn replay_with_flipped_after_hash(index: usize) -> (Option<i32>, Value, Value) {
 /// after-action hash is checked, and a screen that never reaches it fails that step.
 #[test]
 fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
+    retrace_test_support::require!(Chromium);
     let (code, summary, file) = replay_with_flipped_after_hash(12);
     assert_eq!(code, Some(1), "{summary}");
     let replay = &summary["replay"];
@@ -217,6 +222,7 @@ fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
 /// the middle of the flow (step 6, the sign-in) fails there, not at a later step.
 #[test]
 fn replay_fails_at_the_step_whose_effect_is_missing() {
+    retrace_test_support::require!(Chromium);
     let (code, summary, _) = replay_with_flipped_after_hash(5);
     assert_eq!(code, Some(1), "{summary}");
     let failure = &summary["replay"]["failure"];
@@ -232,6 +238,7 @@ fn replay_fails_at_the_step_whose_effect_is_missing() {
 /// own, so sessions neither leak into that browser nor pass between runs, and no tab is left.
 #[test]
 fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
+    retrace_test_support::require!(Chromium);
     use retrace_drive::BrowserBackend;
     use retrace_drive::chromium::ChromiumBrowser;
     use retrace_drive::chromium::ChromiumConfig;

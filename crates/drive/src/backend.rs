@@ -71,7 +71,7 @@ pub trait Backend: Send + Sync {
     /// The display size in pixels (width, height).
     async fn display_size(&self) -> Result<(u32, u32), DriveError>;
     /// Captures the whole display as PNG, holding every change the UI made before the call
-    /// (a backend may wait for the UI to render them, e.g. a page's pending navigation).
+    /// (a backend waits for the UI to render them), however loaded the machine is.
     async fn screenshot(&self) -> Result<Screenshot, DriveError>;
     /// Captures the display as it is shown right now, without waiting for anything pending
     /// (what a fixed-delay replay, askui's way, sees after its sleep). Defaults to

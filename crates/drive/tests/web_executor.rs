@@ -93,6 +93,7 @@ async fn log_in(executor: &WebExecutor, session: &str, url: &str, password: &str
 
 #[tokio::test]
 async fn logs_in_to_the_demo_app_and_saves_the_welcome_text() {
+    retrace_test_support::require!(Chromium);
     // Real latency on the login submit: SAVE_VARIABLE has to wait for the dashboard.
     let demo = start_demo(DemoConfig {
         latency: Latency::Range {
@@ -181,6 +182,7 @@ async fn logs_in_to_the_demo_app_and_saves_the_welcome_text() {
 
 #[tokio::test]
 async fn waits_for_usable_elements_and_names_command_selector_and_session_in_errors() {
+    retrace_test_support::require!(Chromium);
     let demo = start_demo(DemoConfig::default()).await;
     let browser = browser().await;
     let executor = executor(&browser, 600);
@@ -301,6 +303,7 @@ async fn waits_for_usable_elements_and_names_command_selector_and_session_in_err
 
 #[tokio::test]
 async fn sessions_are_separate_pages_with_their_own_variables() {
+    retrace_test_support::require!(Chromium);
     let demo = start_demo(DemoConfig::default()).await;
     let browser = browser().await;
     let executor = Arc::new(executor(&browser, 5_000));
@@ -388,6 +391,7 @@ async fn sessions_are_separate_pages_with_their_own_variables() {
 /// search near the old point must find the button at the documented offset.
 #[tokio::test]
 async fn v2_layout_renders_different_pixels_at_the_old_button_position() {
+    retrace_test_support::require!(Chromium);
     use retrace_vision::Method;
 
     let demo = start_demo(DemoConfig::default()).await;

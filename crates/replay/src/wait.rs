@@ -10,10 +10,13 @@
 //! screen and then looks once; `--wait fixed:S` sleeps and looks once at the screen as shown
 //! (askui's behaviour).
 //!
-//! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried until the
-//! step's time is up: Chromium can leave a capture requested while a navigation commits
-//! unanswered until its CDP timeout, and a new request after the navigation is answered at
-//! once.
+//! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried for
+//! [`SCREENSHOT_BUDGET`] (or the step's time when longer): Chromium can leave a capture
+//! requested while a navigation commits unanswered until its CDP timeout, a new request after
+//! the navigation is answered at once, and on a loaded machine one screenshot can take
+//! seconds. A slow screenshot is neither an error nor a failure: a step's time is up only
+//! for a screenshot *asked for* after it, so one that was asked for in time and shows the
+//! recorded screen still passes.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +31,10 @@ use crate::checks::StepCheck;
 use crate::plan::PlannedStep;
 use crate::request::WaitMode;
 use crate::screen::Screen;
+
+/// How long one screenshot may keep failing before the replay gives up on the screen (an
+/// error, not a failed step): generous, because a loaded machine is slow, not broken.
+pub const SCREENSHOT_BUDGET: Duration = Duration::from_secs(30);
 
 /// Which screenshot to take.
 #[derive(Debug, Clone, Copy)]
@@ -93,7 +100,7 @@ impl Waiter<'_> {
         let screen = match settings.wait {
             WaitMode::Fixed(delay) => {
                 tokio::time::sleep(delay).await;
-                self.capture(started, View::AsShown).await?
+                self.capture(View::AsShown).await?
             }
             WaitMode::Stable => self.settled_screen(started).await?.0,
             WaitMode::Visual => return self.poll_visual(step, at, checks, repair, started).await,
@@ -120,12 +127,13 @@ impl Waiter<'_> {
         let mut last_hit: Option<Relocation> = None;
         let mut last_search: Option<Instant> = None;
         loop {
-            let screen = self.capture(started, View::Rendered).await?;
+            let asked_at = started.elapsed();
+            let screen = self.capture(View::Rendered).await?;
             let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
             if verdict.passed() {
                 return Ok(verdict);
             }
-            let timed_out = started.elapsed() >= settings.step_timeout;
+            let timed_out = asked_at >= settings.step_timeout;
             if timed_out {
                 if repair {
                     self.try_repair(step, at, checks, &mut verdict, started)
@@ -169,12 +177,13 @@ impl Waiter<'_> {
     /// up; the last screenshot and whether it settled.
     async fn settled_screen(&self, started: Instant) -> Result<(Arc<Image>, bool), ScreenError> {
         let settings = &self.env.settings;
-        let mut previous = self.capture(started, View::Rendered).await?;
+        let mut previous = self.capture(View::Rendered).await?;
         loop {
             tokio::time::sleep(settings.poll_interval).await;
-            let next = self.capture(started, View::Rendered).await?;
+            let asked_at = started.elapsed();
+            let next = self.capture(View::Rendered).await?;
             let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
-            if stable || started.elapsed() >= settings.step_timeout {
+            if stable || asked_at >= settings.step_timeout {
                 return Ok((next, stable));
             }
             previous = next;
@@ -255,9 +264,12 @@ impl Waiter<'_> {
         Ok(())
     }
 
-    /// A fresh screenshot, retried until the step's time is up (see the module docs).
-    async fn capture(&self, started: Instant, view: View) -> Result<Arc<Image>, ScreenError> {
+    /// A fresh screenshot, retried for [`SCREENSHOT_BUDGET`] or the step's time, whichever
+    /// is longer (see the module docs).
+    async fn capture(&self, view: View) -> Result<Arc<Image>, ScreenError> {
         let settings = &self.env.settings;
+        let started = Instant::now();
+        let budget = settings.step_timeout.max(SCREENSHOT_BUDGET);
         let mut attempt_limit = Duration::from_secs(2);
         loop {
             let attempt = async {
@@ -271,7 +283,7 @@ impl Waiter<'_> {
                 Ok(Err(error)) => error,
                 Err(_) => format!("no screenshot within {:.1} s", attempt_limit.as_secs_f64()),
             };
-            if started.elapsed() >= settings.step_timeout {
+            if started.elapsed() >= budget {
                 return Err(ScreenError(error));
             }
             tracing::debug!("screenshot failed ({error}); retrying");

@@ -354,6 +354,7 @@ fn settings(step_timeout: Duration) -> ReplaySettings {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_askui_example_replays_with_every_visual_check_passing() {
+    retrace_test_support::require!(Chromium);
     let browser = launch().await;
     for name in EXAMPLES {
         let example = Example::load(name);
@@ -441,6 +442,7 @@ async fn every_askui_example_replays_with_every_visual_check_passing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eight_concurrent_replays_add_exactly_eight_attempts() {
+    retrace_test_support::require!(Chromium);
     let example = Example::load("reference_replays_with_failures.json");
     let dir = tempfile::tempdir().unwrap();
     let file = example.copy_to(dir.path());
@@ -478,6 +480,7 @@ async fn eight_concurrent_replays_add_exactly_eight_attempts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_changed_screen_fails_at_its_step_with_askuis_distance() {
+    retrace_test_support::require!(Chromium);
     // askui's own replay 2 of this file showed the `__shift` variant and failed at step 6
     // with distance 13; with the search for moved regions off, retrace must agree exactly.
     let example = Example::load("reference_replays_with_failures.json");

@@ -2,11 +2,14 @@
 //!
 //! One place for what several crates' tests need: where the shared reference vectors and
 //! askui example files live, fake model servers, the demo app on a random port, nginx as a
-//! proxy and stand-ins for remote browser services. Tests never copy these helpers; they depend on this crate.
+//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages, what
+//! a test needs from the machine ([`requirements`], [`require!`]) and CPU load beside a test
+//! ([`cpu_load`]). Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
 
 pub mod cli;
+pub mod cpu_load;
 pub mod demo;
 pub mod fake_model;
 pub mod html_server;
@@ -14,6 +17,7 @@ pub mod nginx;
 pub mod processes;
 pub mod python;
 pub mod remote_browser;
+pub mod requirements;
 pub mod router_thread;
 pub mod xvfb;
 

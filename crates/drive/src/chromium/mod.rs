@@ -24,7 +24,6 @@ mod connection;
 mod context;
 mod dom;
 mod element;
-mod frames;
 mod input;
 pub mod keys;
 mod launch;

@@ -13,6 +13,7 @@ fn pixel(image: &retrace_vision::Image, x: u32, y: u32) -> [u8; 4] {
 
 #[tokio::test]
 async fn screenshots_are_exactly_the_viewport_size_and_show_the_page() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let browser = common::launch(800, 600).await;
     let page = browser.open_page().await.unwrap();
@@ -29,6 +30,7 @@ async fn screenshots_are_exactly_the_viewport_size_and_show_the_page() {
 
 #[tokio::test]
 async fn full_page_screenshots_cover_the_whole_scrollable_page() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/square")).await;
     let shot = page.capture(true).await.unwrap();
@@ -40,6 +42,7 @@ async fn full_page_screenshots_cover_the_whole_scrollable_page() {
 
 #[tokio::test]
 async fn dom_queries_find_boxes_urls_and_interactive_elements() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/login")).await;
 
@@ -77,6 +80,7 @@ async fn dom_queries_find_boxes_urls_and_interactive_elements() {
 
 #[tokio::test]
 async fn network_idle_is_reached_on_a_loaded_page_and_times_out_while_a_request_hangs() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/square")).await;
     page.wait_for_network_idle(100, 5_000).await.unwrap();
@@ -107,6 +111,7 @@ async fn network_idle_is_reached_on_a_loaded_page_and_times_out_while_a_request_
 
 #[tokio::test]
 async fn pages_sharing_a_browser_screenshot_alternately_without_timing_out() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let browser = common::launch(640, 480).await;
     let square = browser.open_page().await.unwrap();
@@ -138,28 +143,18 @@ async fn pages_sharing_a_browser_screenshot_alternately_without_timing_out() {
     }
 }
 
-/// `screenshot()` comes from a one-shot screencast frame: it must hold exactly the pixels
-/// `Page.captureScreenshot` gives, on a page with text, borders and anti-aliasing.
-#[tokio::test]
-async fn screencast_frames_have_the_pixels_of_a_captured_screenshot() {
-    let server = common::serve_pages();
-    let (_browser, page) = common::page_at(&server.url("/input")).await;
-    for _ in 0..3 {
-        let framed = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
-        let captured = retrace_vision::decode_png(&page.capture(false).await.unwrap().png).unwrap();
-        assert_eq!((framed.width(), framed.height()), (1280, 800));
-        assert!(
-            framed.to_rgba() == captured.to_rgba(),
-            "a screencast frame differs from the captured screenshot"
-        );
-    }
-}
-
 /// Each screenshot holds every change made before it was asked for, on each of 60 grabs in
-/// a row. A bare screencast grab misses a change made just before it about 7 % of the time
-/// (so 60 rounds catch that with ~99 % odds); the wait for a rendered frame must make it 0.
+/// a row, on a loaded machine: under CI the test runs beside CPU-bound processes (4 per
+/// core; `RETRACE_TEST_BUSY=N` sets the number anywhere), since staleness shows under load.
+/// A screencast frame taken after the page's next animation frame, the fast path this
+/// replaced, showed the colour before 1 grab in 300 beside 8 busy processes on 2 cores (this
+/// test failed about 1 run in 3 there); a bare screencast grab, 54 in 300.
 #[tokio::test]
 async fn every_screenshot_shows_a_change_made_just_before_it() {
+    retrace_test_support::require!(Chromium);
+    let busy = retrace_test_support::cpu_load::BusyProcesses::start(
+        retrace_test_support::cpu_load::load_for_tests(),
+    );
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/square")).await;
     for (round, (colour, rgba)) in [
@@ -179,6 +174,11 @@ async fn every_screenshot_shows_a_change_made_just_before_it() {
         .await
         .unwrap();
         let image = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
-        assert_eq!(pixel(&image, 50, 50), rgba, "round {round}: {colour}");
+        assert_eq!(
+            pixel(&image, 50, 50),
+            rgba,
+            "round {round}: {colour} ({} busy processes)",
+            busy.count()
+        );
     }
 }

@@ -39,6 +39,7 @@ async fn active_id(page: &ChromiumPage) -> Value {
 /// Tab and Return only.
 #[tokio::test]
 async fn logs_in_with_clicks_typing_tab_and_return_only() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/login")).await;
     let tool = tool_on(&page, ComputerToolConfig::default()).await;
@@ -80,6 +81,7 @@ async fn logs_in_with_clicks_typing_tab_and_return_only() {
 
 #[tokio::test]
 async fn typing_and_keys_behave_like_a_keyboard() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/input")).await;
     let tool = tool_on(
@@ -140,6 +142,7 @@ async fn typing_and_keys_behave_like_a_keyboard() {
 
 #[tokio::test]
 async fn clicks_carry_their_button_count_and_held_modifiers() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/input")).await;
     let tool = tool_on(
@@ -214,6 +217,7 @@ async fn clicks_carry_their_button_count_and_held_modifiers() {
 
 #[tokio::test]
 async fn drags_moves_and_raw_button_presses_reach_the_page() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/input")).await;
     let tool = tool_on(
@@ -258,6 +262,7 @@ async fn drags_moves_and_raw_button_presses_reach_the_page() {
 
 #[tokio::test]
 async fn scroll_and_page_down_move_the_page() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/input")).await;
     let tool = tool_on(&page, ComputerToolConfig::default()).await;
@@ -277,6 +282,7 @@ async fn scroll_and_page_down_move_the_page() {
 
 #[tokio::test]
 async fn coordinates_and_screenshots_scale_between_model_and_display() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/input")).await;
     let tool = tool_on(
@@ -323,6 +329,7 @@ async fn coordinates_and_screenshots_scale_between_model_and_display() {
 
 #[tokio::test]
 async fn bad_input_is_an_error_the_model_can_read_and_the_page_lives_on() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/input")).await;
     let tool = tool_on(&page, ComputerToolConfig::default()).await;
@@ -397,6 +404,7 @@ async fn bad_input_is_an_error_the_model_can_read_and_the_page_lives_on() {
 
 #[tokio::test]
 async fn wait_waits_and_actions_answer_with_screenshots_unless_configured_off() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (_browser, page) = common::page_at(&server.url("/input")).await;
     let with = tool_on(&page, ComputerToolConfig::default()).await;

@@ -13,6 +13,7 @@ use crate::common;
 /// (a click at the user name field's coordinates, typing, Tab, Return) and see the dashboard.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn signs_in_to_the_demo_app_with_computer_actions_only() {
+    retrace_test_support::require!(Chromium);
     let demo = start_demo(DemoConfig::default()).await;
     let (_browser, page) = common::page_at(&demo.url()).await;
     let tool = ComputerTool::new(page.clone(), ComputerToolConfig::default())

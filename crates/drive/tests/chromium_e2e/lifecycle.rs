@@ -17,6 +17,7 @@ fn marker(browser: &ChromiumBrowser) -> String {
 
 #[tokio::test]
 async fn a_browser_killed_mid_run_is_a_clear_error_and_leaves_no_process() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let (browser, page) = common::page_at(&server.url("/square")).await;
     let marker = marker(&browser);
@@ -56,6 +57,7 @@ async fn a_browser_killed_mid_run_is_a_clear_error_and_leaves_no_process() {
 
 #[tokio::test]
 async fn dropping_the_last_handle_kills_every_browser_process_and_removes_the_profile() {
+    retrace_test_support::require!(Chromium);
     let browser = common::launch(640, 480).await;
     let page = browser.open_page().await.unwrap();
     let marker = marker(&browser);
@@ -94,6 +96,7 @@ async fn crash_helper_launches_a_browser_and_waits_to_be_killed() {
 
 #[tokio::test]
 async fn our_process_dying_takes_the_browser_with_it() {
+    retrace_test_support::require!(Chromium);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("marker");
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
@@ -137,6 +140,7 @@ async fn our_process_dying_takes_the_browser_with_it() {
 
 #[tokio::test]
 async fn connects_to_a_running_browser_by_its_ws_url() {
+    retrace_test_support::require!(Chromium);
     let server = common::serve_pages();
     let running = common::launch(1280, 800).await;
     assert!(
@@ -187,6 +191,7 @@ async fn a_missing_executable_is_a_launch_error_naming_it() {
 
 #[tokio::test]
 async fn a_closed_page_says_so() {
+    retrace_test_support::require!(Chromium);
     let browser = common::launch(320, 240).await;
     let page = browser.open_page().await.unwrap();
     page.close().await.unwrap();

@@ -21,6 +21,7 @@ async fn all_tools() -> (retrace_drive::chromium::ChromiumBrowser, Vec<Arc<dyn T
 
 #[tokio::test]
 async fn tool_names_are_unique_and_every_schema_is_valid_json_schema() {
+    retrace_test_support::require!(Chromium);
     let (_browser, tools) = all_tools().await;
     let collection = ToolCollection::new(tools.clone()).unwrap();
     let mut names = collection.names();
@@ -46,6 +47,7 @@ async fn tool_names_are_unique_and_every_schema_is_valid_json_schema() {
 
 #[tokio::test]
 async fn the_computer_schema_accepts_real_actions_and_rejects_unknown_ones() {
+    retrace_test_support::require!(Chromium);
     let (_browser, tools) = all_tools().await;
     let schema = tools[0].input_schema();
     let validator = jsonschema::validator_for(&schema).unwrap();
@@ -59,6 +61,7 @@ async fn the_computer_schema_accepts_real_actions_and_rejects_unknown_ones() {
 
 #[tokio::test]
 async fn an_unknown_tool_name_is_an_error_listing_the_valid_names() {
+    retrace_test_support::require!(Chromium);
     let (_browser, tools) = all_tools().await;
     let collection = ToolCollection::new(tools).unwrap();
     let error = collection

@@ -3,7 +3,8 @@
 //! key and button event it receives). The root window is painted through the X protocol, as
 //! `xsetroot -solid` would.
 //!
-//! Each test starts its own Xvfb; tests skip with a message only when Xvfb is not installed.
+//! Each test starts its own Xvfb; tests skip with a message only when Xvfb is not installed,
+//! and fail then under `CI=true`.
 #![cfg(feature = "x11")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 

@@ -6,17 +6,19 @@ use std::time::Instant;
 use retrace_drive::Backend;
 use retrace_drive::backend::Point;
 use retrace_drive::x11::X11Backend;
+use retrace_test_support::requirements::Need;
 use retrace_test_support::xvfb::Xvfb;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::AtomEnum;
 use x11rb::protocol::xproto::ChangeWindowAttributesAux;
 use x11rb::protocol::xproto::ConnectionExt as _;
 
-/// Starts Xvfb, or prints why the test is skipped.
+/// Starts Xvfb; without it, `None` after saying why the test is skipped (a failure under
+/// `CI=true`, see [`retrace_test_support::requirements`]).
 pub fn xvfb(width: u32, height: u32, depth: u32) -> Option<Xvfb> {
     let server = Xvfb::start(width, height, depth);
     if server.is_none() {
-        eprintln!("SKIPPED: Xvfb is not installed (apt-get install xvfb x11-apps x11-utils)");
+        retrace_test_support::requirements::missing(Need::Xvfb);
     }
     server
 }

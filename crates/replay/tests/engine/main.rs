@@ -719,3 +719,104 @@ async fn a_fixed_delay_looks_at_the_screen_as_shown_and_visual_waiting_at_the_re
         assert_eq!(report.status == RunStatus::Done, passes, "{wait:?}");
     }
 }
+
+/// Replays a one-click trajectory (recorded on `control_at(40, 80)`) on `screen`.
+async fn replay_on(
+    screen: Arc<dyn retrace_replay::screen::Screen>,
+    settings: ReplaySettings,
+) -> (
+    Result<RunStatus, retrace_agent::AgentError>,
+    Option<ReplayOutcome>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = control_at(40, 80);
+    let file = write_trajectory(dir.path(), &[Step::click(POINT, &recorded, &recorded)]);
+    let world = World::showing(recorded);
+    let speaker = ReplaySpeaker::new(settings, screen);
+    let sink = MemorySink::new();
+    let mut conversation = Conversation::new(
+        vec![Box::new(speaker)],
+        Toolbox::new().with(Arc::new(WorldComputer(world))),
+        Events::none().with(sink.clone()),
+    )
+    .unwrap();
+    let run = conversation
+        .run(
+            "replay",
+            vec![Message::user_text("replay")],
+            Some((
+                CACHE_EXECUTOR,
+                SpeakerContext::of(ReplayRequest::new(&file)),
+            )),
+        )
+        .await
+        .map(|report| report.status);
+    let outcome = sink.events().iter().find_map(|event| match event {
+        Event::ReplayFinished(outcome) => Some((**outcome).clone()),
+        _ => None,
+    });
+    (run, outcome)
+}
+
+/// A screenshot that takes longer than the step timeout (a loaded machine) is waited for and
+/// retried, not turned into an error that ends the run: the first capture is lost and its
+/// 2 s attempt limit is far past the 300 ms step timeout.
+#[tokio::test]
+async fn a_screenshot_slower_than_the_step_timeout_is_not_an_error() {
+    let world = World::showing(control_at(40, 80));
+    let screen = Arc::new(HangingScreen {
+        world: world.clone(),
+        hung: std::sync::atomic::AtomicBool::new(false),
+    });
+    let settings = ReplaySettings {
+        step_timeout: Duration::from_millis(300),
+        ..ReplaySettings::default()
+    };
+    let (run, outcome) = replay_on(screen, settings).await;
+    assert_eq!(run.unwrap(), RunStatus::Done, "{outcome:?}");
+    assert_eq!(outcome.unwrap().passed_checks("visual"), 1);
+}
+
+/// A screen that reaches the recorded state within the step timeout, seen through a first
+/// screenshot slower than the timeout that shows the screen as it was when asked for.
+struct SlowScreen {
+    calls: std::sync::atomic::AtomicUsize,
+    first_takes: Duration,
+    before: retrace_vision::Image,
+    after: retrace_vision::Image,
+}
+
+#[async_trait::async_trait]
+impl retrace_replay::screen::Screen for SlowScreen {
+    async fn capture(&self) -> Result<retrace_vision::Image, String> {
+        if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            tokio::time::sleep(self.first_takes).await;
+            return Ok(self.before.clone());
+        }
+        Ok(self.after.clone())
+    }
+}
+
+/// A step fails only on a screenshot asked for after its whole timeout: one asked for at the
+/// start and slow to come back (showing the screen before it matched) does not fail a step
+/// whose screen matched in time.
+#[tokio::test]
+async fn a_slow_screenshot_from_before_the_timeout_does_not_fail_the_step() {
+    let step_timeout = Duration::from_secs(1);
+    let screen = Arc::new(SlowScreen {
+        calls: std::sync::atomic::AtomicUsize::new(0),
+        first_takes: step_timeout + Duration::from_millis(500),
+        before: other_screen(),
+        after: control_at(40, 80),
+    });
+    let settings = ReplaySettings {
+        step_timeout,
+        // No search: the old screen must not be "repaired" into a match either.
+        search_radius: 0,
+        ..ReplaySettings::default()
+    };
+    let (run, outcome) = replay_on(screen.clone(), settings).await;
+    assert_eq!(run.unwrap(), RunStatus::Done, "{outcome:?}");
+    assert_eq!(outcome.unwrap().passed_checks("visual"), 1);
+    assert!(screen.calls.load(std::sync::atomic::Ordering::SeqCst) >= 2);
+}

@@ -1,0 +1,134 @@
+//! What a test needs from the machine (Chromium, Xvfb), and what a test does without it.
+//!
+//! On a developer's machine a test whose program is missing is skipped with a `SKIPPED:`
+//! line on stderr naming the package to install. Under `CI=true` (what CI services set) it
+//! fails instead: a CI image that lost a package must not go green by skipping. Every test
+//! that needs one of these programs starts with [`require!`](crate::require):
+//!
+//! ```no_run
+//! #[test]
+//! fn opens_a_page() {
+//!     retrace_test_support::require!(Chromium);
+//!     // ... launch /usr/bin/chromium ...
+//! }
+//! ```
+
+use std::path::PathBuf;
+
+/// A program some tests cannot run without.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Headless Chromium at `/usr/bin/chromium` (the path every test launches).
+    Chromium,
+    /// The Xvfb X server, for the X11 desktop tests.
+    Xvfb,
+}
+
+impl Need {
+    /// Where the program is, if installed.
+    pub fn find(self) -> Option<PathBuf> {
+        match self {
+            Need::Chromium => Some(PathBuf::from("/usr/bin/chromium")).filter(|p| p.is_file()),
+            Need::Xvfb => crate::xvfb::Xvfb::binary(),
+        }
+    }
+
+    /// What to install to get it (Debian packages; `scripts/setup.sh` installs them all).
+    fn install(self) -> &'static str {
+        match self {
+            Need::Chromium => "apt-get install chromium",
+            Need::Xvfb => "apt-get install xvfb x11-apps x11-utils",
+        }
+    }
+}
+
+/// Whether this is a CI run: `CI` is set to anything but empty, `0` or `false`.
+pub fn on_ci() -> bool {
+    means_ci(std::env::var("CI").ok().as_deref())
+}
+
+fn means_ci(value: Option<&str>) -> bool {
+    value.is_some_and(|value| {
+        let value = value.trim();
+        !(value.is_empty() || value == "0" || value.eq_ignore_ascii_case("false"))
+    })
+}
+
+/// Whether `need` is installed. When it is not: under CI, panics; otherwise prints why the
+/// test is skipped and returns `false`.
+///
+/// # Panics
+/// Under CI, when `need` is missing.
+pub fn present(need: Need) -> bool {
+    if need.find().is_some() {
+        return true;
+    }
+    missing(need);
+    false
+}
+
+/// Reports that `need` is missing: panics under CI, otherwise prints a `SKIPPED:` line.
+///
+/// # Panics
+/// Under CI.
+pub fn missing(need: Need) {
+    match when_missing(need, on_ci()) {
+        Err(failure) => panic!("{failure}"),
+        Ok(skipped) => eprintln!("{skipped}"),
+    }
+}
+
+/// What a test does without `need`: `Ok` with the line saying it is skipped, or under CI
+/// `Err` with the message it fails with.
+fn when_missing(need: Need, ci: bool) -> Result<String, String> {
+    let install = need.install();
+    if ci {
+        return Err(format!(
+            "{need:?} is not installed and CI is set: a CI run may not skip this test ({install}, or run scripts/setup.sh)"
+        ));
+    }
+    Ok(format!(
+        "SKIPPED: {need:?} is not installed ({install}, or run scripts/setup.sh)"
+    ))
+}
+
+/// Returns from the calling test when the named [`Need`] is missing (skipped with a message),
+/// or fails it under CI; see [`present`].
+#[macro_export]
+macro_rules! require {
+    ($need:ident) => {
+        if !$crate::requirements::present($crate::requirements::Need::$need) {
+            return;
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Need;
+    use super::means_ci;
+    use super::when_missing;
+
+    #[test]
+    fn ci_is_any_value_but_empty_zero_or_false() {
+        for value in ["true", "1", "yes", "TRUE"] {
+            assert!(means_ci(Some(value)), "{value}");
+        }
+        for value in [None, Some(""), Some("0"), Some("false"), Some("False")] {
+            assert!(!means_ci(value), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn a_missing_program_skips_locally_and_fails_on_ci() {
+        let skipped = when_missing(Need::Chromium, false).unwrap();
+        assert!(skipped.starts_with("SKIPPED: Chromium"), "{skipped}");
+        assert!(skipped.contains("apt-get install chromium"), "{skipped}");
+        let failure = when_missing(Need::Xvfb, true).unwrap_err();
+        assert!(
+            failure.contains("Xvfb is not installed and CI is set"),
+            "{failure}"
+        );
+        assert!(failure.contains("apt-get install xvfb"), "{failure}");
+    }
+}
