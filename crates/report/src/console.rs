@@ -268,7 +268,13 @@ impl EventSink for ConsoleSink {
             | Event::ReplayFinished(_)
             | Event::RunFinished { .. }
             | Event::SessionFinished(_) => self.flush_step(),
-            Event::RunStarted { .. } | Event::TurnStarted { .. } | Event::Usage { .. } => {}
+            Event::RunStarted { .. }
+            | Event::TurnStarted { .. }
+            | Event::Usage { .. }
+            | Event::TestStarted { .. }
+            | Event::TestFinished(_)
+            | Event::CheckAttemptFinished { .. }
+            | Event::SuiteFinished(_) => {}
         }
     }
 }

@@ -57,6 +57,9 @@ use crate::backend::ScrollDirection;
 use crate::error::DriveError;
 use crate::readiness::PageActivity;
 
+/// How long one screenshot may take over all its attempts before it is an error.
+const SCREENSHOT_BUDGET: Duration = Duration::from_secs(60);
+
 /// One Chromium tab: screenshots, mouse and keyboard over CDP, navigation and the DOM.
 #[derive(Debug)]
 pub struct ChromiumPage {
@@ -124,6 +127,37 @@ impl ChromiumPage {
 
     /// Captures the viewport, or with `full_page` the whole scrollable page, as PNG: a
     /// frame presented after the call began (see the module docs).
+    /// Runs a screenshot command, each attempt bounded: Chromium can leave a capture asked for
+    /// while a navigation commits unanswered until the CDP timeout (30 s), and on a loaded
+    /// machine one can take seconds; a new request is answered once the page has moved on.
+    /// Attempts get 4 s, doubling, for [`SCREENSHOT_BUDGET`] in all.
+    async fn execute_bounded(
+        &self,
+        doing: &str,
+        params: CaptureScreenshotParams,
+    ) -> Result<chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotReturns, DriveError>
+    {
+        let started = Instant::now();
+        let mut limit = Duration::from_secs(4);
+        loop {
+            let error = match tokio::time::timeout(limit, self.page.execute(params.clone())).await {
+                Ok(Ok(shot)) => return Ok(shot.result),
+                Ok(Err(error)) => self.error(doing, error),
+                Err(_) => DriveError::Operation {
+                    backend: BACKEND.to_owned(),
+                    doing: doing.to_owned(),
+                    detail: format!("no answer within {:.0} s", limit.as_secs_f64()),
+                },
+            };
+            self.check_open(doing)?;
+            if started.elapsed() + limit >= SCREENSHOT_BUDGET {
+                return Err(error);
+            }
+            tracing::debug!("{doing}: {error}; asking again");
+            limit = limit.saturating_mul(2);
+        }
+    }
+
     pub async fn capture(&self, full_page: bool) -> Result<Screenshot, DriveError> {
         let doing = if full_page {
             "taking a full-page screenshot"
@@ -155,13 +189,9 @@ impl ChromiumPage {
             });
             params.capture_beyond_viewport = Some(true);
         }
-        let shot = self
-            .page
-            .execute(params)
-            .await
-            .map_err(|e| self.error(doing, e))?;
+        let shot = self.execute_bounded(doing, params).await?;
         let png = base64::engine::general_purpose::STANDARD
-            .decode(AsRef::<str>::as_ref(&shot.result.data))
+            .decode(AsRef::<str>::as_ref(&shot.data))
             .map_err(|e| DriveError::Operation {
                 backend: BACKEND.to_owned(),
                 doing: doing.to_owned(),

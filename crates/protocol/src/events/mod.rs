@@ -19,9 +19,17 @@ use serde::Serialize;
 use crate::StopReason;
 use crate::Usage;
 
+mod check;
 mod replay;
 mod session;
+mod suite;
 
+pub use check::CheckAttempt;
+pub use check::Difference;
+pub use check::DifferenceKind;
+pub use check::PageCheck;
+pub use check::Severity;
+pub use check::Verdict;
 pub use replay::CheckPhase;
 pub use replay::CheckResult;
 pub use replay::FailureKind;
@@ -34,6 +42,15 @@ pub use session::ActSummary;
 pub use session::SessionKind;
 pub use session::SessionReport;
 pub use session::SessionStatus;
+pub use suite::Artifacts;
+pub use suite::Shard;
+pub use suite::StepCheckRecord;
+pub use suite::StepRecord;
+pub use suite::SuiteReport;
+pub use suite::TestKind;
+pub use suite::TestReport;
+pub use suite::TestStatus;
+pub use suite::Totals;
 
 /// Something that happened during a run. Serialised with a `type` tag for JSON Lines logs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -195,6 +212,26 @@ pub enum Event {
     /// A whole command's session (browser start, page load, the run, its recording) ended:
     /// the one result a front end prints and a report keeps.
     SessionFinished(Box<SessionReport>),
+    /// A suite's test is about to run.
+    TestStarted {
+        /// Its id.
+        id: String,
+        /// Which attempt (1-based).
+        attempt: u32,
+    },
+    /// A suite's test ended (all attempts).
+    TestFinished(Box<TestReport>),
+    /// A page check attempt ended (the validation log of a visual check).
+    CheckAttemptFinished {
+        /// The page's path.
+        path: String,
+        /// The viewport.
+        viewport: (u32, u32),
+        /// The attempt.
+        attempt: Box<CheckAttempt>,
+    },
+    /// A suite ended (or was interrupted).
+    SuiteFinished(Box<SuiteReport>),
 }
 
 /// A subscriber to the event stream.

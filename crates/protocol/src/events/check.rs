@@ -1,0 +1,107 @@
+//! What a visual regression check of one page reports: a strict verdict, the typed
+//! differences with their boxes, the judge's confidence, every attempt, and the evidence.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde::Serialize;
+
+use crate::element::BoundingBox;
+
+/// A page check's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Verdict {
+    /// The candidate looks like the baseline.
+    Pass,
+    /// It does not: the differences say how.
+    Fail,
+    /// The comparison could not be made (a page that never loaded or never settled, an
+    /// environment mismatch, an unusable judgement).
+    Error,
+}
+
+/// What kind of difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DifferenceKind {
+    /// Something moved or changed size.
+    Layout,
+    /// A colour, font or border changed.
+    Styling,
+    /// Text or an element was added, removed or changed.
+    Content,
+    /// Behaviour differs (focus, hover, a control's state).
+    Interaction,
+    /// A side logged an error the other did not.
+    ConsoleError,
+}
+
+/// How much a difference matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Broken for users.
+    Critical,
+    /// Clearly visible.
+    Major,
+    /// Hardly noticeable.
+    Minor,
+}
+
+/// One difference between baseline and candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Difference {
+    /// What kind.
+    #[serde(rename = "type")]
+    pub kind: DifferenceKind,
+    /// How much it matters.
+    pub severity: Severity,
+    /// What differs, for people.
+    pub description: String,
+    /// Where, in page pixels, when it has a place.
+    #[serde(rename = "box")]
+    pub region: Option<BoundingBox>,
+}
+
+/// One attempt at checking a page (attempts after an ERROR are retried with backoff).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckAttempt {
+    /// 1-based.
+    pub attempt: u32,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// The judge's confidence, 0-100, when a model judged.
+    pub confidence: Option<u8>,
+    /// The differences found.
+    pub differences: Vec<Difference>,
+    /// Why it was an ERROR.
+    pub error: Option<String>,
+    /// Evidence written by this attempt.
+    pub evidence: Vec<PathBuf>,
+    /// Wall time.
+    pub duration_ms: u64,
+}
+
+/// The check of one page at one viewport.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageCheck {
+    /// The page's path (`/x`), joined to both base URLs.
+    pub path: String,
+    /// The viewport `(width, height)`.
+    pub viewport: (u32, u32),
+    /// The final verdict.
+    pub verdict: Verdict,
+    /// The judge's confidence, when a model judged.
+    pub confidence: Option<u8>,
+    /// The final attempt's differences.
+    pub differences: Vec<Difference>,
+    /// Every attempt.
+    pub attempts: Vec<CheckAttempt>,
+    /// Evidence: baseline, candidate and diff images, the JSON result.
+    pub evidence: Vec<PathBuf>,
+    /// The thresholds the deterministic layers used, for the report.
+    pub thresholds: serde_json::Value,
+    /// Why it was an ERROR, for [`Verdict::Error`].
+    pub error: Option<String>,
+}
