@@ -89,6 +89,11 @@ pub struct StepRecord {
     pub acted_ms: Option<u64>,
     /// The tool's error, when it reported one.
     pub error: Option<String>,
+    /// For a step nothing checks before acting: whether the screen stopped changing before
+    /// it acted (`false`: it acted anyway). `None` when the step waited for a check instead.
+    /// Added after version 1 was first written; absent in older documents.
+    #[serde(default)]
+    pub settled: Option<bool>,
 }
 
 /// Evidence files of a test, relative to the report directory.
