@@ -238,7 +238,11 @@ mod tests {
             passed,
             distance: Some(distance),
             threshold: Some(10),
-            waited_ms: if phase == CheckPhase::Before { 250 } else { 120 },
+            waited_ms: if phase == CheckPhase::Before {
+                250
+            } else {
+                120
+            },
             shift: None,
             detail: None,
         })

@@ -8,11 +8,13 @@
 //! - [`secrets::Secrets`]: the values no sink may write, scrubbed from every line.
 //! - [`timeline`]: a test's events folded into one step record per step (what the console
 //!   prints and a suite's reports keep).
+//! - [`suite`]: a suite run's reports (HTML, JUnit, JSON), their sink, and merging shards.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod console;
 pub mod json_lines;
 pub mod secrets;
+pub mod suite;
 pub mod summary;
 pub mod timeline;
 

@@ -213,6 +213,11 @@ pub struct SuiteReport {
     pub totals: Totals,
     /// Whether the run was interrupted (Ctrl-C): the tests not run are missing or skipped.
     pub interrupted: bool,
+    /// For a merge of shards' reports (`retrace report merge`): the shard each merged report
+    /// covered, in the order merged; empty otherwise. Added after version 1 was first
+    /// written; absent in older documents.
+    #[serde(default)]
+    pub shards: Vec<Shard>,
     /// Every test, failures first is the reports' business: here, in the order they ran.
     pub tests: Vec<TestReport>,
 }
