@@ -134,7 +134,7 @@ async fn the_report_opens_offline_with_failures_first_and_their_crops_decoded() 
         .filter(|requested| **requested != url && !requested.starts_with("data:"))
         .collect();
     assert!(
-        requests.iter().any(|requested| *requested == url),
+        requests.contains(&url),
         "the network listener saw no request at all: {requests:?}"
     );
     assert!(fetched.is_empty(), "the report fetched {fetched:?}");
