@@ -16,10 +16,8 @@ use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_report::suite::ReportKind;
 use retrace_report::suite::write_reports;
+use retrace_test_support::suite_report as sample;
 use serde_json::Value;
-
-#[path = "support/sample.rs"]
-mod sample;
 
 /// Where each test sits, what it shows: read from the live DOM.
 const INSPECT_JS: &str = r#"(() => {

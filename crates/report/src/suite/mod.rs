@@ -27,10 +27,8 @@ pub mod merge;
 mod outcome;
 pub mod sink;
 
-/// The synthetic report the tests share (also used by the crate's integration tests).
 #[cfg(test)]
-#[path = "../../tests/support/sample.rs"]
-mod sample;
+use retrace_test_support::suite_report as sample;
 
 pub use merge::merge;
 pub use merge::merge_dirs;

@@ -1,7 +1,8 @@
 //! A synthetic suite report with real evidence files (crops and a final screenshot cut from a
-//! real 1280x800 screenshot and its edited variant in `../shared/vectors`), for the reports'
-//! tests. Included by the crate's unit tests (`#[path]`) and by its integration tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+//! real 1280x800 screenshot and its edited variant in `../shared/vectors`), for the tests of
+//! the suite reports (`retrace-report`) and of `retrace report merge`.
+// Test setup: a failure should stop the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,7 +37,7 @@ pub struct Mix {
 
 /// The recorded screen, and the same screen after a button changed.
 fn screens() -> (Vec<u8>, Vec<u8>) {
-    let dir = retrace_test_support::vectors_dir().join("images/screens");
+    let dir = crate::vectors_dir().join("images/screens");
     (
         std::fs::read(dir.join("python_policy_1280x800.png")).unwrap(),
         std::fs::read(dir.join("python_policy_1280x800__button.png")).unwrap(),
