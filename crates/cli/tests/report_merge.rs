@@ -67,7 +67,7 @@ fn merging_three_shards_writes_the_reports_of_the_whole_run() {
     }
     let out = root.path().join("merged");
     args.extend([Path::new("--out").to_owned(), out.clone()]);
-    let args: Vec<&Path> = args.iter().map(|arg| arg.as_path()).collect();
+    let args: Vec<&Path> = args.iter().map(std::path::PathBuf::as_path).collect();
     let output = retrace(&args);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
