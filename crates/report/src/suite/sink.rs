@@ -113,7 +113,7 @@ impl EventSink for SuiteReportSink {
         match event {
             Event::TestFinished(test) => {
                 let mut test = (**test).clone();
-                scrub(&mut test, &self.secrets);
+                scrub_test(&mut test, &self.secrets);
                 if let Ok(mut collected) = self.collected.lock() {
                     collected.tests.push(test);
                 }
@@ -140,25 +140,87 @@ impl EventSink for SuiteReportSink {
 /// `report` with every secret of `secrets` replaced in its strings (names, messages, commands,
 /// paths). Reports are built from events the runner already redacted; this is the last line.
 pub fn scrub_report(report: &mut SuiteReport, secrets: &Secrets) {
-    scrub(report, secrets);
+    report.name = secrets.scrub(&report.name).into_owned();
+    report.started_at = secrets.scrub(&report.started_at).into_owned();
+    for test in &mut report.tests {
+        scrub_test(test, secrets);
+    }
 }
 
-/// Scrubs any serde value through its JSON form. A value that would not come back (never the
-/// case for the report types) is left as it was only when there is nothing to scrub.
-fn scrub<T: Serialize + DeserializeOwned>(value: &mut T, secrets: &Secrets) {
-    if secrets.is_empty() {
+/// `test` with every secret replaced in its strings; should that ever fail, the test keeps
+/// only its id (scrubbed), kind, status and time, and says its details were withheld.
+pub fn scrub_test(test: &mut TestReport, secrets: &Secrets) {
+    if scrub(test, secrets) {
         return;
+    }
+    *test = TestReport {
+        id: secrets.scrub(&test.id).into_owned(),
+        kind: test.kind,
+        file: PathBuf::from(secrets.scrub(&test.file.to_string_lossy()).into_owned()),
+        status: test.status,
+        tags: Vec::new(),
+        skip_reason: Some("details withheld: they could not be cleared of secrets".to_owned()),
+        step: test.step,
+        attempts: Vec::new(),
+        steps: Vec::new(),
+        check: None,
+        artifacts: retrace_protocol::events::Artifacts::default(),
+        rerun: String::new(),
+        wall_ms: test.wall_ms,
+    };
+}
+
+/// Fields whose values are a fixed vocabulary (statuses, kinds, phases, verdicts), never
+/// user text: left as they are, so a secret that happens to be such a word (`pass`) cannot
+/// turn `"passed"` into something the report types cannot read back.
+const VOCABULARY_FIELDS: [&str; 6] = ["status", "kind", "phase", "verdict", "type", "severity"];
+
+/// Scrubs any serde value through its JSON form: every string value loses its secrets,
+/// except the [`VOCABULARY_FIELDS`]. Object keys are left alone: in the report types they are
+/// field names and check names, never user text. Returns whether `value` is now free of
+/// secrets.
+fn scrub<T: Serialize + DeserializeOwned>(value: &mut T, secrets: &Secrets) -> bool {
+    if secrets.is_empty() {
+        return true;
     }
     let Ok(mut json) = serde_json::to_value(&*value) else {
-        return;
+        return false;
     };
-    let before = json.clone();
-    secrets.scrub_json(&mut json);
-    if json == before {
-        return;
+    if !scrub_values(&mut json, secrets) {
+        return true;
     }
-    if let Ok(scrubbed) = serde_json::from_value(json) {
-        *value = scrubbed;
+    match serde_json::from_value(json) {
+        Ok(scrubbed) => {
+            *value = scrubbed;
+            true
+        }
+        // Unreachable for the report types (only free-text strings changed).
+        Err(_) => false,
+    }
+}
+
+/// Scrubs the string values of `json` in place; returns whether any changed.
+fn scrub_values(json: &mut serde_json::Value, secrets: &Secrets) -> bool {
+    use serde_json::Value;
+    match json {
+        Value::String(text) => {
+            let scrubbed = secrets.scrub(text);
+            if scrubbed == text.as_str() {
+                return false;
+            }
+            *text = scrubbed.into_owned();
+            true
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |changed, item| scrub_values(item, secrets) | changed),
+        Value::Object(fields) => fields
+            .iter_mut()
+            .filter(|(key, _)| !VOCABULARY_FIELDS.contains(&key.as_str()))
+            .fold(false, |changed, (_, value)| {
+                scrub_values(value, secrets) | changed
+            }),
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
     }
 }
 

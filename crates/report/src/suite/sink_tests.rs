@@ -113,3 +113,39 @@ fn a_secret_parameter_value_reaches_no_written_report() {
         assert!(text.contains("--param password="), "{}", path.display());
     }
 }
+
+#[test]
+fn a_secret_that_is_also_a_status_word_leaves_the_report_readable() {
+    // `pass` is in `passed`: the statuses stay, the free text loses it.
+    let secrets = Secrets::of_parameters([("password", "pass")], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut report = sample::report(
+        dir.path(),
+        sample::Mix {
+            tests: 3,
+            failed: 1,
+            ..sample::Mix::default()
+        },
+    );
+    for test in &mut report.tests {
+        test.rerun = format!("retrace replay {} --param password=pass", test.id);
+    }
+    let sink = SuiteReportSink::new(secrets);
+    for test in &report.tests {
+        sink.emit(&Event::TestFinished(Box::new(test.clone())));
+    }
+    let tests = sink.tests();
+    let statuses: Vec<_> = tests.iter().map(|test| test.status).collect();
+    assert_eq!(
+        statuses,
+        [TestStatus::Passed, TestStatus::Passed, TestStatus::Failed]
+    );
+    for test in &tests {
+        assert!(
+            test.rerun.ends_with("=<redacted>") && !test.rerun.contains("pass"),
+            "{}",
+            test.rerun
+        );
+        assert!(!test.steps.is_empty(), "the details were kept");
+    }
+}
