@@ -102,6 +102,8 @@ struct TestView<'a> {
     wall: String,
     attempts: Vec<String>,
     steps: Vec<StepView>,
+    /// A page check's differences, one line each.
+    differences: Vec<String>,
     evidence: Option<EvidenceView>,
     final_screenshot: Option<String>,
     /// Evidence that could not be shown, and why.
@@ -187,6 +189,7 @@ impl<'a> TestView<'a> {
                 .iter()
                 .map(|step| StepView::of(step, failed_step))
                 .collect(),
+            differences: differences(test),
             evidence,
             final_screenshot,
             notes,
@@ -214,6 +217,39 @@ impl StepView {
             failed: failed_step == Some(step.step) || step.checks.iter().any(|check| !check.passed),
             unsettled: step.settled == Some(false),
         }
+    }
+}
+
+/// `major styling: the Save button turned grey (at 10,20 80x24)`, per difference of a page
+/// check.
+fn differences(test: &TestReport) -> Vec<String> {
+    let Some(check) = &test.check else {
+        return Vec::new();
+    };
+    check
+        .differences
+        .iter()
+        .map(|difference| {
+            let region = difference
+                .region
+                .as_ref()
+                .map(|b| format!(" (at {},{} {}x{})", b.x, b.y, b.width, b.height))
+                .unwrap_or_default();
+            format!(
+                "{} {}: {}{region}",
+                serde_label(&difference.severity),
+                serde_label(&difference.kind),
+                difference.description
+            )
+        })
+        .collect()
+}
+
+/// The serde name of a unit enum value (`major`, `styling`).
+fn serde_label(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
     }
 }
 

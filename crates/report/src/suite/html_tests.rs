@@ -126,3 +126,26 @@ fn five_hundred_tests_with_ten_failures_stay_under_20_mb() {
     assert_eq!(html.matches("class=\"screenshot\"").count(), 10);
     assert_eq!(statuses_in_order(&html).len(), 500);
 }
+
+#[test]
+fn a_page_check_shows_its_verdict_and_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut report = sample::report(
+        dir.path(),
+        sample::Mix {
+            tests: 1,
+            ..sample::Mix::default()
+        },
+    );
+    report.tests.push(sample::page_check_test());
+    let html = to_html(&report, dir.path()).unwrap().replace("&#x2f;", "/");
+    assert_eq!(statuses_in_order(&html), ["failed", "passed"]);
+    assert!(
+        html.contains("/settings at 1280x800: FAIL, 1 difference(s)"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<li>major styling: the Save button turned grey (at 10,20 80x24)</li>"),
+        "{html}"
+    );
+}

@@ -81,11 +81,15 @@ fn check_headline(test: &TestReport) -> String {
             check.error.as_deref().unwrap_or("no reason given")
         ),
         Verdict::Fail | Verdict::Pass => format!(
-            "{} at {}x{}: {:?}, {} difference(s){}",
+            "{} at {}x{}: {}, {} difference(s){}",
             check.path,
             check.viewport.0,
             check.viewport.1,
-            check.verdict,
+            if check.verdict == Verdict::Fail {
+                "FAIL"
+            } else {
+                "PASS"
+            },
             check.differences.len(),
             check
                 .differences
