@@ -14,6 +14,7 @@ mod do_actions;
 mod finish;
 mod hash;
 mod replay;
+mod report;
 mod schema;
 mod screenshot;
 mod serve_demo;
@@ -33,6 +34,7 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     Act(act::ActArgs),
     Schema(schema::SchemaArgs),
+    Report(report::ReportArgs),
 }
 
 /// Runs one subcommand to its end.
@@ -48,5 +50,6 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Replay(args) => replay::run(args),
         Command::Act(args) => act::run(args),
         Command::Schema(args) => schema::run(args),
+        Command::Report(args) => report::run(args),
     }
 }
