@@ -6,6 +6,9 @@
 //! reported before the browser does anything and a replay that checks less than usual says so
 //! once, up front.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use retrace_protocol::events::Png;
 use std::path::PathBuf;
 
 use retrace_cache::CacheError;
@@ -47,6 +50,9 @@ pub struct PlannedStep {
     pub element_after: Option<ElementInfo>,
     /// The focused element after a typing step, with its value (parameters filled in).
     pub focused_after: Option<ElementInfo>,
+    /// The recorded region around `point` before acting (a small PNG), so a failure's
+    /// evidence shows what was expected on any machine.
+    pub expected_crop: Option<Png>,
     /// Whether it only observes (replay skips it).
     pub observe_only: bool,
 }
@@ -270,7 +276,23 @@ fn plan_step(
         element(fields::ELEMENT_AFTER)?,
         element(fields::FOCUSED_AFTER)?,
     );
+    let expected_crop = call
+        .extra
+        .get(fields::EXPECTED_CROP)
+        .and_then(serde_json::Value::as_str)
+        .and_then(|text| match BASE64.decode(text) {
+            Ok(bytes) if bytes.starts_with(b"\x89PNG") => Some(Png::from(bytes)),
+            _ => {
+                tracing::warn!(
+                    "{path}: step {}'s {} is not a base64 PNG; its failures show no expected crop",
+                    index + 1,
+                    fields::EXPECTED_CROP
+                );
+                None
+            }
+        });
     Ok(PlannedStep {
+        expected_crop,
         element: element_before,
         element_after,
         focused_after,

@@ -240,7 +240,9 @@ impl ReplaySpeaker {
             distance: look.distance,
             threshold: look.threshold,
             waited_ms: Some(millis(verdict.waited.as_millis())),
-            expected_crop: None,
+            expected_crop: (phase == CheckPhase::Before)
+                .then(|| step.expected_crop.clone())
+                .flatten(),
             actual_crop: at
                 .and_then(|at| region_crop(&verdict.screen, at, env.hashing.region_size)),
         };

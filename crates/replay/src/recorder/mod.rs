@@ -95,6 +95,9 @@ pub struct RecordSettings {
     /// What the page said about each action while the run was recorded (browser runs, see
     /// [`crate::observe`]): stored beside each step's hashes for replay's semantic checks.
     pub observations: Observations,
+    /// Store the crop of each hashed region (`visual_crop`, a small PNG) so reports show
+    /// what was expected on any machine. Off for regions that may show sensitive text.
+    pub store_crops: bool,
 }
 
 impl Default for RecordSettings {
@@ -112,6 +115,7 @@ impl Default for RecordSettings {
             visual_validation: true,
             keep_control_tools: false,
             observations: Observations::new(),
+            store_crops: true,
         }
     }
 }
@@ -339,6 +343,18 @@ pub fn build_cache_file(
                     Ok(Some(hash.to_string()))
                 };
                 recorded.visual_representation = shot(before, &mut screens)?;
+                if settings.store_crops
+                    && recorded.visual_representation.is_some()
+                    && let Some(key) = before
+                    && let Ok(Some(image)) = screens.get(key)
+                    && let Some(crop) =
+                        crate::evidence::region_crop(image, point, settings.region_size)
+                {
+                    let text = base64::engine::general_purpose::STANDARD.encode(crop.bytes());
+                    recorded
+                        .extra
+                        .insert(fields::EXPECTED_CROP.to_owned(), Value::String(text));
+                }
                 if let Some(hash) = &recorded.visual_representation
                     && is_flat_hash(hash)
                 {
