@@ -15,7 +15,6 @@ use criterion::criterion_group;
 use criterion::criterion_main;
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
-use retrace_schema::CompactJson;
 use retrace_schema::ComparisonOptions;
 use retrace_schema::CompiledSchema;
 use retrace_schema::DEFAULT_VERSION;
@@ -137,45 +136,21 @@ fn validation(c: &mut Criterion) {
 /// What the structured speaker does with each model answer
 /// (`retrace_agent::structured::read_answer`): the one JSON object out of the model's text,
 /// then the response schema and its semantic checks on the `serde_json::Value` (which the
-/// decision and the transcript use). Beside it, in the same run, the `CompactJson` route at
-/// its most generous (bare JSON, no prose to skip, no semantic checks) and the same work on a
-/// `Value`.
+/// decision and the transcript use).
 fn task_loop_answer(c: &mut Criterion) {
     let manager = SchemaManager::new();
     let options = ResponseOptions::default();
     let context = ValidationContext::default();
-    let compiled = manager.compiled(SchemaKind::Response(options)).unwrap();
-    assert!(compiled.fallback_reason().is_none());
     let json = include_str!("../tests/fixtures/seed_response_retry.json");
     let text = format!("I will reveal the login form.\n```json\n{json}\n```\n");
     let mut group = c.benchmark_group("task_loop_answer");
-    group.bench_function("product/parse_model_answer_then_validate_ai_response", |b| {
+    group.bench_function("parse_model_answer_then_validate_ai_response", |b| {
         b.iter(|| {
             let answer = parse_model_answer(black_box(&text)).unwrap();
             let result = manager
                 .validate_ai_response(&answer, options, &context)
                 .unwrap();
             (answer, result.valid)
-        })
-    });
-    group.bench_function("value/serde_json_then_is_valid", |b| {
-        b.iter(|| {
-            let answer: Value = serde_json::from_str(black_box(json)).unwrap();
-            let valid = compiled.is_valid(&answer);
-            (answer, valid)
-        })
-    });
-    group.bench_function("compact/parse_then_is_valid_compact", |b| {
-        b.iter(|| {
-            let document = CompactJson::parse(black_box(json)).unwrap();
-            compiled.is_valid_compact(&document)
-        })
-    });
-    group.bench_function("compact/parse_is_valid_compact_then_value", |b| {
-        b.iter(|| {
-            let document = CompactJson::parse(black_box(json)).unwrap();
-            let valid = compiled.is_valid_compact(&document);
-            (document.to_value().unwrap(), valid)
         })
     });
     group.finish();
