@@ -8,8 +8,9 @@
 //!   `decode_png` used for every PNG before (`png_crate_rows`);
 //! - `region_from_png/*`: from the PNG bytes to the hash of the 100 px region around an
 //!   action point, at the middle of the screenshot and near its top and bottom:
-//!   `png_region_hash` (decoding only the rows down to the region's bottom) against
-//!   `decode_png` then `region_hash`.
+//!   `decode_png` then `region_hash` (replay's path today) against `png_region_hash`
+//!   (decoding only the rows down to the region's bottom), which replay can switch to for
+//!   screenshots it needs nothing else of.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -78,17 +79,24 @@ fn benches(c: &mut Criterion) {
     c.bench_function("screen_decode/png_crate_rows_1280x800", |b| {
         b.iter(|| png_crate_rows(black_box(&small_bytes)))
     });
-    for (name, point) in [("middle", (640, 400)), ("top", (640, 60)), ("bottom", (640, 760))] {
+    for (name, point) in [
+        ("middle", (640, 400)),
+        ("top", (640, 60)),
+        ("bottom", (640, 760)),
+    ] {
         let region = action_region(point, 100, w, h);
         c.bench_function(&format!("region_from_png/png_region_hash/{name}"), |b| {
             b.iter(|| png_region_hash(black_box(&small_bytes), region, Method::Phash, 8))
         });
-        c.bench_function(&format!("region_from_png/decode_png_then_region_hash/{name}"), |b| {
-            b.iter(|| {
-                let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
-                region_hash(&img, region, Method::Phash, 8).map_err(|e| e.to_string())
-            })
-        });
+        c.bench_function(
+            &format!("region_from_png/decode_png_then_region_hash/{name}"),
+            |b| {
+                b.iter(|| {
+                    let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
+                    region_hash(&img, region, Method::Phash, 8).map_err(|e| e.to_string())
+                })
+            },
+        );
     }
     for method in [Method::Phash, Method::Ahash, Method::Dhash] {
         c.bench_function(&format!("region_hash_100px_{method}"), |b| {

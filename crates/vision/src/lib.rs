@@ -10,7 +10,7 @@
 //! - [`hash`] / [`region_hash`]: aHash, pHash and dHash identical bit for bit to Python
 //!   `imagehash` 4.3, as [`ImageHash`] (prints as imagehash's hex), and [`hamming_distance`];
 //!   [`png_region_hash`] hashes one region straight from the PNG bytes, decoding only the rows
-//!   down to the region's bottom (what replay does while it polls the screen);
+//!   down to the region's bottom (for a caller that needs nothing else of the screenshot);
 //! - [`action_region`]: the square hashed around where a tool input acts (the point itself is
 //!   read by `retrace_protocol::tool_input::action_point`),
 //!   by askui's rules;

@@ -1,5 +1,5 @@
-//! Hashing one region of a screenshot straight from its PNG bytes: what replay does several
-//! times a step while it polls the screen.
+//! Hashing one region of a screenshot straight from its PNG bytes: what a replay check needs
+//! of a screenshot it does not otherwise look at (no stability, search or crop).
 //!
 //! [`png_region_hash`] is `region_hash(&decode_png(bytes)?, region, ..)` bit for bit, but
 //! decodes only what the region needs. PNG rows are filtered against the row above (and the

@@ -15,13 +15,14 @@ fn picture(w: u32, h: u32, channels: u32, seed: u32) -> Vec<u8> {
         .map(|i| {
             let (p, c) = (i / channels, i % channels);
             let (x, y) = (p % w, p / w);
-            if (y / 7 + seed) % 4 == 0 {
+            if (y / 7 + seed).is_multiple_of(4) {
                 240 - (c * 20) as u8
             } else if x < w / 3 {
                 ((x * 3 + y * 2 + c * 40 + seed) % 256) as u8
             } else {
-                let n = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503) ^ (c + seed) * 97)
-                    .wrapping_mul(2_246_822_519);
+                let n =
+                    (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503) ^ ((c + seed) * 97))
+                        .wrapping_mul(2_246_822_519);
                 (n >> 24) as u8
             }
         })
@@ -98,7 +99,11 @@ fn decode_png_equals_the_png_crate_for_every_layout_and_filter() {
 fn assert_same(png: &[u8], region: Region, method: Method, size: u32, what: &str) -> ImageHash {
     let want = reference(png, region, method, size);
     let got = png_region_hash(png, region, method, size);
-    assert_eq!(got.ok().as_ref(), Some(&want), "{what} {region} {method} {size}");
+    assert_eq!(
+        got.ok().as_ref(),
+        Some(&want),
+        "{what} {region} {method} {size}"
+    );
     want
 }
 
@@ -151,14 +156,19 @@ fn every_layout_filter_and_edge_region_matches_decode_then_region_hash() {
                     (Method::Dhash, 8),
                     (Method::Phash, 5),
                 ] {
-                    let hash = assert_same(&png, region, method, size, &format!("{color:?} {filter:?}"));
+                    let hash =
+                        assert_same(&png, region, method, size, &format!("{color:?} {filter:?}"));
                     distinct.insert(hash.to_string());
                 }
             }
         }
     }
     // The comparison is of real pictures, not of constant hashes.
-    assert!(distinct.len() > 100, "only {} distinct hashes", distinct.len());
+    assert!(
+        distinct.len() > 100,
+        "only {} distinct hashes",
+        distinct.len()
+    );
 }
 
 #[test]
@@ -262,7 +272,9 @@ fn interlaced_images_fall_back_to_the_whole_decode() {
 fn palettes_low_and_high_bit_depths_and_transparency_keys_match() {
     let (w, h) = (50u32, 37u32);
     let pixels = (w * h) as usize;
-    let palette: Vec<u8> = (0..256u32).flat_map(|i| [i as u8, (i * 7) as u8, 255 - i as u8]).collect();
+    let palette: Vec<u8> = (0..256u32)
+        .flat_map(|i| [i as u8, (i * 7) as u8, 255 - i as u8])
+        .collect();
     let indices = picture(w, h, 1, 4);
     let packed = |bits: usize| -> Vec<u8> {
         let row_bytes = (w as usize * bits).div_ceil(8);
@@ -276,18 +288,120 @@ fn palettes_low_and_high_bit_depths_and_transparency_keys_match() {
         out
     };
     let gray16: Vec<u8> = indices.iter().flat_map(|&v| [v % 3, v]).collect();
-    let rgb16: Vec<u8> = picture(w, h, 3, 5).iter().flat_map(|&v| [v, v ^ 0x5a]).collect();
+    let rgb16: Vec<u8> = picture(w, h, 3, 5)
+        .iter()
+        .flat_map(|&v| [v, v ^ 0x5a])
+        .collect();
     let rgb = picture(w, h, 3, 6);
     let files = vec![
-        ("palette 8", encode((w, h), png::ColorType::Indexed, png::BitDepth::Eight, png::Filter::Adaptive, &indices, Some(palette.clone()), None)),
-        ("palette 4", encode((w, h), png::ColorType::Indexed, png::BitDepth::Four, png::Filter::Adaptive, &packed(4), Some(palette[..48].to_vec()), None)),
-        ("palette 8 + tRNS", encode((w, h), png::ColorType::Indexed, png::BitDepth::Eight, png::Filter::Paeth, &indices, Some(palette), Some(vec![0, 128, 255]))),
-        ("gray 1", encode((w, h), png::ColorType::Grayscale, png::BitDepth::One, png::Filter::Adaptive, &packed(1), None, None)),
-        ("gray 2", encode((w, h), png::ColorType::Grayscale, png::BitDepth::Two, png::Filter::Adaptive, &packed(2), None, None)),
-        ("gray 4", encode((w, h), png::ColorType::Grayscale, png::BitDepth::Four, png::Filter::Adaptive, &packed(4), None, None)),
-        ("gray 16", encode((w, h), png::ColorType::Grayscale, png::BitDepth::Sixteen, png::Filter::Adaptive, &gray16, None, None)),
-        ("rgb 16", encode((w, h), png::ColorType::Rgb, png::BitDepth::Sixteen, png::Filter::Adaptive, &rgb16, None, None)),
-        ("rgb + tRNS", encode((w, h), png::ColorType::Rgb, png::BitDepth::Eight, png::Filter::Adaptive, &rgb, None, Some(vec![0, 1, 0, 2, 0, 3]))),
+        (
+            "palette 8",
+            encode(
+                (w, h),
+                png::ColorType::Indexed,
+                png::BitDepth::Eight,
+                png::Filter::Adaptive,
+                &indices,
+                Some(palette.clone()),
+                None,
+            ),
+        ),
+        (
+            "palette 4",
+            encode(
+                (w, h),
+                png::ColorType::Indexed,
+                png::BitDepth::Four,
+                png::Filter::Adaptive,
+                &packed(4),
+                Some(palette[..48].to_vec()),
+                None,
+            ),
+        ),
+        (
+            "palette 8 + tRNS",
+            encode(
+                (w, h),
+                png::ColorType::Indexed,
+                png::BitDepth::Eight,
+                png::Filter::Paeth,
+                &indices,
+                Some(palette),
+                Some(vec![0, 128, 255]),
+            ),
+        ),
+        (
+            "gray 1",
+            encode(
+                (w, h),
+                png::ColorType::Grayscale,
+                png::BitDepth::One,
+                png::Filter::Adaptive,
+                &packed(1),
+                None,
+                None,
+            ),
+        ),
+        (
+            "gray 2",
+            encode(
+                (w, h),
+                png::ColorType::Grayscale,
+                png::BitDepth::Two,
+                png::Filter::Adaptive,
+                &packed(2),
+                None,
+                None,
+            ),
+        ),
+        (
+            "gray 4",
+            encode(
+                (w, h),
+                png::ColorType::Grayscale,
+                png::BitDepth::Four,
+                png::Filter::Adaptive,
+                &packed(4),
+                None,
+                None,
+            ),
+        ),
+        (
+            "gray 16",
+            encode(
+                (w, h),
+                png::ColorType::Grayscale,
+                png::BitDepth::Sixteen,
+                png::Filter::Adaptive,
+                &gray16,
+                None,
+                None,
+            ),
+        ),
+        (
+            "rgb 16",
+            encode(
+                (w, h),
+                png::ColorType::Rgb,
+                png::BitDepth::Sixteen,
+                png::Filter::Adaptive,
+                &rgb16,
+                None,
+                None,
+            ),
+        ),
+        (
+            "rgb + tRNS",
+            encode(
+                (w, h),
+                png::ColorType::Rgb,
+                png::BitDepth::Eight,
+                png::Filter::Adaptive,
+                &rgb,
+                None,
+                Some(vec![0, 1, 0, 2, 0, 3]),
+            ),
+        ),
     ];
     assert_eq!(indices.len(), pixels);
     for (what, png) in &files {
@@ -338,7 +452,10 @@ fn bad_input_is_an_error_naming_it() {
     let png = eight_bit(40, 30, png::ColorType::Rgb, png::Filter::Sub, 0);
     let outside = png_region_hash(&png, Region::new(30, 20, 41, 30), Method::Phash, 8);
     let text = outside.unwrap_err().to_string();
-    assert!(text.contains("(30, 20, 41, 30)") && text.contains("40x30"), "{text}");
+    assert!(
+        text.contains("(30, 20, 41, 30)") && text.contains("40x30"),
+        "{text}"
+    );
     let empty = png_region_hash(&png, Region::new(5, 5, 5, 9), Method::Phash, 8);
     assert!(matches!(empty, Err(VisionError::BadRegion { .. })));
     assert!(matches!(
@@ -367,9 +484,8 @@ fn any_png() -> impl Strategy<Value = (Vec<u8>, u32, u32)> {
         Just(png::Filter::Adaptive),
         Just(png::Filter::MinEntropy),
     ];
-    (1u32..160, 1u32..140, color, filter, 0u32..1000).prop_map(|(w, h, color, filter, seed)| {
-        (eight_bit(w, h, color, filter, seed), w, h)
-    })
+    (1u32..160, 1u32..140, color, filter, 0u32..1000)
+        .prop_map(|(w, h, color, filter, seed)| (eight_bit(w, h, color, filter, seed), w, h))
 }
 
 proptest! {

@@ -31,8 +31,7 @@ pub(crate) fn plain_layout(info: &png::Info<'_>) -> Option<PixelLayout> {
         png::ColorType::Rgba => PixelLayout::Rgba,
         png::ColorType::Indexed => return None,
     };
-    let plain =
-        info.bit_depth == png::BitDepth::Eight && !info.interlaced && info.trns.is_none();
+    let plain = info.bit_depth == png::BitDepth::Eight && !info.interlaced && info.trns.is_none();
     plain.then_some(layout)
 }
 

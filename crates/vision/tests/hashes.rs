@@ -78,7 +78,9 @@ fn png_region_hash_reproduces_every_hash_vector() {
         let (_, bytes, (width, height)) = cached.as_ref().unwrap();
         let region = region_of(&row["region"]).unwrap_or_else(|| Region::full(*width, *height));
         for (method, key) in [(Method::Phash, "phash"), (Method::Ahash, "ahash")] {
-            let got = png_region_hash(bytes, region, method, 8).unwrap().to_string();
+            let got = png_region_hash(bytes, region, method, 8)
+                .unwrap()
+                .to_string();
             assert_eq!(got, row[key].as_str().unwrap(), "{name} {region} {key}");
         }
         checked += 1;
@@ -101,7 +103,14 @@ fn png_region_hash_equals_decode_then_region_hash_on_every_shared_screenshot() {
         let bytes = std::fs::read(&path).unwrap();
         let image = decode_png(&bytes).unwrap();
         let (w, h) = (i64::from(image.width()), i64::from(image.height()));
-        for point in [(0, 0), (w - 1, h - 1), (w / 2, h / 2), (37, h - 20), (w - 5, 300), (640, 400)] {
+        for point in [
+            (0, 0),
+            (w - 1, h - 1),
+            (w / 2, h / 2),
+            (37, h - 20),
+            (w - 5, 300),
+            (640, 400),
+        ] {
             let region = action_region(point, 100, image.width(), image.height());
             let want = region_hash(&image, region, Method::Phash, 8).unwrap();
             let got = png_region_hash(&bytes, region, Method::Phash, 8).unwrap();
