@@ -205,7 +205,6 @@ impl PatternCheck {
             None => self.regex.is_match(text),
         }
     }
-
 }
 
 /// The branches of `anyOf`/`oneOf`.
