@@ -160,9 +160,42 @@ pub async fn run_replay(job: &ReplayJob, events: &Events) -> SessionReport {
                 .get_or_insert_with(|| "the replay did not start".into());
         }
     }
+    if let Some(path) = &job.final_screenshot {
+        write_failure_crops(path, &mut report);
+    }
     report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     events.emit(Event::SessionFinished(Box::new(report.clone())));
     report
+}
+
+/// Writes a failed step's expected and actual crops beside the final screenshot
+/// (`final-v2.png` → `final-v2-step7-expected.png`, `...-actual.png`) and lists them as
+/// evidence; a crop that cannot be written is named in the log, never fails the session.
+fn write_failure_crops(final_screenshot: &Path, report: &mut SessionReport) {
+    let Some(failure) = report
+        .replay
+        .as_ref()
+        .and_then(|replay| replay.failure.as_ref())
+    else {
+        return;
+    };
+    let stem = final_screenshot
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".into());
+    let crops = [
+        ("expected", failure.expected_crop.clone()),
+        ("actual", failure.actual_crop.clone()),
+    ];
+    for (which, crop) in crops {
+        let Some(crop) = crop else { continue };
+        let path =
+            final_screenshot.with_file_name(format!("{stem}-step{}-{which}.png", failure.step));
+        match write_png(&path, crop.bytes()) {
+            Ok(()) => report.evidence.push(path),
+            Err(error) => tracing::warn!(%error, "could not write the {which} crop"),
+        }
+    }
 }
 
 /// Subscribes a JSON Lines log at `path`, scrubbed of the secret values of `parameters`, to
