@@ -1,6 +1,10 @@
 //! [`BrowserConfig`]: which browser a session uses (one we launch, or one already running
 //! that we connect to) and at what size, declared once for every command.
 
+use retrace_drive::chromium::remote::ConnectEvent;
+use retrace_drive::chromium::remote::ConnectObserver;
+use retrace_drive::chromium::remote::ConnectOptions;
+use retrace_drive::chromium::remote::parse_header;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -24,7 +28,69 @@ pub enum BrowserTarget {
     Connect {
         /// The endpoint.
         endpoint: String,
+        /// Headers, CA and session cap for reaching it.
+        access: RemoteAccess,
     },
+}
+
+/// How to reach a remote browser besides its endpoint. `Debug` shows header names only: the
+/// values are credentials.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct RemoteAccess {
+    /// `Name: value` headers sent on every request and on the websocket upgrade
+    /// (`--connect-header`, then the lines of `RETRACE_CONNECT_HEADERS`).
+    pub header_lines: Vec<String>,
+    /// A PEM file of CA certificates to trust besides the platform's (`--connect-ca`).
+    pub ca_file: Option<PathBuf>,
+    /// At most this many sessions at once on the endpoint from this process
+    /// (`--max-sessions`).
+    pub max_sessions: Option<std::num::NonZeroUsize>,
+}
+
+impl std::fmt::Debug for RemoteAccess {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self
+            .header_lines
+            .iter()
+            .map(|line| line.split_once(':').map_or("?", |(name, _)| name.trim()))
+            .collect();
+        formatter
+            .debug_struct("RemoteAccess")
+            .field("headers", &names)
+            .field("ca_file", &self.ca_file)
+            .field("max_sessions", &self.max_sessions)
+            .finish()
+    }
+}
+
+impl RemoteAccess {
+    /// The drive's options for `endpoint`: headers parsed (an error names the flag or line,
+    /// never the value), retries of a busy farm logged.
+    pub fn options(&self, endpoint: &str) -> Result<ConnectOptions, RunnerError> {
+        let mut options = ConnectOptions::parse(endpoint)?;
+        for (index, line) in self.header_lines.iter().enumerate() {
+            let (name, value) = parse_header(line, &format!("connect header {}", index + 1))?;
+            options.headers.append(name, value);
+        }
+        options.ca_file = self.ca_file.clone();
+        options.max_sessions = self.max_sessions;
+        options.observer = Some(ConnectObserver::new(|event| match event {
+            ConnectEvent::Retrying {
+                endpoint,
+                step,
+                retry,
+                delay,
+                reason,
+            } => tracing::warn!(
+                "{endpoint}: {step} answered {reason}; retry {retry} in {:.1} s",
+                delay.as_secs_f64()
+            ),
+            ConnectEvent::WaitingForSession { endpoint, limit } => {
+                tracing::info!("{endpoint}: all {limit} sessions in use; waiting for one to end")
+            }
+        }));
+        Ok(options)
+    }
 }
 
 /// A browser and the viewport its pages get.
@@ -60,8 +126,8 @@ impl BrowserConfig {
     pub async fn open(&self) -> Result<ChromiumBrowser, RunnerError> {
         let (width, height) = self.size;
         Ok(match &self.target {
-            BrowserTarget::Connect { endpoint } => {
-                ChromiumBrowser::connect(endpoint, width, height).await?
+            BrowserTarget::Connect { endpoint, access } => {
+                ChromiumBrowser::connect_with(&access.options(endpoint)?, width, height).await?
             }
             BrowserTarget::Launch { chromium } => {
                 ChromiumBrowser::launch(&ChromiumConfig {

@@ -15,6 +15,24 @@ use std::process::Stdio;
 use std::time::Duration;
 use std::time::Instant;
 
+/// The token [`Nginx::auth_proxy`] wants (as `Authorization: Bearer` or `?token=`).
+pub const PROXY_TOKEN: &str = "s3cret-t0ken";
+
+/// The `location` body proxying HTTP and websocket upgrades to `upstream` (`HOST:PORT` of a
+/// browser's DevTools endpoint). Chromium is told its host is `localhost` (port 80), so the
+/// websocket URL it reports works only once a client moves it onto the proxy's address.
+pub fn proxy_location(upstream: &str) -> String {
+    format!(
+        "proxy_pass http://{upstream};
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header Host localhost;
+            proxy_read_timeout 3600s;
+            proxy_buffering off;"
+    )
+}
+
 /// How long nginx may take to accept connections.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -64,6 +82,28 @@ impl Nginx {
             }
         }
         panic!("nginx did not start: {last_log}");
+    }
+
+    /// nginx refusing (401) every request without `Authorization: Bearer PROXY_TOKEN` or
+    /// `?token=PROXY_TOKEN`, and proxying the rest (HTTP and websocket) to `upstream`
+    /// (`HOST:PORT` of a browser's DevTools endpoint): a browser farm's front door.
+    pub async fn auth_proxy(upstream: &str) -> Self {
+        let proxy = proxy_location(upstream);
+        Self::start(move |port| {
+            format!(
+                r#"server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            set $allowed 0;
+            if ($http_authorization = "Bearer {PROXY_TOKEN}") {{ set $allowed 1; }}
+            if ($arg_token = "{PROXY_TOKEN}") {{ set $allowed 1; }}
+            if ($allowed = 0) {{ return 401 "missing or wrong credentials\n"; }}
+            {proxy}
+        }}
+    }}"#
+            )
+        })
+        .await
     }
 
     /// The port it listens on.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use retrace_runner::BrowserConfig;
 use retrace_runner::BrowserTarget;
 use retrace_runner::browser::DEFAULT_CHROMIUM;
+use retrace_runner::browser::RemoteAccess;
 
 /// Which browser a command uses.
 #[derive(Debug, Clone, clap::Args)]
@@ -16,8 +17,31 @@ pub struct BrowserArgs {
     /// Use a running Chromium instead of launching one: its DevTools endpoint, `ws://...` or
     /// `http://HOST:PORT` (started with `--remote-debugging-port=PORT`). Each session gets a
     /// browser context of its own, so it shares no cookies with other clients.
+    /// `selenium+http://HUB:4444` asks a Selenium Grid 4 for a browser (kept alive while it
+    /// runs, deleted at the end). `?token=` in the URL is kept.
     #[arg(long, value_name = "URL", env = "RETRACE_CONNECT")]
     pub connect: Option<String>,
+    /// A header for the remote browser, `'Name: value'` (repeatable): sent on discovery,
+    /// WebDriver requests and the websocket upgrade (`Authorization: Bearer ...`). Also
+    /// `RETRACE_CONNECT_HEADERS`, one header a line. Values never reach a log.
+    #[arg(
+        long = "connect-header",
+        value_name = "'NAME: VALUE'",
+        requires = "connect"
+    )]
+    pub connect_headers: Vec<String>,
+    /// A PEM file of CA certificates to trust for `https://`/`wss://` endpoints, besides the
+    /// system's (a private farm's CA).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "RETRACE_CONNECT_CA",
+        requires = "connect"
+    )]
+    pub connect_ca: Option<PathBuf>,
+    /// At most N sessions at once on the remote endpoint from this process; more wait.
+    #[arg(long, value_name = "N", requires = "connect")]
+    pub max_sessions: Option<std::num::NonZeroUsize>,
 }
 
 impl BrowserArgs {
@@ -26,12 +50,30 @@ impl BrowserArgs {
         let target = match &self.connect {
             Some(endpoint) => BrowserTarget::Connect {
                 endpoint: endpoint.clone(),
+                access: RemoteAccess {
+                    header_lines: self.header_lines(),
+                    ca_file: self.connect_ca.clone(),
+                    max_sessions: self.max_sessions,
+                },
             },
             None => BrowserTarget::Launch {
                 chromium: self.chromium.clone(),
             },
         };
         BrowserConfig { target, size }
+    }
+
+    /// `--connect-header` values, then the lines of `RETRACE_CONNECT_HEADERS`.
+    fn header_lines(&self) -> Vec<String> {
+        let mut lines = self.connect_headers.clone();
+        if let Ok(text) = std::env::var("RETRACE_CONNECT_HEADERS") {
+            lines.extend(
+                text.lines()
+                    .filter(|line| !line.trim().is_empty())
+                    .map(str::to_owned),
+            );
+        }
+        lines
     }
 }
 

@@ -24,7 +24,9 @@ pub struct ChromiumConfig {
     pub width: u32,
     /// Viewport height in CSS pixels; screenshots are exactly this high.
     pub height: u32,
-    /// How long to wait for the browser to announce its DevTools endpoint.
+    /// How long to wait for the browser to announce its DevTools endpoint: generous (60 s),
+    /// because on a loaded machine a healthy Chromium can take over 20 s to start, and a
+    /// broken one fails at once (its error is reported as soon as it exits).
     pub launch_timeout: Duration,
     /// How long one CDP command may take before it fails.
     pub request_timeout: Duration,
@@ -36,7 +38,7 @@ impl Default for ChromiumConfig {
             executable: PathBuf::from("/usr/bin/chromium"),
             width: 1280,
             height: 800,
-            launch_timeout: Duration::from_secs(20),
+            launch_timeout: Duration::from_secs(60),
             request_timeout: Duration::from_secs(30),
         }
     }

@@ -23,7 +23,7 @@ use retrace_test_support::html_server::HtmlServer;
 use retrace_test_support::nginx::Nginx;
 
 /// The token the auth proxy wants (as `Authorization: Bearer` or `?token=`).
-pub const TOKEN: &str = "s3cret-t0ken";
+pub const TOKEN: &str = retrace_test_support::nginx::PROXY_TOKEN;
 
 /// A red 200x100 button at (50, 50) that turns green when clicked, and a cookie reader.
 pub const BUTTON_HTML: &str = r#"<!doctype html><html><head><style>
@@ -62,41 +62,14 @@ pub fn devtools_authority(browser: &BrowserProcess) -> String {
         .to_owned()
 }
 
-/// The `location` body proxying HTTP and websocket upgrades to the browser. Chromium is told
-/// its host is `localhost` (port 80), so the websocket URL it reports works only once a client
-/// moves it onto the proxy's address.
 fn proxy_to(browser: &BrowserProcess) -> String {
-    format!(
-        "proxy_pass http://{};
-            proxy_http_version 1.1;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $connection_upgrade;
-            proxy_set_header Host localhost;
-            proxy_read_timeout 3600s;
-            proxy_buffering off;",
-        devtools_authority(browser)
-    )
+    retrace_test_support::nginx::proxy_location(&devtools_authority(browser))
 }
 
 /// nginx refusing (401) every request without `Authorization: Bearer TOKEN` or `?token=TOKEN`,
 /// and proxying the rest (HTTP and websocket) to `browser`.
 pub async fn auth_proxy(browser: &BrowserProcess) -> Nginx {
-    let proxy = proxy_to(browser);
-    Nginx::start(move |port| {
-        format!(
-            r#"server {{
-        listen 127.0.0.1:{port};
-        location / {{
-            set $allowed 0;
-            if ($http_authorization = "Bearer {TOKEN}") {{ set $allowed 1; }}
-            if ($arg_token = "{TOKEN}") {{ set $allowed 1; }}
-            if ($allowed = 0) {{ return 401 "missing or wrong credentials\n"; }}
-            {proxy}
-        }}
-    }}"#
-        )
-    })
-    .await
+    Nginx::auth_proxy(&devtools_authority(browser)).await
 }
 
 /// A test CA and a server certificate it signed for `localhost` and `127.0.0.1`, as PEM files.

@@ -1,0 +1,115 @@
+//! `retrace replay --connect` end to end: the bundled recording replayed into a real local
+//! Chromium behind a real nginx that wants a bearer token, as a browser farm does. Without the
+//! header the run is an infrastructure error (exit 2) that never shows the token; with
+//! `--connect-header`, `RETRACE_CONNECT_HEADERS` or `?token=` it replays and passes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+use std::process::Output;
+use std::time::Duration;
+
+use retrace_drive::chromium::process::BrowserProcess;
+use retrace_test_support::demo::DemoThread;
+use retrace_test_support::nginx::Nginx;
+use retrace_test_support::nginx::PROXY_TOKEN;
+
+fn replay(file: &Path, url: &str, connect: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .arg("replay")
+        .arg(file)
+        .args(["--url", url, "--connect", connect])
+        .args(["--param", "username=demo", "--param"])
+        .arg(format!("password={}", retrace_demo::DEMO_PASSWORD))
+        .args(extra)
+        .env_remove("RETRACE_CONNECT_HEADERS")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn explain(output: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn a_replay_reaches_a_token_guarded_browser_only_with_its_credentials() {
+    retrace_test_support::require!(Chromium);
+    let runtime = retrace_test_support::cli::runtime();
+    let chromium = runtime.block_on(async {
+        BrowserProcess::spawn(
+            Path::new("/usr/bin/chromium"),
+            1280,
+            800,
+            Duration::from_secs(60),
+        )
+        .await
+        .unwrap()
+    });
+    let upstream = chromium
+        .ws_url()
+        .strip_prefix("ws://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let proxy = runtime.block_on(Nginx::auth_proxy(&upstream));
+    let demo = DemoThread::start(retrace_demo::DemoConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("flow.json");
+    std::fs::write(&file, retrace_runner::demo::DEMO_RECORDING).unwrap();
+    let endpoint = proxy.http_url();
+
+    let refused = replay(&file, demo.url(), &endpoint, &[], &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", explain(&refused));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("401"), "the refusal is named: {stderr}");
+
+    let header = format!("Authorization: Bearer {PROXY_TOKEN}");
+    let with_flag = replay(
+        &file,
+        demo.url(),
+        &endpoint,
+        &["--connect-header", &header],
+        &[],
+    );
+    assert_eq!(with_flag.status.code(), Some(0), "{}", explain(&with_flag));
+
+    let with_env = replay(
+        &file,
+        demo.url(),
+        &endpoint,
+        &[],
+        &[("RETRACE_CONNECT_HEADERS", header.as_str())],
+    );
+    assert_eq!(with_env.status.code(), Some(0), "{}", explain(&with_env));
+
+    let with_token = replay(
+        &file,
+        demo.url(),
+        &format!("{endpoint}/?token={PROXY_TOKEN}"),
+        &[],
+        &[],
+    );
+    assert_eq!(
+        with_token.status.code(),
+        Some(0),
+        "{}",
+        explain(&with_token)
+    );
+
+    for output in [&refused, &with_flag, &with_env] {
+        let shown = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!shown.contains(PROXY_TOKEN), "the token leaked: {shown}");
+    }
+}
