@@ -51,14 +51,7 @@ fn a_replay_reaches_a_token_guarded_browser_only_with_its_credentials() {
         .await
         .unwrap()
     });
-    let upstream = chromium
-        .ws_url()
-        .strip_prefix("ws://")
-        .unwrap()
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let upstream = retrace_test_support::nginx::devtools_authority(chromium.ws_url());
     let proxy = runtime.block_on(Nginx::auth_proxy(&upstream));
     let demo = DemoThread::start(retrace_demo::DemoConfig::default());
     let dir = tempfile::tempdir().unwrap();

@@ -46,6 +46,27 @@ fn replay_file(file: &Path, url: &str, extra: &[&str]) -> (Option<i32>, Value) {
     (output.status.code(), summary)
 }
 
+/// Replays against the app with `faults` and expects a failure at `step` of `kind`; the
+/// failure's message.
+fn fails_with_faults_at(faults: &str, step: usize, kind: &str) -> String {
+    let (code, summary) = replay_against(
+        DemoConfig {
+            faults: faults.parse::<Faults>().unwrap(),
+            ..DemoConfig::default()
+        },
+        &[],
+    );
+    assert_eq!(code, Some(1), "{summary}");
+    let (failed_step, failed_kind, message) = failure(&summary);
+    assert_eq!(
+        (failed_step, failed_kind),
+        (&Value::from(step), &Value::from(kind)),
+        "{message}"
+    );
+    assert_eq!(summary["replay"]["steps_replayed"], step - 1, "{summary}");
+    message.to_owned()
+}
+
 fn failure(summary: &Value) -> (&Value, &Value, &str) {
     let failure = &summary["replay"]["failure"];
     (
@@ -83,21 +104,7 @@ fn a_control_renamed_at_the_same_width_fails_at_its_step_naming_both_labels() {
 #[test]
 fn a_control_that_ignores_clicks_fails_at_its_own_step() {
     retrace_test_support::require!(Chromium);
-    let (code, summary) = replay_against(
-        DemoConfig {
-            faults: "save-ignores-clicks".parse::<Faults>().unwrap(),
-            ..DemoConfig::default()
-        },
-        &[],
-    );
-    assert_eq!(code, Some(1), "{summary}");
-    let (step, kind, message) = failure(&summary);
-    assert_eq!(
-        (step, kind),
-        (&Value::from(12), &Value::from("effect")),
-        "{message}"
-    );
-    assert_eq!(summary["replay"]["steps_replayed"], 11, "{summary}");
+    fails_with_faults_at("save-ignores-clicks", 12, "effect");
 }
 
 /// The amount field drops the `.` of `120.00`: the typing step's focused field does not hold
@@ -105,20 +112,7 @@ fn a_control_that_ignores_clicks_fails_at_its_own_step() {
 #[test]
 fn typing_whose_value_the_page_rewrites_fails_at_the_typing_step() {
     retrace_test_support::require!(Chromium);
-    let (code, summary) = replay_against(
-        DemoConfig {
-            faults: "amount-rewritten".parse::<Faults>().unwrap(),
-            ..DemoConfig::default()
-        },
-        &[],
-    );
-    assert_eq!(code, Some(1), "{summary}");
-    let (step, kind, message) = failure(&summary);
-    assert_eq!(
-        (step, kind),
-        (&Value::from(11), &Value::from("effect")),
-        "{message}"
-    );
+    let message = fails_with_faults_at("amount-rewritten", 11, "effect");
     assert!(message.contains("state check"), "{message}");
     assert!(
         message.contains("holds 5 characters, not the 6"),

@@ -18,6 +18,15 @@ use std::time::Instant;
 /// The token [`Nginx::auth_proxy`] wants (as `Authorization: Bearer` or `?token=`).
 pub const PROXY_TOKEN: &str = "s3cret-t0ken";
 
+/// `HOST:PORT` of a browser's DevTools websocket URL (`ws://127.0.0.1:PORT/devtools/...`).
+pub fn devtools_authority(ws_url: &str) -> String {
+    let rest = ws_url
+        .strip_prefix("ws://")
+        .or_else(|| ws_url.strip_prefix("wss://"))
+        .unwrap_or(ws_url);
+    rest.split('/').next().unwrap_or(rest).to_owned()
+}
+
 /// The `location` body proxying HTTP and websocket upgrades to `upstream` (`HOST:PORT` of a
 /// browser's DevTools endpoint). Chromium is told its host is `localhost` (port 80), so the
 /// websocket URL it reports works only once a client moves it onto the proxy's address.

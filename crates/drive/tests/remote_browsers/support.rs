@@ -52,14 +52,7 @@ pub async fn local_browser() -> BrowserProcess {
 
 /// `127.0.0.1:PORT` of a browser's DevTools endpoint.
 pub fn devtools_authority(browser: &BrowserProcess) -> String {
-    browser
-        .ws_url()
-        .strip_prefix("ws://")
-        .unwrap()
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned()
+    retrace_test_support::nginx::devtools_authority(browser.ws_url())
 }
 
 fn proxy_to(browser: &BrowserProcess) -> String {
