@@ -294,7 +294,9 @@ fn steps_of_one_assistant_message_share_the_screenshot_before_it() {
     // The expected crop is the hashed region of the screen before the step: it hashes to the
     // recorded hash.
     use base64::Engine as _;
-    let crop = file.trajectory[2].extra[fields::EXPECTED_CROP].as_str().unwrap();
+    let crop = file.trajectory[2].extra[fields::EXPECTED_CROP]
+        .as_str()
+        .unwrap();
     let crop = base64::engine::general_purpose::STANDARD
         .decode(crop)
         .unwrap();
@@ -309,7 +311,12 @@ fn steps_of_one_assistant_message_share_the_screenshot_before_it() {
         ),
         hash(SCREEN_A, (139, 351))
     );
-    assert!(file.trajectory[0].extra.get(fields::EXPECTED_CROP).is_none());
+    assert!(
+        file.trajectory[0]
+            .extra
+            .get(fields::EXPECTED_CROP)
+            .is_none()
+    );
 }
 
 fn login_history(password: &str) -> Vec<Message> {
