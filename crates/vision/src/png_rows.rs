@@ -74,7 +74,9 @@ pub(crate) fn decode_rows(
             sink(next_row, batch_rows);
             next_row += needed;
             spare.set(Some(batch));
-            next_row < height
+            // On past the last row too: the inflater then reads to the end of the image data,
+            // so that a file damaged or cut short after it is an error, as in the `png` crate.
+            true
         },
     )?;
     result?;

@@ -323,8 +323,15 @@ fn damaged_or_truncated_image_data_is_an_error_as_in_the_png_crate() {
     let png = chunked_png();
     assert_eq!(decode_png(&png).unwrap(), png_crate_decode(&png).unwrap());
     let mut damaged = Vec::new();
-    // Cut short early, and near the end.
-    for cut in [png.len() / 10, png.len() / 2, png.len() - 100] {
+    // Cut short early, within the last rows, in the last chunk's CRC, and just before IEND
+    // (every row is there, but the file is not whole).
+    for cut in [
+        png.len() / 10,
+        png.len() / 2,
+        png.len() - 100,
+        png.len() - 12,
+        png.len() - 16,
+    ] {
         damaged.push((format!("cut at {cut}"), png[..cut].to_vec()));
     }
     // A flipped byte in the image data: a CRC error.
