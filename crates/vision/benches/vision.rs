@@ -2,15 +2,18 @@
 //! Run: `cargo bench -p retrace-vision --bench vision`. `scripts/bench-vision.sh` compares
 //! with the peers.
 //!
-//! What replay runs at each poll of the screen, in one run with its baselines:
+//! What replay runs at each poll of the screen, in one run with its baseline
+//! (`-- 'screen_decode|region|stable'`):
 //! - `screen_decode/*`: `decode_png` of a 1280x800 screenshot (replay's `BackendScreen`
 //!   decodes every screenshot with it) against the `png` crate's own row reader, which
 //!   `decode_png` used for every PNG before (`png_crate_rows`);
-//! - `region_from_png/*`: from the PNG bytes to the hash of the 100 px region around an
-//!   action point, at the middle of the screenshot and near its top and bottom:
-//!   `decode_png` then `region_hash` (replay's path today) against `png_region_hash`
-//!   (decoding only the rows down to the region's bottom), which replay can switch to for
-//!   screenshots it needs nothing else of.
+//! - `region_from_png/*`: from the PNG bytes to the pHash of the 100 px region around an
+//!   action point in the middle of the screenshot, `decode_png` then `region_hash`: a step
+//!   check's cost per screenshot;
+//! - `stable/*`: `is_stable` on two 1280x800 screenshots over the whole frame, as the wait
+//!   engine compares each polled screenshot with the one before (`Settling::saw`): the same
+//!   screen decoded twice (a settled screen, every row compared) and a scrolled one (a moving
+//!   screen, which stops at the first changed pixel). Read against `screen_decode`.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -30,7 +33,6 @@ use retrace_vision::encode_png_rgba;
 use retrace_vision::gray_hash;
 use retrace_vision::gray_region;
 use retrace_vision::is_stable;
-use retrace_vision::png_region_hash;
 use retrace_vision::region_hash;
 use retrace_vision::resize_lanczos;
 use retrace_vision::search_near;
@@ -79,25 +81,21 @@ fn benches(c: &mut Criterion) {
     c.bench_function("screen_decode/png_crate_rows_1280x800", |b| {
         b.iter(|| png_crate_rows(black_box(&small_bytes)))
     });
-    for (name, point) in [
-        ("middle", (640, 400)),
-        ("top", (640, 60)),
-        ("bottom", (640, 760)),
-    ] {
-        let region = action_region(point, 100, w, h);
-        c.bench_function(&format!("region_from_png/png_region_hash/{name}"), |b| {
-            b.iter(|| png_region_hash(black_box(&small_bytes), region, Method::Phash, 8))
-        });
-        c.bench_function(
-            &format!("region_from_png/decode_png_then_region_hash/{name}"),
-            |b| {
-                b.iter(|| {
-                    let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
-                    region_hash(&img, region, Method::Phash, 8).map_err(|e| e.to_string())
-                })
-            },
-        );
-    }
+    let middle = action_region((640, 400), 100, w, h);
+    c.bench_function("region_from_png/decode_png_then_region_hash/middle", |b| {
+        b.iter(|| {
+            let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
+            region_hash(&img, middle, Method::Phash, 8).map_err(|e| e.to_string())
+        })
+    });
+    // Two screenshots decoded apart, as the wait engine holds them (no shared buffer).
+    let settled = image(SMALL);
+    c.bench_function("stable/is_stable_1280x800_settled", |b| {
+        b.iter(|| is_stable(black_box(&small), black_box(&settled), None))
+    });
+    c.bench_function("stable/is_stable_1280x800_scrolled", |b| {
+        b.iter(|| is_stable(black_box(&small), black_box(&shifted), None))
+    });
     for method in [Method::Phash, Method::Ahash, Method::Dhash] {
         c.bench_function(&format!("region_hash_100px_{method}"), |b| {
             b.iter(|| {
@@ -143,10 +141,6 @@ fn benches(c: &mut Criterion) {
                 150,
             )
         })
-    });
-    c.bench_function("is_stable_1280x800_equal", |b| {
-        let copy = small.clone();
-        b.iter(|| is_stable(&small, black_box(&copy), None))
     });
 
     let large_a = image(LARGE).to_rgba().into_owned();

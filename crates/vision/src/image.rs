@@ -159,7 +159,6 @@ pub fn decode_png_with_limit(bytes: &[u8], max_pixels: u64) -> Result<Image, Vis
         bytes,
         layout,
         (width as usize, height as usize),
-        height as usize,
         |first_row, rows| {
             let out = &mut data[first_row * stride..];
             for (row, to) in rows.chunks_exact(row_len).zip(out.chunks_exact_mut(stride)) {

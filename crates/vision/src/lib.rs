@@ -9,8 +9,6 @@
 //! - Pillow-exact grayscale ([`gray_region`]) and LANCZOS resize ([`resize_lanczos`]);
 //! - [`hash`] / [`region_hash`]: aHash, pHash and dHash identical bit for bit to Python
 //!   `imagehash` 4.3, as [`ImageHash`] (prints as imagehash's hex), and [`hamming_distance`];
-//!   [`png_region_hash`] hashes one region straight from the PNG bytes, decoding only the rows
-//!   down to the region's bottom (for a caller that needs nothing else of the screenshot);
 //! - [`action_region`]: the square hashed around where a tool input acts (the point itself is
 //!   read by `retrace_protocol::tool_input::action_point`),
 //!   by askui's rules;
@@ -48,7 +46,6 @@ mod image;
 mod image_data;
 mod lanes;
 mod paeth;
-mod png_region;
 mod png_rows;
 mod region;
 mod resize;
@@ -81,7 +78,6 @@ pub use crate::image::PixelLayout;
 pub use crate::image::decode_png;
 pub use crate::image::decode_png_with_limit;
 pub use crate::image::encode_png_rgba;
-pub use crate::png_region::png_region_hash;
 pub use crate::region::Region;
 pub use crate::region::action_region;
 pub use crate::resize::resize_lanczos;

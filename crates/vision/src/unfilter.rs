@@ -1,5 +1,5 @@
 //! Undoing the PNG row filters (None, Sub, Up, Average, Paeth) of 8-bit rows, in place, for
-//! [`crate::png_region`]'s partial decode. Paeth on 3- and 4-byte pixels goes through the
+//! [`crate::png_rows`] (under `decode_png`). Paeth on 3- and 4-byte pixels goes through the
 //! short-chain vectorised form of [`crate::paeth`] when the CPU has AVX2.
 
 use crate::error::VisionError;

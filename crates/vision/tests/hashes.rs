@@ -1,4 +1,5 @@
-//! Every row of the shared imagehash vectors, and the askui sidecars, reproduced exactly.
+//! Every row of the shared imagehash vectors, and the askui sidecars, reproduced exactly, by
+//! replay's path: `decode_png` of the PNG file, then `region_hash` (or `hash`).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 use std::path::Path;
@@ -10,12 +11,12 @@ use retrace_test_support::read_jsonl;
 use retrace_test_support::vectors_dir;
 use retrace_vision::Image;
 use retrace_vision::Method;
+use retrace_vision::PixelLayout;
 use retrace_vision::Region;
 use retrace_vision::action_region;
 use retrace_vision::decode_png;
 use retrace_vision::hamming_distance;
 use retrace_vision::hash;
-use retrace_vision::png_region_hash;
 use retrace_vision::region_hash;
 
 fn load(relative: &str) -> Image {
@@ -32,6 +33,8 @@ fn region_of(value: &serde_json::Value) -> Option<Region> {
 
 #[test]
 fn every_hash_vector_is_reproduced() {
+    // As replay hashes a screenshot: the file through `decode_png`, then `region_hash`;
+    // regions and whole images alike.
     let rows = read_jsonl(&vectors_dir().join("hashes.jsonl"));
     assert!(rows.len() >= 200, "only {} rows", rows.len());
     let mut failures = Vec::new();
@@ -61,36 +64,9 @@ fn every_hash_vector_is_reproduced() {
 }
 
 #[test]
-fn png_region_hash_reproduces_every_hash_vector() {
-    // Straight from the PNG bytes, as replay hashes a screenshot: every row of the vectors,
-    // regions and whole images alike.
-    let rows = read_jsonl(&vectors_dir().join("hashes.jsonl"));
-    let mut checked = 0;
-    let mut cached: Option<(String, Vec<u8>, (u32, u32))> = None;
-    for row in &rows {
-        let name = row["image"].as_str().unwrap();
-        if cached.as_ref().is_none_or(|(n, _, _)| n != name) {
-            let bytes = std::fs::read(vectors_dir().join(name)).unwrap();
-            let image = decode_png(&bytes).unwrap();
-            let size = (image.width(), image.height());
-            cached = Some((name.to_owned(), bytes, size));
-        }
-        let (_, bytes, (width, height)) = cached.as_ref().unwrap();
-        let region = region_of(&row["region"]).unwrap_or_else(|| Region::full(*width, *height));
-        for (method, key) in [(Method::Phash, "phash"), (Method::Ahash, "ahash")] {
-            let got = png_region_hash(bytes, region, method, 8)
-                .unwrap()
-                .to_string();
-            assert_eq!(got, row[key].as_str().unwrap(), "{name} {region} {key}");
-        }
-        checked += 1;
-    }
-    assert!(checked >= 200, "only {checked} rows checked");
-}
-
-#[test]
-fn png_region_hash_equals_decode_then_region_hash_on_every_shared_screenshot() {
-    // Action regions all over each screenshot: corners, edges, the middle, the last rows.
+fn decode_png_equals_the_png_crate_on_every_shared_screenshot() {
+    // The screenshots replay's hashes above are computed from: `decode_png` (its own row
+    // decoder for plain PNGs) must read them exactly as the `png` crate does.
     let dir = vectors_dir().join("images/screens");
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -102,20 +78,29 @@ fn png_region_hash_equals_decode_then_region_hash_on_every_shared_screenshot() {
     for path in names {
         let bytes = std::fs::read(&path).unwrap();
         let image = decode_png(&bytes).unwrap();
-        let (w, h) = (i64::from(image.width()), i64::from(image.height()));
-        for point in [
-            (0, 0),
-            (w - 1, h - 1),
-            (w / 2, h / 2),
-            (37, h - 20),
-            (w - 5, 300),
-            (640, 400),
-        ] {
-            let region = action_region(point, 100, image.width(), image.height());
-            let want = region_hash(&image, region, Method::Phash, 8).unwrap();
-            let got = png_region_hash(&bytes, region, Method::Phash, 8).unwrap();
-            assert_eq!(got, want, "{} {region}", path.display());
-        }
+        let mut reader = png::Decoder::new(std::io::Cursor::new(&bytes[..]))
+            .read_info()
+            .unwrap();
+        let mut want = vec![0u8; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut want).unwrap();
+        assert_eq!(frame.bit_depth, png::BitDepth::Eight, "{}", path.display());
+        let layout = match frame.color_type {
+            png::ColorType::Rgb => PixelLayout::Rgb,
+            png::ColorType::Rgba => PixelLayout::Rgba,
+            other => panic!("{}: {other:?}", path.display()),
+        };
+        let size = (frame.width, frame.height, layout);
+        let got = (image.width(), image.height(), image.layout());
+        assert_eq!(got, size, "{}", path.display());
+        // Not `assert_eq!` on the buffers: a mismatch would print megabytes.
+        let first_difference = image.data().iter().zip(&want).position(|(a, b)| a != b);
+        assert_eq!(first_difference, None, "{}", path.display());
+        assert_eq!(
+            image.data().len(),
+            frame.buffer_size(),
+            "{}",
+            path.display()
+        );
     }
 }
 
