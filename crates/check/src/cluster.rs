@@ -146,6 +146,6 @@ mod tests {
                 },
             ]
         );
-        assert!(cluster(&vec![false; 100], 10, 10, 16).is_empty());
+        assert!(cluster(&[false; 100], 10, 10, 16).is_empty());
     }
 }

@@ -150,7 +150,7 @@ async fn wait_true(
 ) -> Result<(), NotReady> {
     let answer = tokio::time::timeout(left, page.evaluate(expression)).await;
     match answer {
-        Ok(Ok(value)) if value == serde_json::Value::Bool(true) => Ok(()),
+        Ok(Ok(serde_json::Value::Bool(true))) => Ok(()),
         other => Err(NotReady {
             condition,
             timeout_ms: timeouts.readiness_ms,
