@@ -44,6 +44,14 @@ const UNSTEADY: [&str; 6] = [
     "/site/sticky-header",
 ];
 
+/// Only these pages of the PASS test (`RETRACE_CHECK_PAGES=/site/a,/site/b`), for stress
+/// runs of one page; all by default.
+fn only_pages() -> Option<Vec<String>> {
+    std::env::var("RETRACE_CHECK_PAGES")
+        .ok()
+        .map(|v| v.split(',').map(str::to_owned).collect())
+}
+
 /// How many times the PASS pages are checked (`RETRACE_CHECK_RUNS`, default 2).
 fn runs() -> usize {
     std::env::var("RETRACE_CHECK_RUNS")
@@ -105,6 +113,10 @@ async fn pages_against_themselves_and_the_identical_markup_refactor_pass() {
     let refactor = serve(Variant::IdenticalMarkup).await;
     let mut pages: Vec<&str> = CONTENT.to_vec();
     pages.extend(UNSTEADY);
+    let only = only_pages();
+    if let Some(only) = &only {
+        pages.retain(|p| only.iter().any(|o| o == p));
+    }
     for run in 1..=runs() {
         for candidate in [&baseline, &refactor] {
             let (spec, out) = spec(&baseline, candidate, &pages);
