@@ -28,8 +28,10 @@
 //!    `out_dir/<page>@<WxH>/attempt-<n>/`. An ERROR (did not load, not ready, never still) is
 //!    retried after the configured backoff; a FAIL never is.
 //!
-//! Not built yet: the model judge of the issue (comparison schema, confidence, cache of
-//! judgements), stored PNG baselines, HTML/JUnit report views.
+//! The model judge is half built (module `judgement`): its prompt, the cache key of a
+//! judgement and the strict reading of an answer by the seed's rules are here and tested;
+//! asking a model (and the judgement cache store) is not wired into the check yet. Also not
+//! built: stored PNG baselines, HTML/JUnit report views.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod capture;
@@ -38,6 +40,7 @@ mod cluster;
 mod colour;
 mod elements;
 mod evidence;
+mod judgement;
 mod page_check;
 mod pixels;
 mod run;
@@ -51,6 +54,12 @@ pub use cluster::cluster;
 pub use colour::delta_e;
 pub use elements::PageElement;
 pub use evidence::page_slug;
+pub use judgement::DEFAULT_MIN_CONFIDENCE;
+pub use judgement::JUDGE_PROMPT_VERSION;
+pub use judgement::Judgement;
+pub use judgement::judge_prompt;
+pub use judgement::judgement_cache_key;
+pub use judgement::read_judgement;
 pub use page_check::check_page;
 pub use pixels::Frame;
 pub use pixels::PixelComparison;
