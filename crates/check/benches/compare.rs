@@ -3,7 +3,9 @@
 //! baseline measured in the same run, a naive per-pixel loop (pixelmatch's YIQ delta per
 //! pixel, no anti-aliasing detection, no boxes, no diff image). Target: well under 100 ms.
 //!
-//! `cargo bench -p retrace-check --bench compare` (then delete `$CARGO_TARGET_DIR/release`).
+//! `cargo bench -p retrace-check --bench compare` (then delete `$CARGO_TARGET_DIR/release`),
+//! or without a release build: `cargo bench -p retrace-check --bench compare --profile dev`
+//! (retrace-check, retrace-vision and the PNG crates are `opt-level = 3` in the dev profile).
 
 use std::hint::black_box;
 

@@ -2,16 +2,29 @@
 //! colours (Sharma, Wu and Dalal 2005). The pixel comparison uses it as a floor under
 //! pixelmatch's YIQ threshold, so a change of ΔE ≥ 5 is never let through.
 
+use std::sync::OnceLock;
+
+/// sRGB channel values (0 to 255) made linear, computed once.
+fn linear_table() -> &'static [f64; 256] {
+    static TABLE: OnceLock<[f64; 256]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = [0.0; 256];
+        for (value, slot) in table.iter_mut().enumerate() {
+            let c = value as f64 / 255.0;
+            *slot = if c <= 0.040_45 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            };
+        }
+        table
+    })
+}
+
 /// CIELAB `(L*, a*, b*)` of an sRGB colour (D65 white).
 pub fn srgb_to_lab(rgb: [u8; 3]) -> [f64; 3] {
-    let linear = |c: u8| {
-        let c = f64::from(c) / 255.0;
-        if c <= 0.040_45 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
+    let table = linear_table();
+    let linear = |c: u8| table[usize::from(c)];
     let (r, g, b) = (linear(rgb[0]), linear(rgb[1]), linear(rgb[2]));
     let x = (0.412_456_4 * r + 0.357_576_1 * g + 0.180_437_5 * b) / 0.950_47;
     let y = 0.212_672_9 * r + 0.715_152_2 * g + 0.072_175 * b;
