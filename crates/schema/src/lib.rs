@@ -64,6 +64,7 @@ mod selector;
 mod transform;
 mod translate;
 mod variables;
+mod verdict;
 
 pub use analysis::analysis_schema;
 pub use answer::MAX_ANSWER_BYTES;
@@ -101,3 +102,7 @@ pub use variables::Token;
 pub use variables::references;
 pub use variables::substitute;
 pub use variables::tokenize;
+pub use verdict::DIFFERENCE_TYPES;
+pub use verdict::SEVERITIES;
+pub use verdict::VERDICTS;
+pub use verdict::verdict_schema;

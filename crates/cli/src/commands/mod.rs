@@ -8,6 +8,7 @@ use crate::outcome::Outcome;
 mod act;
 mod browser_args;
 mod cache;
+mod check;
 mod demo;
 mod diff;
 mod do_actions;
@@ -27,6 +28,7 @@ pub enum Command {
     Hash(hash::HashArgs),
     Diff(diff::DiffArgs),
     Cache(cache::CacheArgs),
+    Check(check::CheckArgs),
     ServeDemo(serve_demo::ServeDemoArgs),
     Screenshot(screenshot::ScreenshotArgs),
     Do(do_actions::DoArgs),
@@ -43,6 +45,7 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Hash(args) => hash::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Cache(args) => cache::run(args),
+        Command::Check(args) => check::run(args),
         Command::ServeDemo(args) => serve_demo::run(args),
         Command::Screenshot(args) => screenshot::run(args),
         Command::Do(args) => do_actions::run(args),

@@ -21,6 +21,11 @@ use futures::stream::BoxStream;
 #[derive(Debug)]
 struct NetState {
     in_flight: HashSet<String>,
+    /// Requests whose end was seen before their start: the three event streams are separate
+    /// channels, merged without their order, so on a busy machine `loadingFinished` can be
+    /// handled before `requestWillBeSent`. Such a request must not then count as in flight
+    /// for ever.
+    ended_early: HashSet<String>,
     last_change: Instant,
 }
 
@@ -62,6 +67,7 @@ impl NetworkTracker {
         let tracker = Self {
             state: Arc::new(Mutex::new(NetState {
                 in_flight: HashSet::new(),
+                ended_early: HashSet::new(),
                 last_change: Instant::now(),
             })),
         };
@@ -74,10 +80,14 @@ impl NetworkTracker {
                 };
                 match event {
                     NetEvent::Started(id) => {
-                        state.in_flight.insert(id);
+                        if !state.ended_early.remove(&id) {
+                            state.in_flight.insert(id);
+                        }
                     }
                     NetEvent::Ended(id) => {
-                        state.in_flight.remove(&id);
+                        if !state.in_flight.remove(&id) {
+                            state.ended_early.insert(id);
+                        }
                     }
                 }
                 state.last_change = Instant::now();

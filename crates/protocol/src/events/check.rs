@@ -37,6 +37,28 @@ pub enum DifferenceKind {
     ConsoleError,
 }
 
+/// What exactly changed, where the check could tell (finer than [`DifferenceKind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// An element moved (layout).
+    Shift,
+    /// An element's text changed (content).
+    Text,
+    /// A colour changed (styling).
+    Colour,
+    /// An element is gone (content).
+    Removed,
+    /// An element is new (content).
+    Added,
+    /// The page's size changed (layout).
+    PageSize,
+    /// A console error or uncaught exception (console_error).
+    ConsoleError,
+    /// Pixels differ and the DOM does not say why.
+    Other,
+}
+
 /// How much a difference matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +84,10 @@ pub struct Difference {
     /// Where, in page pixels, when it has a place.
     #[serde(rename = "box")]
     pub region: Option<BoundingBox>,
+    /// What exactly changed, when known (added after the first version: absent in older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeKind>,
 }
 
 /// One attempt at checking a page (attempts after an ERROR are retried with backoff).

@@ -24,6 +24,7 @@ mod replay;
 mod session;
 mod suite;
 
+pub use check::ChangeKind;
 pub use check::CheckAttempt;
 pub use check::Difference;
 pub use check::DifferenceKind;

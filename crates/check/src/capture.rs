@@ -1,0 +1,291 @@
+//! One side of a check: open a page in the attempt's fresh browser context, listen to its
+//! console, load the URL (bounded by `timeouts.navigation_ms`), make it ready and hold it
+//! still (see `stabilise`), then take screenshots until two in a row are identical (at most
+//! `capture.max_shots`, within `timeouts.stability_ms`), and read its elements.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+use std::time::Instant;
+
+use chromiumoxide::cdp::js_protocol::runtime::ConsoleApiCalledType;
+use chromiumoxide::cdp::js_protocol::runtime::EventConsoleApiCalled;
+use chromiumoxide::cdp::js_protocol::runtime::EventExceptionThrown;
+use futures::StreamExt;
+use retrace_drive::BrowserBackend;
+use retrace_drive::chromium::ChromiumBrowser;
+use retrace_drive::chromium::ChromiumPage;
+
+use crate::elements::PageElement;
+use crate::elements::elements_js;
+use crate::elements::parse_elements;
+use crate::pixels::Frame;
+use crate::spec::CheckSpec;
+use crate::stabilise;
+use crate::stabilise::NotReady;
+
+/// A side, captured and still.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The settled screenshot, as Chromium encoded it.
+    pub png: Vec<u8>,
+    /// The same, decoded.
+    pub frame: Frame,
+    /// Its visible elements.
+    pub elements: Vec<PageElement>,
+    /// Console errors and uncaught exceptions, in order.
+    pub console_errors: Vec<String>,
+    /// Screenshots taken to get two identical ones in a row.
+    pub shots: u32,
+}
+
+/// Why a side could not be captured (an ERROR verdict, retried).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CaptureError {
+    /// The page did not load.
+    #[error("{url} did not load: {detail}")]
+    Load {
+        /// The URL.
+        url: String,
+        /// Why.
+        detail: String,
+    },
+    /// It loaded but never became ready.
+    #[error("{url} was not ready: {reason}")]
+    NotReady {
+        /// The URL.
+        url: String,
+        /// Which condition.
+        reason: NotReady,
+    },
+    /// It never held still: the last two screenshots are kept as evidence.
+    #[error(
+        "{url} never held still: {shots} screenshots in a row all differed from the one before"
+    )]
+    Unstable {
+        /// The URL.
+        url: String,
+        /// Screenshots taken.
+        shots: u32,
+        /// The last two (PNG).
+        last_two: Vec<Vec<u8>>,
+    },
+    /// The browser failed.
+    #[error("{url}: {detail}")]
+    Browser {
+        /// The URL.
+        url: String,
+        /// What failed.
+        detail: String,
+    },
+}
+
+/// Collects console errors and uncaught exceptions while it lives.
+struct ConsoleWatch {
+    errors: Arc<Mutex<Vec<String>>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl ConsoleWatch {
+    async fn attach(page: &ChromiumPage) -> Result<Self, chromiumoxide::error::CdpError> {
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let push = |errors: &Arc<Mutex<Vec<String>>>, message: String| {
+            if let Ok(mut list) = errors.lock() {
+                list.push(message);
+            }
+        };
+        let mut console = page
+            .cdp_page()
+            .event_listener::<EventConsoleApiCalled>()
+            .await?;
+        let mut thrown = page
+            .cdp_page()
+            .event_listener::<EventExceptionThrown>()
+            .await?;
+        let sink = Arc::clone(&errors);
+        let console_task = tokio::spawn(async move {
+            while let Some(event) = console.next().await {
+                if event.r#type != ConsoleApiCalledType::Error {
+                    continue;
+                }
+                let text: Vec<String> = event
+                    .args
+                    .iter()
+                    .map(|arg| match (&arg.value, &arg.description) {
+                        (Some(serde_json::Value::String(s)), _) => s.clone(),
+                        (Some(value), _) => value.to_string(),
+                        (None, Some(description)) => description.clone(),
+                        (None, None) => String::new(),
+                    })
+                    .collect();
+                push(&sink, format!("console.error: {}", text.join(" ")));
+            }
+        });
+        let sink = Arc::clone(&errors);
+        let thrown_task = tokio::spawn(async move {
+            while let Some(event) = thrown.next().await {
+                let details = &event.exception_details;
+                let message = details
+                    .exception
+                    .as_ref()
+                    .and_then(|e| e.description.clone())
+                    .unwrap_or_else(|| details.text.clone());
+                let first_line = message.lines().next().unwrap_or_default().to_owned();
+                push(&sink, format!("uncaught exception: {first_line}"));
+            }
+        });
+        Ok(Self {
+            errors,
+            tasks: vec![console_task, thrown_task],
+        })
+    }
+
+    fn errors(&self) -> Vec<String> {
+        self.errors.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for ConsoleWatch {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Resolves once the load event has fired.
+const LOADED_JS: &str = "new Promise(r => document.readyState === 'complete' ? r(true) : \
+    addEventListener('load', () => r(true), {once: true}))";
+
+/// The HTTP status of the document, or 0 when the browser does not say.
+const STATUS_JS: &str = "(() => { const e = performance.getEntriesByType('navigation')[0]; \
+    return e && e.responseStatus ? e.responseStatus : 0; })()";
+
+/// Captures `url` in a new page of `run`.
+pub async fn capture(
+    run: &ChromiumBrowser,
+    url: &str,
+    spec: &CheckSpec,
+) -> Result<Capture, CaptureError> {
+    let browser_error = |detail: String| CaptureError::Browser {
+        url: url.to_owned(),
+        detail,
+    };
+    let page = run
+        .open_page()
+        .await
+        .map_err(|e| browser_error(e.to_string()))?;
+    let result = capture_on(&page, url, spec).await;
+    let _ = page.close().await;
+    result
+}
+
+async fn capture_on(
+    page: &ChromiumPage,
+    url: &str,
+    spec: &CheckSpec,
+) -> Result<Capture, CaptureError> {
+    let load_error = |detail: String| CaptureError::Load {
+        url: url.to_owned(),
+        detail,
+    };
+    let watch = ConsoleWatch::attach(page)
+        .await
+        .map_err(|e| load_error(format!("cannot listen to the console: {e}")))?;
+    let timeouts = &spec.timeouts;
+    let started = Instant::now();
+    let navigation = timeouts.navigation();
+    let late = || {
+        load_error(format!(
+            "the load event did not fire within {} ms",
+            timeouts.navigation_ms
+        ))
+    };
+    match tokio::time::timeout(navigation, page.navigate(url)).await {
+        Err(_) => return Err(late()),
+        Ok(Err(error)) => return Err(load_error(error.to_string())),
+        Ok(Ok(())) => {}
+    }
+    let left = navigation.saturating_sub(started.elapsed());
+    match tokio::time::timeout(left, page.evaluate(LOADED_JS)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => return Err(load_error(error.to_string())),
+        Err(_) => return Err(late()),
+    }
+    let status = page.evaluate(STATUS_JS).await.ok();
+    if let Some(code) = status.and_then(|s| s.as_u64()).filter(|c| *c >= 400) {
+        return Err(load_error(format!("the server answered HTTP {code}")));
+    }
+    stabilise::wait_until_ready(page, timeouts)
+        .await
+        .map_err(|reason| CaptureError::NotReady {
+            url: url.to_owned(),
+            reason,
+        })?;
+    stabilise::freeze(page, &spec.capture.masks)
+        .await
+        .map_err(|e| load_error(format!("cannot freeze the page: {e}")))?;
+    let (png, frame, shots) = stable_screenshot(page, url, spec).await?;
+    let elements = page
+        .evaluate(&elements_js())
+        .await
+        .map(|value| parse_elements(&value))
+        .unwrap_or_default();
+    Ok(Capture {
+        png,
+        frame,
+        elements,
+        console_errors: watch.errors(),
+        shots,
+    })
+}
+
+/// Screenshots until two in a row are identical.
+async fn stable_screenshot(
+    page: &ChromiumPage,
+    url: &str,
+    spec: &CheckSpec,
+) -> Result<(Vec<u8>, Frame, u32), CaptureError> {
+    let browser_error = |detail: String| CaptureError::Browser {
+        url: url.to_owned(),
+        detail,
+    };
+    let budget = Duration::from_millis(spec.timeouts.stability_ms);
+    let started = Instant::now();
+    let mut previous: Option<(Vec<u8>, Frame)> = None;
+    let mut older: Option<Vec<u8>> = None;
+    let mut shots = 0;
+    while shots < spec.capture.max_shots {
+        let left = budget.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let shot = match tokio::time::timeout(left, page.capture(spec.capture.full_page)).await {
+            Ok(Ok(shot)) => shot,
+            Ok(Err(error)) => return Err(browser_error(error.to_string())),
+            Err(_) => break,
+        };
+        shots += 1;
+        let frame = Frame::from_png(&shot.png)
+            .map_err(|e| browser_error(format!("the screenshot does not decode: {e}")))?;
+        if let Some((_, last)) = &previous
+            && *last == frame
+        {
+            return Ok((shot.png, frame, shots));
+        }
+        older = previous.map(|(png, _)| png);
+        previous = Some((shot.png, frame));
+        // Let the page render again before the next one.
+        let left = budget.saturating_sub(started.elapsed());
+        let _ = tokio::time::timeout(left, page.evaluate(stabilise::NEXT_FRAMES_JS)).await;
+    }
+    let last_two = older
+        .into_iter()
+        .chain(previous.map(|(png, _)| png))
+        .collect();
+    Err(CaptureError::Unstable {
+        url: url.to_owned(),
+        shots,
+        last_two,
+    })
+}

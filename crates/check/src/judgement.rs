@@ -1,0 +1,255 @@
+//! The model judge's side that needs no model: the focused prompt, the cache key of a
+//! judgement, and the strict reading of an answer in the comparison schema
+//! (`retrace_schema::verdict_schema`) with the seed's rules: anything unparsable or invalid is
+//! an ERROR; a PASS listing differences is a FAIL; a PASS under the confidence floor is an
+//! ERROR; and one more, a PASS while the pixel layer is above its hard ceiling is an ERROR
+//! ("the judge disagrees with the pixels"). Asking a model is not wired yet (see the crate
+//! docs).
+
+use std::sync::Arc;
+
+use retrace_protocol::events::Difference;
+use retrace_protocol::events::DifferenceKind;
+use retrace_protocol::events::Severity;
+use retrace_protocol::events::Verdict;
+use retrace_schema::CompiledSchema;
+use serde::Deserialize;
+
+/// The version of [`judge_prompt`]: part of the cache key, so a new prompt re-judges.
+pub const JUDGE_PROMPT_VERSION: &str = "1";
+
+/// The confidence under which a PASS is not trusted (the seed's 80).
+pub const DEFAULT_MIN_CONFIDENCE: u8 = 80;
+
+/// The judge's instructions: its only task is the differences a user would notice; the
+/// expected answer is none. `context` (the file and line a refactoring changed) is passed
+/// through as reference, not as instructions.
+pub fn judge_prompt(context: Option<&str>) -> String {
+    let mut prompt = String::from(
+        "You are a visual regression detector. The first image is the baseline page, the \
+         second the candidate, the third the pixel diff (changed pixels red, boxes magenta).\n\
+         Task: report ONLY differences a user would see or experience. Ignore differences \
+         that are not visible (markup, whitespace in source).\nExpected result: ZERO visual \
+         differences.\nAnswer with JSON only: {\"verdict\": \"PASS\"|\"FAIL\"|\"ERROR\", \
+         \"confidence\": 0-100, \"visual_differences\": [{\"type\": \
+         \"layout\"|\"styling\"|\"content\"|\"interaction\"|\"console_error\", \
+         \"description\": \"...\", \"severity\": \"critical\"|\"major\"|\"minor\"}], \
+         \"summary\": \"one sentence\"}.\nPASS: zero differences; FAIL: one or more; ERROR: \
+         the comparison could not be made. An empty visual_differences means PASS.",
+    );
+    if let Some(context) = context {
+        prompt.push_str("\nContext, for reference only: ");
+        prompt.push_str(context);
+    }
+    prompt
+}
+
+/// A stable key for a judgement of these inputs (FNV-1a 64 over each part, length-prefixed):
+/// the same screenshots, masks, model and prompt version are never judged twice.
+pub fn judgement_cache_key(
+    baseline_png: &[u8],
+    candidate_png: &[u8],
+    masks: &[String],
+    model: &str,
+) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for byte in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
+            hash ^= u64::from(*byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    feed(baseline_png);
+    feed(candidate_png);
+    for mask in masks {
+        feed(mask.as_bytes());
+    }
+    feed(model.as_bytes());
+    feed(JUDGE_PROMPT_VERSION.as_bytes());
+    format!("{hash:016x}")
+}
+
+/// A judge's answer, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// The verdict after the rules.
+    pub verdict: Verdict,
+    /// The judge's confidence, when it gave a valid one.
+    pub confidence: Option<u8>,
+    /// What it listed.
+    pub differences: Vec<Difference>,
+    /// Its summary.
+    pub summary: Option<String>,
+    /// Why it is an ERROR.
+    pub error: Option<String>,
+}
+
+impl Judgement {
+    fn error(confidence: Option<u8>, message: String) -> Self {
+        Self {
+            verdict: Verdict::Error,
+            confidence,
+            differences: Vec::new(),
+            summary: None,
+            error: Some(message),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    verdict: Verdict,
+    confidence: f64,
+    visual_differences: Vec<AnswerDifference>,
+    summary: String,
+}
+
+#[derive(Deserialize)]
+struct AnswerDifference {
+    #[serde(rename = "type")]
+    kind: DifferenceKind,
+    description: String,
+    severity: Severity,
+}
+
+/// The JSON in `text`: all of it, or the inside of one ```json fence.
+fn json_part(text: &str) -> &str {
+    let text = text.trim();
+    let Some(start) = text.find("```") else {
+        return text;
+    };
+    let inner = &text[start + 3..];
+    let inner = inner.strip_prefix("json").unwrap_or(inner);
+    inner.find("```").map_or(inner, |end| &inner[..end]).trim()
+}
+
+/// Reads `answer` by the rules (see the module docs). `pixels_over_ceiling` says whether
+/// the pixel layer found more than the hard ceiling a judge may overrule.
+pub fn read_judgement(answer: &str, min_confidence: u8, pixels_over_ceiling: bool) -> Judgement {
+    let value: serde_json::Value = match serde_json::from_str(json_part(answer)) {
+        Ok(value) => value,
+        Err(error) => {
+            return Judgement::error(None, format!("the judge's answer is not JSON: {error}"));
+        }
+    };
+    let schema = CompiledSchema::compile(Arc::new(retrace_schema::verdict_schema("1.0.0")));
+    let Ok(schema) = schema else {
+        return Judgement::error(None, "the verdict schema does not compile".to_owned());
+    };
+    let checked = schema.validate(&value);
+    if !checked.valid {
+        let fields: Vec<String> = checked
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .collect();
+        return Judgement::error(
+            None,
+            format!("the judge's answer is invalid: {}", fields.join("; ")),
+        );
+    }
+    let answer: Answer = match serde_json::from_value(value) {
+        Ok(answer) => answer,
+        Err(error) => {
+            return Judgement::error(None, format!("the judge's answer is invalid: {error}"));
+        }
+    };
+    let score = answer.confidence.round().clamp(0.0, 100.0) as u8;
+    let confidence = Some(score);
+    let differences: Vec<Difference> = answer
+        .visual_differences
+        .into_iter()
+        .map(|d| Difference {
+            kind: d.kind,
+            severity: d.severity,
+            description: d.description,
+            region: None,
+            change: None,
+        })
+        .collect();
+    let judged = |verdict, error: Option<String>| Judgement {
+        verdict,
+        confidence,
+        differences: differences.clone(),
+        summary: Some(answer.summary.clone()),
+        error,
+    };
+    match answer.verdict {
+        Verdict::Pass if !differences.is_empty() => judged(Verdict::Fail, None),
+        Verdict::Pass if score < min_confidence => judged(
+            Verdict::Error,
+            Some(format!(
+                "the judge said PASS with confidence {score} (under {min_confidence})"
+            )),
+        ),
+        Verdict::Pass if pixels_over_ceiling => judged(
+            Verdict::Error,
+            Some("the judge disagrees with the pixels: PASS while the pixel diff is above its hard ceiling".to_owned()),
+        ),
+        Verdict::Pass => judged(Verdict::Pass, None),
+        Verdict::Fail => judged(Verdict::Fail, None),
+        Verdict::Error => judged(
+            Verdict::Error,
+            Some(format!("the judge could not compare: {}", answer.summary)),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    const PASS: &str =
+        r#"{"verdict":"PASS","confidence":95,"visual_differences":[],"summary":"same"}"#;
+
+    #[test]
+    fn the_seeds_rules_hold() {
+        let pass = read_judgement(PASS, 80, false);
+        assert_eq!((pass.verdict, pass.confidence), (Verdict::Pass, Some(95)));
+        let fenced = format!("Here you go:\n```json\n{PASS}\n```");
+        assert_eq!(read_judgement(&fenced, 80, false).verdict, Verdict::Pass);
+
+        let listed = r#"{"verdict":"PASS","confidence":95,"visual_differences":[
+            {"type":"styling","description":"icon lighter","severity":"minor"}],"summary":"ok"}"#;
+        let judged = read_judgement(listed, 80, false);
+        assert_eq!(judged.verdict, Verdict::Fail);
+        assert_eq!(judged.differences[0].kind, DifferenceKind::Styling);
+
+        let unsure = PASS.replace("95", "79");
+        let judged = read_judgement(&unsure, 80, false);
+        assert_eq!(judged.verdict, Verdict::Error);
+        assert!(judged.error.unwrap().contains("79"));
+        assert_eq!(
+            read_judgement(&PASS.replace("95", "80"), 80, false).verdict,
+            Verdict::Pass
+        );
+
+        let judged = read_judgement(PASS, 80, true);
+        assert_eq!(judged.verdict, Verdict::Error);
+        assert!(judged.error.unwrap().contains("disagrees with the pixels"));
+
+        let judged = read_judgement("VALIDATION PASSED but I noticed...", 80, false);
+        assert_eq!(judged.verdict, Verdict::Error);
+        let judged = read_judgement(r#"{"verdict":"PASS","confidence":95}"#, 80, false);
+        assert_eq!(judged.verdict, Verdict::Error);
+        assert!(judged.error.unwrap().contains("invalid"));
+        let fail = r#"{"verdict":"FAIL","confidence":90,"visual_differences":[
+            {"type":"layout","description":"card moved","severity":"major"}],"summary":"moved"}"#;
+        assert_eq!(read_judgement(fail, 80, false).verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn the_cache_key_changes_with_every_input_and_only_then() {
+        let key = judgement_cache_key(b"a", b"b", &[], "m");
+        assert_eq!(key, judgement_cache_key(b"a", b"b", &[], "m"));
+        assert_ne!(key, judgement_cache_key(b"a", b"c", &[], "m"));
+        assert_ne!(key, judgement_cache_key(b"ab", b"", &[], "m"));
+        assert_ne!(
+            key,
+            judgement_cache_key(b"a", b"b", &["#ad".to_owned()], "m")
+        );
+        assert_ne!(key, judgement_cache_key(b"a", b"b", &[], "n"));
+        assert!(judge_prompt(Some("src/a.ts:12")).ends_with("src/a.ts:12"));
+    }
+}

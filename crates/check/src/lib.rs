@@ -1,0 +1,80 @@
+//! retrace-check: visual regression of candidate pages against baselines, both rendered by the
+//! same headless Chromium in the same run, to a strict verdict per page: PASS, FAIL with typed
+//! differences and their boxes, or ERROR when the comparison could not be made.
+//!
+//! A [`CheckSpec`] (a JSON file read by [`load_spec`], or built from flags) names the two base
+//! URLs, the page paths, the viewports, the thresholds, the timeouts and the retries.
+//! [`run_check`] checks every page at every viewport and reports through the event stream
+//! (`TestStarted`, one `CheckAttemptFinished` per attempt, `TestFinished` with the
+//! [`PageCheck`]); it is the library entry point an orchestrator calls, and `retrace check` is
+//! a thin front end over it.
+//!
+//! Per page and attempt (module `page_check`), cheapest first:
+//! 1. **Capture** (`capture`, `stabilise`): each side in a fresh browser context; the load
+//!    event within the navigation timeout; network quiet, `document.fonts.ready`, lazy images
+//!    loaded (made eager, page scrolled through, decoded) and back at the top; then frozen as
+//!    Playwright's screenshotter does (finite animations and transitions finished, infinite
+//!    ones cancelled, also those that start later; caret transparent; scrollbars hidden;
+//!    masks painted); then screenshots until two in a row are identical (bounded). Console
+//!    errors and uncaught exceptions are collected throughout.
+//! 2. **Pixels** (`pixels`, `cluster`, `colour`): identical bytes end it (PASS); otherwise
+//!    retrace-vision's pixelmatch port (YIQ, anti-aliasing aware), a CIEDE2000 floor (ΔE ≥
+//!    `thresholds.delta_e` always differs), boxes around the changed pixels.
+//! 3. **Typing** (`elements`, `classify`): each box is typed from both sides' DOM (shift,
+//!    text, colour, removed, added), and a console error only the candidate logged is a
+//!    difference of its own.
+//! 4. **Verdict and evidence** (`evidence`): any difference above the thresholds is FAIL;
+//!    screenshots, the diff image with the boxes outlined and `result.json` are written under
+//!    `out_dir/<page>@<WxH>/attempt-<n>/`. An ERROR (did not load, not ready, never still) is
+//!    retried after the configured backoff; a FAIL never is.
+//!
+//! The model judge is half built (module `judgement`): its prompt, the cache key of a
+//! judgement and the strict reading of an answer by the seed's rules are here and tested;
+//! asking a model (and the judgement cache store) is not wired into the check yet. Also not
+//! built: stored PNG baselines, HTML/JUnit report views.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod capture;
+mod classify;
+mod cluster;
+mod colour;
+mod elements;
+mod evidence;
+mod judgement;
+mod page_check;
+mod pixels;
+mod run;
+mod spec;
+mod stabilise;
+
+pub use capture::CaptureError;
+pub use classify::classify;
+pub use cluster::PixelBox;
+pub use cluster::cluster;
+pub use colour::delta_e;
+pub use elements::PageElement;
+pub use evidence::page_slug;
+pub use judgement::DEFAULT_MIN_CONFIDENCE;
+pub use judgement::JUDGE_PROMPT_VERSION;
+pub use judgement::Judgement;
+pub use judgement::judge_prompt;
+pub use judgement::judgement_cache_key;
+pub use judgement::read_judgement;
+pub use page_check::check_page;
+pub use pixels::Frame;
+pub use pixels::PixelComparison;
+pub use pixels::compare;
+pub use run::CheckError;
+pub use run::CheckRun;
+pub use run::run_check;
+pub use run::test_id;
+pub use spec::CaptureOptions;
+pub use spec::CheckSpec;
+pub use spec::Retry;
+pub use spec::SpecError;
+pub use spec::Thresholds;
+pub use spec::Timeouts;
+pub use spec::Viewport;
+pub use spec::load_spec;
+pub use spec::parse_spec;
+pub use stabilise::NotReady;

@@ -1,0 +1,396 @@
+//! What a check is asked to do: the two base URLs, the pages, the viewports, the thresholds,
+//! the timeouts and the retries, as one [`CheckSpec`]. It is read from a JSON file
+//! ([`load_spec`]) or built from flags, and [`CheckSpec::validate`] names the field of any bad
+//! value, so a typo never reaches a browser.
+
+use std::fmt;
+use std::path::Path;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::Serialize;
+
+/// A viewport, written `WIDTHxHEIGHT` (`1280x720`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Viewport {
+    /// CSS pixels.
+    pub width: u32,
+    /// CSS pixels.
+    pub height: u32,
+}
+
+impl fmt::Display for Viewport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.width, self.height)
+    }
+}
+
+impl FromStr for Viewport {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let parsed = text.split_once(['x', 'X']).and_then(|(w, h)| {
+            Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?))
+        });
+        match parsed {
+            Some((width, height))
+                if (1..=10_000).contains(&width) && (1..=10_000).contains(&height) =>
+            {
+                Ok(Viewport { width, height })
+            }
+            _ => Err(format!(
+                "`{text}` is not a viewport: expected WIDTHxHEIGHT such as 1280x720 (1..10000 each)"
+            )),
+        }
+    }
+}
+
+impl Serialize for Viewport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Viewport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// When a page counts as different.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Thresholds {
+    /// pixelmatch's `threshold` (YIQ distance, 0 to 1; smaller is more sensitive).
+    pub pixel_threshold: f64,
+    /// A pixel pixelmatch lets through still differs when its CIEDE2000 colour distance is at
+    /// least this (0 turns the floor off).
+    pub delta_e: f64,
+    /// Count anti-aliased pixels as differences (pixelmatch `includeAA`).
+    pub include_aa: bool,
+    /// Differing pixels that still pass.
+    pub max_diff_pixels: u64,
+    /// Differing pixels, as a share of the page (0 to 1), that still pass.
+    pub max_diff_ratio: f64,
+    /// Differing pixels closer than this end up in the same box.
+    pub merge_distance: u32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self {
+            pixel_threshold: 0.1,
+            delta_e: 5.0,
+            include_aa: false,
+            max_diff_pixels: 0,
+            max_diff_ratio: 0.0,
+            merge_distance: 16,
+        }
+    }
+}
+
+/// Every time limit of a check, in milliseconds, in one place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Timeouts {
+    /// A page's load event.
+    pub navigation_ms: u64,
+    /// Network quiet, fonts, images, after the load event.
+    pub readiness_ms: u64,
+    /// Screenshots until two in a row are identical.
+    pub stability_ms: u64,
+    /// How long the network must be quiet to count as idle.
+    pub network_idle_ms: u64,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            navigation_ms: 30_000,
+            readiness_ms: 30_000,
+            stability_ms: 30_000,
+            network_idle_ms: 500,
+        }
+    }
+}
+
+impl Timeouts {
+    /// [`Timeouts::navigation_ms`] as a duration.
+    pub fn navigation(&self) -> Duration {
+        Duration::from_millis(self.navigation_ms)
+    }
+}
+
+/// Retries after an ERROR (a FAIL is never retried).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Retry {
+    /// Attempts after the first.
+    pub retries: u32,
+    /// The wait before each retry; the last one repeats.
+    pub backoff_ms: Vec<u64>,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Self {
+            retries: 2,
+            backoff_ms: vec![2_000, 4_000, 8_000],
+        }
+    }
+}
+
+impl Retry {
+    /// The wait before retry `n` (1-based).
+    pub fn backoff(&self, n: u32) -> Duration {
+        let index = (n.saturating_sub(1) as usize).min(self.backoff_ms.len().saturating_sub(1));
+        Duration::from_millis(self.backoff_ms.get(index).copied().unwrap_or(0))
+    }
+}
+
+/// How pages are captured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureOptions {
+    /// The whole scrollable page (true) or the viewport only.
+    pub full_page: bool,
+    /// CSS selectors painted over identically on both sides (dates, ads...).
+    pub masks: Vec<String>,
+    /// Screenshots taken at most while waiting for two identical ones in a row.
+    pub max_shots: u32,
+}
+
+impl Default for CaptureOptions {
+    fn default() -> Self {
+        Self {
+            full_page: true,
+            masks: Vec::new(),
+            max_shots: 10,
+        }
+    }
+}
+
+/// A whole check: every page at every viewport, baseline against candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckSpec {
+    /// The baseline's base URL ("production").
+    pub baseline: String,
+    /// The candidate's base URL ("refactored").
+    pub candidate: String,
+    /// Page paths, joined to both base URLs (`/pricing`, `/site/?variant=x`).
+    pub pages: Vec<String>,
+    /// Viewports, each page is checked at each.
+    pub viewports: Vec<Viewport>,
+    /// Pages checked at once.
+    pub jobs: usize,
+    /// Where evidence goes.
+    pub out_dir: PathBuf,
+    /// The Chromium executable.
+    pub chromium: PathBuf,
+    /// When pages count as different.
+    pub thresholds: Thresholds,
+    /// Every time limit.
+    pub timeouts: Timeouts,
+    /// Retries after an ERROR.
+    pub retry: Retry,
+    /// How pages are captured.
+    pub capture: CaptureOptions,
+}
+
+impl Default for CheckSpec {
+    fn default() -> Self {
+        Self {
+            baseline: String::new(),
+            candidate: String::new(),
+            pages: vec!["/".to_owned()],
+            viewports: vec![Viewport {
+                width: 1280,
+                height: 720,
+            }],
+            jobs: 1,
+            out_dir: PathBuf::from("retrace-check"),
+            chromium: PathBuf::from("/usr/bin/chromium"),
+            thresholds: Thresholds::default(),
+            timeouts: Timeouts::default(),
+            retry: Retry::default(),
+            capture: CaptureOptions::default(),
+        }
+    }
+}
+
+/// A spec that cannot be used: which file (when read from one), which field, what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{field}: {message}", file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default())]
+pub struct SpecError {
+    /// The spec file, when there is one.
+    pub file: Option<PathBuf>,
+    /// The field (`thresholds.pixel_threshold`, `pages[2]`), or `-` for the whole document.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl SpecError {
+    fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            file: None,
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads a JSON spec file and validates it.
+pub fn load_spec(path: &Path) -> Result<CheckSpec, SpecError> {
+    let in_file = |mut error: SpecError| {
+        error.file = Some(path.to_path_buf());
+        error
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| in_file(SpecError::field("-", format!("cannot read it: {e}"))))?;
+    let spec = parse_spec(&text).map_err(in_file)?;
+    spec.validate().map_err(in_file)?;
+    Ok(spec)
+}
+
+/// Parses a JSON spec (not validated).
+pub fn parse_spec(text: &str) -> Result<CheckSpec, SpecError> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let field = error.path().to_string();
+        let field = if field == "." { "-".to_owned() } else { field };
+        SpecError::field(field, error.into_inner().to_string())
+    })
+}
+
+impl CheckSpec {
+    /// Checks every value, naming the first bad field.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        for (field, url) in [("baseline", &self.baseline), ("candidate", &self.candidate)] {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(SpecError::field(
+                    field,
+                    format!("`{url}` is not an http(s) URL"),
+                ));
+            }
+        }
+        if self.pages.is_empty() {
+            return Err(SpecError::field("pages", "no page to check"));
+        }
+        for (index, page) in self.pages.iter().enumerate() {
+            if !page.starts_with('/') {
+                return Err(SpecError::field(
+                    format!("pages[{index}]"),
+                    format!("`{page}` is not a path (it must start with `/`)"),
+                ));
+            }
+        }
+        if self.viewports.is_empty() {
+            return Err(SpecError::field("viewports", "no viewport"));
+        }
+        if self.jobs == 0 {
+            return Err(SpecError::field("jobs", "must be at least 1"));
+        }
+        let t = &self.thresholds;
+        let ranges = [
+            ("thresholds.pixel_threshold", t.pixel_threshold, 0.0, 1.0),
+            ("thresholds.max_diff_ratio", t.max_diff_ratio, 0.0, 1.0),
+            ("thresholds.delta_e", t.delta_e, 0.0, 100.0),
+        ];
+        for (field, value, low, high) in ranges {
+            if !(low..=high).contains(&value) {
+                return Err(SpecError::field(
+                    field,
+                    format!("{value} is outside {low}..={high}"),
+                ));
+            }
+        }
+        let timeouts = [
+            ("timeouts.navigation_ms", self.timeouts.navigation_ms),
+            ("timeouts.readiness_ms", self.timeouts.readiness_ms),
+            ("timeouts.stability_ms", self.timeouts.stability_ms),
+        ];
+        for (field, value) in timeouts {
+            if value == 0 {
+                return Err(SpecError::field(field, "must be more than 0"));
+            }
+        }
+        if self.capture.max_shots < 2 {
+            return Err(SpecError::field(
+                "capture.max_shots",
+                "must be at least 2 (two identical screenshots in a row)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `base` + `path`, without a doubled slash.
+    pub fn url(base: &str, path: &str) -> String {
+        format!("{}{path}", base.trim_end_matches('/'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn a_json_spec_reads_with_defaults_and_bad_fields_are_named() {
+        let spec = parse_spec(
+            r#"{"baseline":"http://a/","candidate":"http://b","pages":["/x"],
+               "viewports":["800x600"],"thresholds":{"max_diff_pixels":5}}"#,
+        )
+        .unwrap();
+        spec.validate().unwrap();
+        assert_eq!(
+            spec.viewports[0],
+            Viewport {
+                width: 800,
+                height: 600
+            }
+        );
+        assert_eq!(spec.thresholds.max_diff_pixels, 5);
+        assert_eq!(spec.thresholds.pixel_threshold, 0.1);
+        assert_eq!(CheckSpec::url(&spec.baseline, "/x"), "http://a/x");
+
+        let error = parse_spec(r#"{"viewports":["12x"]}"#).unwrap_err();
+        assert_eq!(error.field, "viewports[0]");
+        assert!(error.message.contains("`12x`"), "{error}");
+        let error = parse_spec(r#"{"thresholds":{"pixel_treshold":1}}"#).unwrap_err();
+        assert_eq!(error.field, "thresholds.pixel_treshold");
+        let mut bad = spec.clone();
+        bad.pages.push("x".to_owned());
+        assert_eq!(bad.validate().unwrap_err().field, "pages[1]");
+        let mut bad = spec;
+        bad.thresholds.pixel_threshold = 2.0;
+        assert_eq!(
+            bad.validate().unwrap_err().field,
+            "thresholds.pixel_threshold"
+        );
+    }
+
+    #[test]
+    fn a_spec_file_error_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("check.json");
+        std::fs::write(&path, r#"{"baseline":"ftp://x","candidate":"http://y"}"#).unwrap();
+        let error = load_spec(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("check.json") && error.contains("baseline"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn backoff_repeats_its_last_wait() {
+        let retry = Retry::default();
+        assert_eq!(retry.backoff(1), Duration::from_secs(2));
+        assert_eq!(retry.backoff(3), Duration::from_secs(8));
+        assert_eq!(retry.backoff(9), Duration::from_secs(8));
+    }
+}

@@ -1,0 +1,185 @@
+//! Making a loaded page hold still before it is photographed, as Playwright's screenshotter
+//! does and a little more: wait for the network to go quiet and for `document.fonts.ready`;
+//! force lazy images to load (made eager, then the page scrolled through a viewport at a time
+//! and back to the top) and wait until each is decoded; then freeze time-based change: finite
+//! CSS animations and transitions are finished, infinite ones cancelled (and any that start
+//! later get the same), the caret is transparent, scrollbars are hidden, masked elements are
+//! painted over. Nothing here sleeps for a guessed time: each wait is for a condition, bounded
+//! by the spec's timeouts.
+
+use std::time::Duration;
+use std::time::Instant;
+
+use retrace_drive::BrowserBackend;
+use retrace_drive::chromium::ChromiumPage;
+
+use crate::spec::Timeouts;
+
+/// Why a page did not become ready.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{condition} did not settle within {timeout_ms} ms{}", detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default())]
+pub struct NotReady {
+    /// Which condition (`the network`, `fonts`, `images`).
+    pub condition: &'static str,
+    /// The limit.
+    pub timeout_ms: u64,
+    /// What the page said last.
+    pub detail: Option<String>,
+}
+
+/// Resolves once every font the document uses has loaded.
+const FONTS_READY_JS: &str = "document.fonts.ready.then(() => document.fonts.status === 'loaded')";
+
+/// Makes lazy images eager, scrolls the page through a viewport at a time (for loaders that
+/// watch the viewport), waits for every image to finish, scrolls back to the top. Resolves to
+/// the number of images still not complete (0 when all are).
+const LOAD_IMAGES_JS: &str = r#"(async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  for (const img of document.querySelectorAll('img[loading="lazy"]')) img.loading = 'eager';
+  const step = Math.max(1, window.innerHeight);
+  const bottom = Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
+  for (let y = 0; y < bottom; y += step) { window.scrollTo(0, y); await frame(); }
+  window.scrollTo(0, 0);
+  await Promise.all([...document.images].map(img =>
+    img.complete ? (img.decode ? img.decode().catch(() => {}) : null)
+                 : new Promise(r => { img.addEventListener('load', r, {once: true}); img.addEventListener('error', r, {once: true}); })));
+  await frame();
+  return [...document.images].filter(img => !img.complete).length;
+})()"#;
+
+/// The freeze, as a function of the style text: Playwright's `inPagePrepareForScreenshots`
+/// without the clean-up (the page is closed after it is captured).
+const FREEZE_JS: &str = r#"((style) => {
+  const tag = document.createElement('style');
+  tag.setAttribute('data-retrace-check', 'freeze');
+  tag.textContent = style;
+  document.documentElement.append(tag);
+  const settle = () => {
+    for (const animation of document.getAnimations()) {
+      if (!animation.effect || animation.playbackRate === 0) continue;
+      const end = animation.effect.getComputedTiming().endTime;
+      try { if (Number.isFinite(end)) animation.finish(); else animation.cancel(); } catch (e) {}
+    }
+  };
+  settle();
+  document.addEventListener('transitionrun', settle, true);
+  document.addEventListener('animationstart', settle, true);
+  for (const video of document.querySelectorAll('video')) { try { video.pause(); } catch (e) {} }
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
+})"#;
+
+/// The style the freeze adds: a transparent caret and no scrollbars.
+const FREEZE_STYLE: &str = "*,*::before,*::after{caret-color:transparent !important}\
+html::-webkit-scrollbar,*::-webkit-scrollbar{display:none !important}\
+html{scrollbar-width:none !important}";
+
+/// Paints a magenta box over every element matching each selector, at the same page place on
+/// both sides (absolutely placed in the document, above everything).
+const MASK_JS: &str = r#"((selectors) => {
+  let painted = 0;
+  for (const selector of selectors) {
+    for (const el of document.querySelectorAll(selector)) {
+      const r = el.getBoundingClientRect();
+      const box = document.createElement('div');
+      box.setAttribute('data-retrace-check', 'mask');
+      box.style.cssText = `position:absolute;left:${r.left + scrollX}px;top:${r.top + scrollY}px;width:${r.width}px;height:${r.height}px;background:#ff00ff;z-index:2147483647;pointer-events:none`;
+      document.documentElement.append(box);
+      painted++;
+    }
+  }
+  return painted;
+})"#;
+
+/// Waits for network quiet, fonts and images, within `timeouts.readiness_ms` in all.
+pub async fn wait_until_ready(page: &ChromiumPage, timeouts: &Timeouts) -> Result<(), NotReady> {
+    let started = Instant::now();
+    let budget = Duration::from_millis(timeouts.readiness_ms);
+    let left = || budget.saturating_sub(started.elapsed());
+    network_idle(page, timeouts, left()).await?;
+    wait_true(page, FONTS_READY_JS, "fonts", timeouts, left()).await?;
+    let images = tokio::time::timeout(left(), page.evaluate(LOAD_IMAGES_JS)).await;
+    match images {
+        Ok(Ok(value)) if value.as_u64() == Some(0) => {}
+        Ok(Ok(value)) => {
+            return Err(NotReady {
+                condition: "images",
+                timeout_ms: timeouts.readiness_ms,
+                detail: Some(format!("{value} images did not load")),
+            });
+        }
+        Ok(Err(error)) => {
+            return Err(NotReady {
+                condition: "images",
+                timeout_ms: timeouts.readiness_ms,
+                detail: Some(error.to_string()),
+            });
+        }
+        Err(_) => {
+            return Err(NotReady {
+                condition: "images",
+                timeout_ms: timeouts.readiness_ms,
+                detail: None,
+            });
+        }
+    }
+    // Images and late fonts may have asked for more.
+    network_idle(page, timeouts, left()).await?;
+    wait_true(page, FONTS_READY_JS, "fonts", timeouts, left()).await
+}
+
+async fn network_idle(
+    page: &ChromiumPage,
+    timeouts: &Timeouts,
+    left: Duration,
+) -> Result<(), NotReady> {
+    page.wait_for_network_idle(timeouts.network_idle_ms, left.as_millis() as u64)
+        .await
+        .map_err(|error| NotReady {
+            condition: "the network",
+            timeout_ms: timeouts.readiness_ms,
+            detail: Some(error.to_string()),
+        })
+}
+
+async fn wait_true(
+    page: &ChromiumPage,
+    expression: &str,
+    condition: &'static str,
+    timeouts: &Timeouts,
+    left: Duration,
+) -> Result<(), NotReady> {
+    let answer = tokio::time::timeout(left, page.evaluate(expression)).await;
+    match answer {
+        Ok(Ok(serde_json::Value::Bool(true))) => Ok(()),
+        other => Err(NotReady {
+            condition,
+            timeout_ms: timeouts.readiness_ms,
+            detail: match other {
+                Ok(Ok(value)) => Some(format!("the page answered {value}")),
+                Ok(Err(error)) => Some(error.to_string()),
+                Err(_) => None,
+            },
+        }),
+    }
+}
+
+/// Freezes animations, transitions, the caret and scrollbars, and paints the masks. Returns
+/// how many elements the masks covered.
+pub async fn freeze(
+    page: &ChromiumPage,
+    masks: &[String],
+) -> Result<u64, retrace_drive::DriveError> {
+    let style = serde_json::to_string(FREEZE_STYLE).unwrap_or_default();
+    page.evaluate(&format!("{FREEZE_JS}({style})")).await?;
+    if masks.is_empty() {
+        return Ok(0);
+    }
+    let selectors = serde_json::to_string(masks).unwrap_or_default();
+    let painted = page.evaluate(&format!("{MASK_JS}({selectors})")).await?;
+    Ok(painted.as_u64().unwrap_or(0))
+}
+
+/// Resolves after the page has rendered two more frames (between screenshots: a condition,
+/// not a guessed delay).
+pub const NEXT_FRAMES_JS: &str =
+    "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";

@@ -1,0 +1,224 @@
+//! `retrace check`: visual regression of candidate pages against a baseline, both rendered by
+//! the same headless Chromium; flags (or a JSON spec) in, one line per page out, the exit
+//! code the verdict. The work is retrace-check's `run_check`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use retrace_check::CheckSpec;
+use retrace_check::Viewport;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::EventSink;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::PageCheck;
+use retrace_protocol::events::Verdict;
+
+use crate::outcome::Outcome;
+
+/// Compare candidate pages with a baseline, pixel by pixel, in one headless Chromium: each
+/// page is loaded on both sides, made still (network quiet, fonts loaded, lazy images loaded,
+/// animations and transitions finished or cancelled, caret hidden), shot until two
+/// screenshots in a row match, compared (pixelmatch-compatible, anti-aliasing aware, with a
+/// CIEDE2000 floor) and every changed box typed (layout shift, text, colour, removed, added;
+/// console errors too).
+///
+/// Prints one line per page: PASS, FAIL with its differences, or ERROR (the page did not
+/// load, get ready or hold still, after the retries). Evidence (both screenshots, the diff
+/// image with boxes, result.json) goes under --out.
+///
+/// Exit code: 0 all PASS, 1 any FAIL, 2 any ERROR and no FAIL (or bad input).
+///
+/// Example: `retrace check --baseline https://prod.example --candidate http://localhost:8000
+/// --page / --page /pricing --jobs 4`
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// A JSON spec (`baseline`, `candidate`, `pages`, `viewports`, `jobs`, `out_dir`,
+    /// `thresholds`, `timeouts`, `retry`, `capture`); flags given as well override it.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// The baseline's base URL ("production").
+    #[arg(long, value_name = "URL")]
+    pub baseline: Option<String>,
+    /// The candidate's base URL ("refactored").
+    #[arg(long, value_name = "URL")]
+    pub candidate: Option<String>,
+    /// A page path, joined to both base URLs (repeatable; default `/`).
+    #[arg(long = "page", visible_alias = "path", value_name = "PATH")]
+    pub pages: Vec<String>,
+    /// A viewport, WIDTHxHEIGHT (repeatable; default 1280x720).
+    #[arg(long = "viewport", value_name = "WxH", value_parser = parse_viewport)]
+    pub viewports: Vec<Viewport>,
+    /// pixelmatch threshold, 0 to 1 (default 0.1).
+    #[arg(long)]
+    pub threshold: Option<f64>,
+    /// CIEDE2000 ΔE from which a pixel always differs (default 5; 0 turns it off).
+    #[arg(long)]
+    pub delta_e: Option<f64>,
+    /// Differing pixels that still pass (default 0).
+    #[arg(long)]
+    pub max_diff_pixels: Option<u64>,
+    /// Differing pixels, as a share of the page, that still pass (default 0).
+    #[arg(long)]
+    pub max_diff_ratio: Option<f64>,
+    /// Retries after an ERROR (default 2; a FAIL is never retried).
+    #[arg(long)]
+    pub retries: Option<u32>,
+    /// Waits before the retries, milliseconds, comma-separated; the last repeats (default
+    /// 2000,4000,8000).
+    #[arg(long, value_name = "MS,...", value_delimiter = ',')]
+    pub backoff_ms: Option<Vec<u64>>,
+    /// One limit for loading, readiness and stillness, milliseconds each (default 30000).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// A CSS selector painted over on both sides (repeatable).
+    #[arg(long = "mask", value_name = "CSS")]
+    pub masks: Vec<String>,
+    /// Shoot the viewport only, not the whole page.
+    #[arg(long)]
+    pub viewport_only: bool,
+    /// Pages checked at once (default 1).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Where evidence goes (default ./retrace-check).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The Chromium executable.
+    #[arg(long, env = "RETRACE_CHROMIUM")]
+    pub chromium: Option<PathBuf>,
+    /// Print one JSON document (`pages[]` with verdicts, differences, attempts, evidence)
+    /// instead of a line per page.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_viewport(text: &str) -> Result<Viewport, String> {
+    text.parse()
+}
+
+/// The spec: the file's (or the defaults), then the flags.
+fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
+    let mut spec = match &args.spec {
+        Some(path) => retrace_check::load_spec(path)?,
+        None => CheckSpec::default(),
+    };
+    set(&mut spec.baseline, &args.baseline);
+    set(&mut spec.candidate, &args.candidate);
+    if !args.pages.is_empty() {
+        spec.pages = args.pages.clone();
+    }
+    if !args.viewports.is_empty() {
+        spec.viewports = args.viewports.clone();
+    }
+    let t = &mut spec.thresholds;
+    set(&mut t.pixel_threshold, &args.threshold);
+    set(&mut t.delta_e, &args.delta_e);
+    set(&mut t.max_diff_pixels, &args.max_diff_pixels);
+    set(&mut t.max_diff_ratio, &args.max_diff_ratio);
+    set(&mut spec.retry.retries, &args.retries);
+    set(&mut spec.retry.backoff_ms, &args.backoff_ms);
+    if let Some(ms) = args.timeout_ms {
+        spec.timeouts.navigation_ms = ms;
+        spec.timeouts.readiness_ms = ms;
+        spec.timeouts.stability_ms = ms;
+    }
+    spec.capture.masks.extend(args.masks.iter().cloned());
+    if args.viewport_only {
+        spec.capture.full_page = false;
+    }
+    set(&mut spec.jobs, &args.jobs);
+    set(&mut spec.out_dir, &args.out);
+    set(&mut spec.chromium, &args.chromium);
+    if spec.baseline.is_empty() || spec.candidate.is_empty() {
+        anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
+    }
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// Overwrites `slot` with `value` when a flag gave one.
+fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
+    if let Some(value) = value {
+        *slot = value.clone();
+    }
+}
+
+/// Prints a line per page as each finishes.
+struct PageLines;
+
+impl EventSink for PageLines {
+    fn emit(&self, event: &Event) {
+        if let Event::TestFinished(test) = event
+            && let Some(check) = &test.check
+        {
+            println!("{}", page_line(check));
+        }
+    }
+}
+
+/// `FAIL /pricing @1280x720: ...`, with one indented line per difference.
+fn page_line(check: &PageCheck) -> String {
+    let (width, height) = check.viewport;
+    let head = format!(
+        "{:<5} {} @{width}x{height}",
+        label(check.verdict),
+        check.path
+    );
+    match check.verdict {
+        Verdict::Pass => head,
+        Verdict::Error => format!(
+            "{head}: {} (after {} attempts)",
+            check.error.as_deref().unwrap_or("unknown error"),
+            check.attempts.len()
+        ),
+        Verdict::Fail => {
+            let mut lines = vec![format!("{head}: {} differences", check.differences.len())];
+            for d in &check.differences {
+                let kind = serde_json::to_value(d.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let change = d
+                    .change
+                    .and_then(|c| serde_json::to_value(c).ok())
+                    .and_then(|v| v.as_str().map(|s| format!("/{s}")))
+                    .unwrap_or_default();
+                let place = d
+                    .region
+                    .map(|r| format!(" at {},{} {}x{}", r.x, r.y, r.width, r.height))
+                    .unwrap_or_default();
+                lines.push(format!("    {kind}{change}{place}: {}", d.description));
+            }
+            lines.join("\n")
+        }
+    }
+}
+
+fn label(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Pass => "PASS",
+        Verdict::Fail => "FAIL",
+        Verdict::Error => "ERROR",
+    }
+}
+
+/// Runs the check.
+pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
+    let spec = spec_of(&args)?;
+    let events = if args.json {
+        Events::none()
+    } else {
+        Events::none().with(Arc::new(PageLines))
+    };
+    let result = retrace_runner::runtime()
+        .context("cannot start the async runtime")?
+        .block_on(retrace_check::run_check(&spec, &events))?;
+    if args.json {
+        println!("{}", serde_json::to_string(&result)?);
+    }
+    Ok(match result.verdict() {
+        Verdict::Pass => Outcome::Pass,
+        Verdict::Fail => Outcome::CheckFailed,
+        Verdict::Error => Outcome::Error,
+    })
+}
