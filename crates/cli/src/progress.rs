@@ -65,12 +65,19 @@ pub fn test_line(test: &TestReport) -> String {
             }
         }
         TestStatus::Error => {
-            let error = test.attempts.last().and_then(|attempt| attempt.error.as_deref());
+            let error = test
+                .attempts
+                .last()
+                .and_then(|attempt| attempt.error.as_deref());
             format!(": {}", error.unwrap_or("could not run"))
         }
         TestStatus::Skipped => format!(": {}", test.skip_reason.as_deref().unwrap_or("skipped")),
     };
-    format!("{:<7} {} ({seconds:.1} s){why}", test.status.label(), test.id)
+    format!(
+        "{:<7} {} ({seconds:.1} s){why}",
+        test.status.label(),
+        test.id
+    )
 }
 
 impl EventSink for SuiteProgress {

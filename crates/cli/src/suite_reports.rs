@@ -25,7 +25,11 @@ pub enum ReportKindArg {
 pub const JSON_REPORT: &str = "report.json";
 
 /// Writes `kinds` of `report` into `out`, returning the files written.
-pub fn write(report: &SuiteReport, kinds: &[ReportKindArg], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub fn write(
+    report: &SuiteReport,
+    kinds: &[ReportKindArg],
+    out: &Path,
+) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     if kinds.is_empty() {
         return Ok(written);

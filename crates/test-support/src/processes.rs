@@ -38,7 +38,10 @@ pub async fn wait_until_no_process_contains(
 pub fn parent_and_group(pid: u32) -> Option<(u32, u32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may hold spaces and parentheses: fields follow the last ')'.
-    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 1..)?.split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .get(stat.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
     if fields.first() == Some(&"Z") {
         return None;
     }

@@ -18,10 +18,10 @@ use retrace_runner::suite::config::Defaults;
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
 use super::replay::ParameterArgs;
-use crate::suite_reports::ReportKindArg;
 use crate::outcome::Outcome;
 use crate::output::out;
 use crate::progress::SuiteProgress;
+use crate::suite_reports::ReportKindArg;
 
 /// Replay a suite of trajectory files in parallel, in one headless Chromium, and report.
 ///

@@ -39,9 +39,9 @@ use figment::providers::Env;
 use figment::providers::Format;
 use figment::providers::Serialized;
 use figment::providers::Toml;
+use retrace_replay::WaitMode;
 use serde::Deserialize;
 use serde::Serialize;
-use retrace_replay::WaitMode;
 
 use super::error::SuiteError;
 

@@ -48,19 +48,31 @@ fn bad_suite_files_are_errors_naming_the_file_and_the_field() {
     let cases = [
         ("[defaults]\njobs = \"many\"\n", "defaults.jobs"),
         ("[defaults]\nsize = \"big\"\n", "defaults.size"),
-        ("[[files]]\nmatch = \"a/*.json\"\nwait = \"soon\"\n", "files[0].wait"),
+        (
+            "[[files]]\nmatch = \"a/*.json\"\nwait = \"soon\"\n",
+            "files[0].wait",
+        ),
         ("[defaults]\nurll = \"x\"\n", "urll"),
-        ("[parameters]\npassword = \"hunter2\"\n", "parameters.password"),
+        (
+            "[parameters]\npassword = \"hunter2\"\n",
+            "parameters.password",
+        ),
         (
             "[[files]]\nmatch = \"*.json\"\nparameters = { api_token = \"t\" }\n",
             "files[0].parameters.api_token",
         ),
-        ("secrets = [\"pin\"]\n[parameters]\npin = \"1234\"\n", "parameters.pin"),
+        (
+            "secrets = [\"pin\"]\n[parameters]\npin = \"1234\"\n",
+            "parameters.pin",
+        ),
     ];
     for (text, field) in cases {
         let (_dir, path) = suite_file(text);
         let error = SuiteFile::load(&path).unwrap_err().to_string();
-        assert!(error.contains(&path.display().to_string()), "{text}: {error}");
+        assert!(
+            error.contains(&path.display().to_string()),
+            "{text}: {error}"
+        );
         assert!(error.contains(field), "{text}: {error}");
         assert!(!error.contains("hunter2"), "a secret leaked: {error}");
     }
@@ -77,9 +89,15 @@ fn a_params_file_gives_values_but_never_secrets() {
     let error = load_params_file(&path, |name| name == "password")
         .unwrap_err()
         .to_string();
-    assert!(error.contains("password") && !error.contains("hunter2"), "{error}");
+    assert!(
+        error.contains("password") && !error.contains("hunter2"),
+        "{error}"
+    );
     let error = load_params_file(Path::new("/nowhere/params.toml"), |_| false).unwrap_err();
-    assert!(error.to_string().contains("/nowhere/params.toml"), "{error}");
+    assert!(
+        error.to_string().contains("/nowhere/params.toml"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -104,5 +122,8 @@ fn flags_override_and_bad_flag_values_are_named() {
         ..Defaults::default()
     };
     let error = overrides(&bad).unwrap_err().to_string();
-    assert!(error.contains("wait") && error.contains("whenever"), "{error}");
+    assert!(
+        error.contains("wait") && error.contains("whenever"),
+        "{error}"
+    );
 }

@@ -29,7 +29,11 @@ pub const DEFAULT_SUITE_DIR: &str = ".retrace_cache";
 /// The trajectory files `paths` name, sorted and without duplicates.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, SuiteError> {
     let default = [PathBuf::from(DEFAULT_SUITE_DIR)];
-    let paths = if paths.is_empty() { &default[..] } else { paths };
+    let paths = if paths.is_empty() {
+        &default[..]
+    } else {
+        paths
+    };
     let mut found = Vec::new();
     for path in paths {
         let text = path.to_string_lossy();
@@ -90,7 +94,9 @@ pub fn glob_matcher(pattern: &str) -> Result<GlobMatcher, SuiteError> {
         .literal_separator(true)
         .build()
         .map(|glob: Glob| glob.compile_matcher())
-        .map_err(|error| SuiteError::NoSuchPath(format!("`{pattern}` is not a valid glob: {error}")))
+        .map_err(|error| {
+            SuiteError::NoSuchPath(format!("`{pattern}` is not a valid glob: {error}"))
+        })
 }
 
 /// The folders of `pattern` before its first component with glob syntax (`.` when none).

@@ -28,7 +28,12 @@ fn folders_are_walked_in_order_skipping_hidden_folders_backups_and_other_json() 
     let found = discover(&[root.to_owned()]).unwrap();
     let names: Vec<_> = found
         .iter()
-        .map(|path| path.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+        .map(|path| {
+            path.strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     assert_eq!(names, ["a/deeper/three.json", "a/one.json", "b/two.json"]);
 }
@@ -54,11 +59,17 @@ fn a_broken_trajectory_is_an_error_naming_the_file() {
     let broken = write(root, "broken.json", r#"{"trajectory": "not a list"}"#);
     let error = discover(&[root.to_owned()]).unwrap_err();
     assert!(matches!(error, SuiteError::BadTrajectory { .. }), "{error}");
-    assert!(error.to_string().contains(&broken.display().to_string()), "{error}");
+    assert!(
+        error.to_string().contains(&broken.display().to_string()),
+        "{error}"
+    );
     // A file named on the command line must be a trajectory, whatever it holds.
     let named = write(root, "other/package.json", r#"{"name": "x"}"#);
     let error = discover(&[named.clone()]).unwrap_err();
-    assert!(error.to_string().contains(&named.display().to_string()), "{error}");
+    assert!(
+        error.to_string().contains(&named.display().to_string()),
+        "{error}"
+    );
 }
 
 #[test]
@@ -68,5 +79,8 @@ fn a_path_that_does_not_exist_or_a_glob_matching_nothing_is_an_error() {
     let error = discover(&[missing.clone()]).unwrap_err();
     assert!(error.to_string().contains("does not exist"), "{error}");
     let error = discover(&[dir.path().join("*.json")]).unwrap_err();
-    assert!(error.to_string().contains("matches no trajectory"), "{error}");
+    assert!(
+        error.to_string().contains("matches no trajectory"),
+        "{error}"
+    );
 }

@@ -110,7 +110,10 @@ pub fn load_suite(
     let defaults = inputs.defaults();
     let name = std::path::absolute(&root)
         .ok()
-        .and_then(|root| root.file_name().map(|name| name.to_string_lossy().into_owned()))
+        .and_then(|root| {
+            root.file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
         .unwrap_or_else(|| "suite".into());
     Ok(LoadedSuite {
         name,

@@ -161,7 +161,11 @@ impl PlanInputs {
             if let Some(found) = env(&format!("{PARAM_ENV_PREFIX}{}", name.to_uppercase())) {
                 value = Some(found);
             }
-            if let Some((_, found)) = self.flag_params.iter().rev().find(|(given, _)| *given == name)
+            if let Some((_, found)) = self
+                .flag_params
+                .iter()
+                .rev()
+                .find(|(given, _)| *given == name)
             {
                 value = Some(found.clone());
             }

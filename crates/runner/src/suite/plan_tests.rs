@@ -78,10 +78,10 @@ fn parameters_come_from_file_then_params_file_then_environment_then_flags() {
         ..PlanInputs::default()
     };
     inputs.suite.defaults.url = Some("http://app/".into());
-    inputs
-        .suite
-        .parameters
-        .insert("username".into(), ParameterSource::Value("from-file".into()));
+    inputs.suite.parameters.insert(
+        "username".into(),
+        ParameterSource::Value("from-file".into()),
+    );
     inputs.suite.parameters.insert(
         "password".into(),
         ParameterSource::Env {
@@ -111,7 +111,10 @@ fn parameters_come_from_file_then_params_file_then_environment_then_flags() {
     assert_eq!(value(&plan, "username").as_deref(), Some("from-env"));
     // DEMO_PW is not set in this environment: password has no value.
     let problem = plan.problem.unwrap();
-    assert!(problem.contains("password") && !problem.contains("username"), "{problem}");
+    assert!(
+        problem.contains("password") && !problem.contains("username"),
+        "{problem}"
+    );
     inputs.flag_params = vec![
         ("username".into(), "from-flag".into()),
         ("password".into(), "pw".into()),
@@ -134,5 +137,8 @@ fn a_test_with_no_url_cannot_run_and_says_how_to_give_one() {
         ..PlanInputs::default()
     };
     let problem = inputs.plan(&file, &no_env).problem.unwrap();
-    assert!(problem.contains("no url") && problem.contains("--url"), "{problem}");
+    assert!(
+        problem.contains("no url") && problem.contains("--url"),
+        "{problem}"
+    );
 }

@@ -141,7 +141,9 @@ async fn attempts(plan: &TestPlan, shared: &Shared) -> TestReport {
     let mut attempts: Vec<SessionReport> = Vec::new();
     let mut timeline;
     loop {
-        let attempt = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
+        let attempt = u32::try_from(attempts.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
         shared.events.emit(Event::TestStarted {
             id: plan.id.clone(),
             attempt,
@@ -178,7 +180,11 @@ async fn attempts(plan: &TestPlan, shared: &Shared) -> TestReport {
 }
 
 /// The replay of `plan`, logging into its evidence folder when there is one.
-fn replay_job(plan: &TestPlan, shared: &Shared, evidence: Option<&(PathBuf, PathBuf)>) -> ReplayJob {
+fn replay_job(
+    plan: &TestPlan,
+    shared: &Shared,
+    evidence: Option<&(PathBuf, PathBuf)>,
+) -> ReplayJob {
     let mut settings = plan.settings.clone();
     settings.write_metadata = shared.schedule.write_metadata;
     ReplayJob {
@@ -211,7 +217,8 @@ fn keep_evidence(out: &Path, dir: &Path, report: &TestReport, timeline: &Timelin
     if let Some(failure) = timeline.failure() {
         let write = |name: &str, png: Option<&retrace_protocol::events::Png>| {
             let relative = dir.join(name);
-            let written = png.is_some_and(|png| std::fs::write(out.join(&relative), png.bytes()).is_ok());
+            let written =
+                png.is_some_and(|png| std::fs::write(out.join(&relative), png.bytes()).is_ok());
             written.then_some(relative)
         };
         artifacts.expected_crop = write("expected.png", failure.expected_crop.as_ref());

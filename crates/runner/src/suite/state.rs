@@ -113,7 +113,8 @@ impl StateStore {
     /// Why `file` must not run: the trajectory's own metadata says it is invalid, or the
     /// state store does.
     pub fn invalid_reason(&self, id: &str, file: &Path) -> Option<String> {
-        if let Ok(cache) = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
+        if let Ok(cache) =
+            retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
             && !cache.metadata.is_valid
         {
             return Some(
@@ -196,12 +197,10 @@ impl StateStore {
     fn write(&self, id: &str, state: &FileState) -> Result<(), SuiteError> {
         std::fs::create_dir_all(&self.dir).map_err(|source| SuiteError::io(&self.dir, source))?;
         let path = self.path_of(id);
-        let text = serde_json::to_string_pretty(state).map_err(|error| {
-            SuiteError::io(&path, std::io::Error::other(error.to_string()))
-        })?;
-        retrace_cache::atomic_write(&path, text.as_bytes()).map_err(|error| {
-            SuiteError::io(&path, std::io::Error::other(error.to_string()))
-        })
+        let text = serde_json::to_string_pretty(state)
+            .map_err(|error| SuiteError::io(&path, std::io::Error::other(error.to_string())))?;
+        retrace_cache::atomic_write(&path, text.as_bytes())
+            .map_err(|error| SuiteError::io(&path, std::io::Error::other(error.to_string())))
     }
 
     /// The state file of test `id`: its path with separators spelled `__`.
@@ -210,7 +209,8 @@ impl StateStore {
             .chars()
             .map(|c| if c == '/' || c == '\\' { '~' } else { c })
             .collect();
-        self.dir.join(format!("{}.state.json", name.replace('~', "__")))
+        self.dir
+            .join(format!("{}.state.json", name.replace('~', "__")))
     }
 }
 

@@ -15,7 +15,9 @@ fn runs_are_counted_in_the_store_and_the_trajectory_is_untouched() {
     let file = trajectory(dir.path());
     let before = std::fs::read(&file).unwrap();
     let store = StateStore::beside(dir.path());
-    store.record("flows/login.json", &file, &RunVerdict::Passed).unwrap();
+    store
+        .record("flows/login.json", &file, &RunVerdict::Passed)
+        .unwrap();
     let failed = RunVerdict::Failed {
         step: 7,
         message: "mismatch".into(),
@@ -25,7 +27,11 @@ fn runs_are_counted_in_the_store_and_the_trajectory_is_untouched() {
     assert_eq!(state.failures.len(), 1);
     assert_eq!(state.failures[0].step_index, 6);
     assert!(state.last_executed_at.is_some());
-    assert!(store.path_of("flows/login.json").starts_with(dir.path().join(STATE_DIR)));
+    assert!(
+        store
+            .path_of("flows/login.json")
+            .starts_with(dir.path().join(STATE_DIR))
+    );
     assert_eq!(store.load("flows/login.json", &file), state);
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }
