@@ -225,36 +225,28 @@ fn ctrl_c_stops_the_suite_writes_the_report_and_leaves_no_browser() {
         .unwrap();
     let pid = child.id();
     // Wait until the browser runs and a test has started.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let browsers = loop {
-        let browsers = processes::children_with_cmdline_containing(pid, "chromium");
-        let started = suite.join("out/tests").is_dir();
-        if !browsers.is_empty() && started {
-            break browsers;
-        }
+    let browsers = poll(Duration::from_secs(120), || {
         assert!(
             child.try_wait().unwrap().is_none(),
             "retrace ended before it was interrupted"
         );
-        assert!(Instant::now() < deadline, "no browser started");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+        let browsers = processes::children_with_cmdline_containing(pid, "chromium");
+        let started = suite.join("out/tests").is_dir();
+        (!browsers.is_empty() && started).then_some(browsers)
+    })
+    .expect("no browser started");
     let status = Command::new("kill")
         .args(["-INT", &pid.to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let exit = loop {
-        if let Some(exit) = child.try_wait().unwrap() {
-            break exit;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "retrace did not stop after SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let interrupted = Instant::now();
+    let exit = poll(Duration::from_secs(60), || child.try_wait().unwrap())
+        .expect("retrace did not stop after SIGINT");
+    eprintln!(
+        "exited {:.2} s after SIGINT",
+        interrupted.elapsed().as_secs_f64()
+    );
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert_eq!(exit.code(), Some(2), "{stderr}");
@@ -277,21 +269,36 @@ fn ctrl_c_stops_the_suite_writes_the_report_and_leaves_no_browser() {
         }
     }
     // Every process of the browsers' groups (the browser and its helpers) is gone.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let left: Vec<u32> = browsers
+    let group_of_browsers = || -> Vec<u32> {
+        browsers
             .iter()
             .flat_map(|browser| processes::processes_in_group(*browser))
-            .collect();
-        if left.is_empty() {
-            break;
+            .collect()
+    };
+    let gone = poll(Duration::from_secs(30), || {
+        group_of_browsers().is_empty().then_some(())
+    });
+    assert!(
+        gone.is_some(),
+        "Chromium processes left: {:?}",
+        group_of_browsers()
+    );
+}
+
+/// Calls `ready` every 50 ms until it returns something, for at most `timeout`.
+fn poll<T>(timeout: Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+    retrace_test_support::cli::runtime().block_on(async {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(value) = ready() {
+                return Some(value);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        assert!(
-            Instant::now() < deadline,
-            "Chromium processes left: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    })
 }
 
 /// Ten runs of a committed trajectory leave it byte-identical (the runs are counted in

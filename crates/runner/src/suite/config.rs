@@ -309,18 +309,9 @@ pub fn overrides(flags: &Defaults) -> Result<Defaults, SuiteError> {
         ]))
         .merge(Serialized::defaults(flags))
         .extract::<Defaults>()
-        .and_then(|over| {
-            over.settings()
-                .check("")
-                .map(|()| over)
-                .map_err(figment::Error::from)
-        })
-        .map_err(|error| {
-            SuiteError::config(
-                format!("{ENV_PREFIX}* environment or flags"),
-                describe(error),
-            )
-        })
+        .map_err(describe)
+        .and_then(|over| over.settings().check("").map(|()| over))
+        .map_err(|error| SuiteError::config(format!("{ENV_PREFIX}* environment or flags"), error))
 }
 
 /// Reads a `--params-file`: a TOML table of `name = "value"`, no secrets.

@@ -65,7 +65,7 @@ fn a_broken_trajectory_is_an_error_naming_the_file() {
     );
     // A file named on the command line must be a trajectory, whatever it holds.
     let named = write(root, "other/package.json", r#"{"name": "x"}"#);
-    let error = discover(&[named.clone()]).unwrap_err();
+    let error = discover(std::slice::from_ref(&named)).unwrap_err();
     assert!(
         error.to_string().contains(&named.display().to_string()),
         "{error}"
@@ -76,7 +76,7 @@ fn a_broken_trajectory_is_an_error_naming_the_file() {
 fn a_path_that_does_not_exist_or_a_glob_matching_nothing_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nowhere");
-    let error = discover(&[missing.clone()]).unwrap_err();
+    let error = discover(std::slice::from_ref(&missing)).unwrap_err();
     assert!(error.to_string().contains("does not exist"), "{error}");
     let error = discover(&[dir.path().join("*.json")]).unwrap_err();
     assert!(
