@@ -13,6 +13,8 @@ command -v xev >/dev/null 2>&1 || need+=(x11-utils)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
 # nginx lives in /usr/sbin, which is not on every user's PATH.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need+=(nginx)
+# xmllint validates the JUnit report against the Jenkins JUnit XSD (crates/report tests).
+command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 # The demo app's pixels (and so the hashes in its bundled recording) depend on the fonts
 # Chromium finds: Liberation is what Debian's chromium recommends and what it was recorded with.

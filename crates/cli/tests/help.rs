@@ -16,6 +16,7 @@ fn every_command_shows_its_examples_one_per_line() {
         "replay",
         "act",
         "schema",
+        "report",
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_retrace"))
             .args([command, "--help"])

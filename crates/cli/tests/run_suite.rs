@@ -176,7 +176,13 @@ tags = ["v2"]
             assert_eq!(test["step"], Value::Null);
         }
     }
-    // The same document is the JSON report, and no secret reached the report folder.
+    // All three reports are written; the JSON one is the same document; no secret reached
+    // the report folder.
+    for name in ["report.html", "junit.xml"] {
+        assert!(suite.join("out").join(name).is_file(), "{name} missing");
+    }
+    let junit = std::fs::read_to_string(suite.join("out/junit.xml")).unwrap();
+    assert_eq!(junit.matches("<failure").count(), 5, "{junit}");
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(suite.join("out/report.json")).unwrap())
             .unwrap();

@@ -6,22 +6,27 @@
 //! distance and bound, how long it waited, the repair. Model turns, retries, hand-overs and
 //! recordings get a line each. Every line is scrubbed of the run's secrets. Nothing is
 //! printed in `--json` mode: the front end simply does not subscribe this sink.
+//!
+//! What a step's line holds is the step's [`StepRecord`], put together by the
+//! [`crate::timeline`] (the same record a suite's reports keep); this module only words it.
 
 use std::io::Write;
 use std::sync::Mutex;
 
-use retrace_protocol::events::CheckPhase;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
+use retrace_protocol::events::StepCheckRecord;
+use retrace_protocol::events::StepRecord;
 
 use crate::secrets::Secrets;
+use crate::timeline::StepAssembler;
 
 /// Prints one line per step (and per model call) to a writer (stdout by default).
 pub struct ConsoleSink {
     out: Mutex<Box<dyn Write + Send>>,
     secrets: Secrets,
     /// The step whose line is being put together.
-    pending: Mutex<Option<StepLine>>,
+    steps: Mutex<StepAssembler>,
 }
 
 impl std::fmt::Debug for ConsoleSink {
@@ -32,47 +37,43 @@ impl std::fmt::Debug for ConsoleSink {
     }
 }
 
-/// What is known of one step so far.
-#[derive(Debug, Default)]
-struct StepLine {
-    step: usize,
-    what: Option<String>,
-    acted_ms: Option<u64>,
-    error: Option<String>,
-    checks: Vec<String>,
-    waited_ms: u64,
-    repaired: Option<(i64, i64)>,
-    unsettled: bool,
+/// The line of one step: what it did, each check, the wait, the repair, how long acting took.
+pub fn step_line(step: &StepRecord) -> String {
+    let mut line = format!(
+        "  step {:>3}  {:<36}",
+        step.step,
+        step.action.as_deref().unwrap_or("")
+    );
+    for check in &step.checks {
+        line.push_str("  ");
+        line.push_str(&check_text(check));
+    }
+    if step.waited_ms > 0 {
+        line.push_str(&format!("  waited {:.2} s", step.waited_ms as f64 / 1000.0));
+    }
+    if step.settled == Some(false) {
+        line.push_str("  (screen still changing: acted anyway)");
+    }
+    if let Some((dx, dy)) = step.repaired {
+        line.push_str(&format!("  repaired: acted {dx:+},{dy:+} px away"));
+    }
+    if let Some(ms) = step.acted_ms {
+        line.push_str(&format!("  ({ms} ms)"));
+    }
+    if let Some(error) = &step.error {
+        line.push_str(&format!("  ERROR: {error}"));
+    }
+    line.trim_end().to_owned()
 }
 
-impl StepLine {
-    fn render(&self) -> String {
-        let mut line = format!(
-            "  step {:>3}  {:<36}",
-            self.step,
-            self.what.as_deref().unwrap_or("")
-        );
-        for check in &self.checks {
-            line.push_str("  ");
-            line.push_str(check);
-        }
-        if self.waited_ms > 0 {
-            line.push_str(&format!("  waited {:.2} s", self.waited_ms as f64 / 1000.0));
-        }
-        if self.unsettled {
-            line.push_str("  (screen still changing: acted anyway)");
-        }
-        if let Some((dx, dy)) = self.repaired {
-            line.push_str(&format!("  repaired: acted {dx:+},{dy:+} px away"));
-        }
-        if let Some(ms) = self.acted_ms {
-            line.push_str(&format!("  ({ms} ms)"));
-        }
-        if let Some(error) = &self.error {
-            line.push_str(&format!("  ERROR: {error}"));
-        }
-        line.trim_end().to_owned()
-    }
+/// `visual 3/10` or `effect 26/10 MISMATCH`.
+pub fn check_text(check: &StepCheckRecord) -> String {
+    let measure = match (check.distance, check.threshold) {
+        (Some(distance), Some(threshold)) => format!(" {distance}/{threshold}"),
+        _ => String::new(),
+    };
+    let verdict = if check.passed { "" } else { " MISMATCH" };
+    format!("{}{measure}{verdict}", check.check)
 }
 
 impl ConsoleSink {
@@ -86,7 +87,7 @@ impl ConsoleSink {
         std::sync::Arc::new(Self {
             out: Mutex::new(out),
             secrets,
-            pending: Mutex::new(None),
+            steps: Mutex::new(StepAssembler::new()),
         })
     }
 
@@ -98,98 +99,28 @@ impl ConsoleSink {
         }
     }
 
-    /// The line of `step`, starting it (and printing the previous one) when it is new.
-    fn with_step(&self, step: usize, change: impl FnOnce(&mut StepLine)) {
-        let finished = {
-            let Ok(mut pending) = self.pending.lock() else {
-                return;
-            };
-            let finished = match pending.as_ref() {
-                Some(line) if line.step != step => pending.take(),
-                _ => None,
-            };
-            let line = pending.get_or_insert_with(|| StepLine {
-                step,
-                ..StepLine::default()
-            });
-            change(line);
-            finished
-        };
-        if let Some(line) = finished {
-            self.print(&line.render());
-        }
-    }
-
-    /// Prints the step line being put together, if any.
-    fn flush_step(&self) {
-        let line = self
-            .pending
+    /// Prints the step lines `event` completes (before any line of the event's own).
+    fn print_steps(&self, event: &Event) {
+        let done = self
+            .steps
             .lock()
-            .ok()
-            .and_then(|mut pending| pending.take());
-        if let Some(line) = line {
-            self.print(&line.render());
+            .map(|mut steps| steps.apply(event))
+            .unwrap_or_default();
+        for step in done {
+            self.print(&step_line(&step));
         }
     }
-}
-
-/// `visual 3/10` or `effect 26/10 MISMATCH`.
-fn check_text(name: &str, distance: Option<u32>, threshold: Option<u32>, passed: bool) -> String {
-    let measure = match (distance, threshold) {
-        (Some(distance), Some(threshold)) => format!(" {distance}/{threshold}"),
-        _ => String::new(),
-    };
-    let verdict = if passed { "" } else { " MISMATCH" };
-    format!("{name}{measure}{verdict}")
 }
 
 impl EventSink for ConsoleSink {
     fn emit(&self, event: &Event) {
+        self.print_steps(event);
         match event {
             Event::ReplayStarted { checks_off, .. } => {
-                self.flush_step();
                 for note in checks_off {
                     self.print(&format!("  note: replaying without a check: {note}"));
                 }
             }
-            Event::ScreenSettled {
-                step,
-                settled,
-                waited_ms,
-            } => self.with_step(*step, |line| {
-                line.waited_ms += waited_ms;
-                line.unsettled = !settled;
-            }),
-            Event::CheckFinished(check) => self.with_step(check.step, |line| {
-                if check.phase == CheckPhase::Before {
-                    line.waited_ms += check.waited_ms;
-                }
-                if check.shift.is_some() {
-                    line.repaired = check.shift;
-                }
-                line.checks.push(check_text(
-                    &check.check,
-                    check.distance,
-                    check.threshold,
-                    check.passed,
-                ));
-            }),
-            Event::ToolCalled {
-                step: Some(step),
-                tool,
-                summary,
-                duration_ms,
-                error,
-                ..
-            } => self.with_step(*step, |line| {
-                line.what = Some(if summary.is_empty() {
-                    tool.clone()
-                } else {
-                    summary.clone()
-                });
-                line.acted_ms = Some(*duration_ms);
-                line.error = error.clone();
-            }),
             Event::ToolCalled {
                 step: None,
                 tool,
@@ -197,7 +128,6 @@ impl EventSink for ConsoleSink {
                 error,
                 ..
             } => {
-                self.flush_step();
                 let status = error
                     .as_ref()
                     .map(|error| format!("  ERROR: {error}"))
@@ -205,7 +135,6 @@ impl EventSink for ConsoleSink {
                 self.print(&format!("  {tool} ({duration_ms} ms){status}"));
             }
             Event::SpeakerSwitched { from, to, reason } => {
-                self.flush_step();
                 self.print(&format!("  -> {from} hands over to {to}: {reason}"));
             }
             Event::Retry {
@@ -214,7 +143,6 @@ impl EventSink for ConsoleSink {
                 error,
                 ..
             } => {
-                self.flush_step();
                 self.print(&format!(
                     "  model call failed (attempt {attempt}: {error}); retrying in {:.1} s",
                     *delay_ms as f64 / 1000.0
@@ -227,7 +155,6 @@ impl EventSink for ConsoleSink {
                 usage,
                 ..
             } => {
-                self.flush_step();
                 self.print(&format!(
                     "  turn {turn:>3}  {model} answered in {:.1} s ({} in / {} out tokens)",
                     *duration_ms as f64 / 1000.0,
@@ -242,7 +169,6 @@ impl EventSink for ConsoleSink {
                 message,
                 ..
             } => {
-                self.flush_step();
                 let command = command
                     .as_ref()
                     .map(|command| format!(" {command}"))
@@ -254,21 +180,23 @@ impl EventSink for ConsoleSink {
                 attempt,
                 errors,
             } => {
-                self.flush_step();
                 self.print(&format!(
                     "  turn {turn:>3}  answer {attempt} rejected, sent back: {}",
                     errors.join("; ")
                 ));
             }
             Event::CacheWritten { path, steps, .. } => {
-                self.flush_step();
                 self.print(&format!("  recorded {steps} steps to {}", path.display()));
             }
-            Event::StepFailed(_)
+            // Step events are the timeline's (printed above, once their step is complete).
+            Event::ScreenSettled { .. }
+            | Event::CheckFinished(_)
+            | Event::ToolCalled { step: Some(_), .. }
+            | Event::StepFailed(_)
             | Event::ReplayFinished(_)
             | Event::RunFinished { .. }
-            | Event::SessionFinished(_) => self.flush_step(),
-            Event::RunStarted { .. }
+            | Event::SessionFinished(_)
+            | Event::RunStarted { .. }
             | Event::TurnStarted { .. }
             | Event::Usage { .. }
             | Event::TestStarted { .. }
@@ -283,6 +211,7 @@ impl EventSink for ConsoleSink {
 mod tests {
     use std::sync::Arc;
 
+    use retrace_protocol::events::CheckPhase;
     use retrace_protocol::events::CheckResult;
 
     use super::*;
@@ -309,7 +238,11 @@ mod tests {
             passed,
             distance: Some(distance),
             threshold: Some(10),
-            waited_ms: 250,
+            waited_ms: if phase == CheckPhase::Before {
+                250
+            } else {
+                120
+            },
             shift: None,
             detail: None,
         })
@@ -348,7 +281,7 @@ mod tests {
         assert_eq!(
             printed.lines().collect::<Vec<_>>(),
             [
-                "  step   5  left_click at (640, 311)              visual 3/10  effect 1/10  waited 0.25 s  (12 ms)"
+                "  step   5  left_click at (640, 311)              visual 3/10  effect 1/10  waited 0.37 s  (12 ms)"
             ]
         );
         sink.emit(&Event::SessionFinished(Box::new(

@@ -6,15 +6,19 @@
 //! - [`summary`]: the last lines of a session, from its
 //!   [`retrace_protocol::events::SessionReport`] (whose serde form is the `--json` document).
 //! - [`secrets::Secrets`]: the values no sink may write, scrubbed from every line.
-//!
-//! The HTML and JUnit reports of a suite belong here too, as sinks of the same stream.
+//! - [`timeline`]: a test's events folded into one step record per step (what the console
+//!   prints and a suite's reports keep).
+//! - [`suite`]: a suite run's reports (HTML, JUnit, JSON), their sink, and merging shards.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod console;
 pub mod json_lines;
 pub mod secrets;
+pub mod suite;
 pub mod summary;
+pub mod timeline;
 
 pub use console::ConsoleSink;
 pub use json_lines::JsonLinesSink;
 pub use secrets::Secrets;
+pub use timeline::TimelineSink;

@@ -3,8 +3,9 @@
 //! One place for what several crates' tests need: where the shared reference vectors and
 //! askui example files live, fake model servers, the demo app on a random port, nginx as a
 //! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages, what
-//! a test needs from the machine ([`requirements`], [`require!`]) and CPU load beside a test
-//! ([`cpu_load`]). Tests never copy these helpers; they depend on this crate.
+//! a test needs from the machine ([`requirements`], [`require!`]), CPU load beside a test
+//! ([`cpu_load`]) and a sample suite report with real evidence files ([`suite_report`]).
+//! Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
 
@@ -19,6 +20,7 @@ pub mod python;
 pub mod remote_browser;
 pub mod requirements;
 pub mod router_thread;
+pub mod suite_report;
 pub mod xvfb;
 
 /// The `shared/` directory that sits beside the repository checkout.

@@ -14,6 +14,7 @@ mod do_actions;
 mod finish;
 mod hash;
 mod replay;
+mod report;
 mod run;
 mod schema;
 mod screenshot;
@@ -35,6 +36,7 @@ pub enum Command {
     Run(run::RunArgs),
     Act(act::ActArgs),
     Schema(schema::SchemaArgs),
+    Report(report::ReportArgs),
 }
 
 /// Runs one subcommand to its end.
@@ -51,5 +53,6 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Run(args) => run::run(args),
         Command::Act(args) => act::run(args),
         Command::Schema(args) => schema::run(args),
+        Command::Report(args) => report::run(args),
     }
 }

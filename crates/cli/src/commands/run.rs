@@ -21,7 +21,7 @@ use super::replay::ParameterArgs;
 use crate::outcome::Outcome;
 use crate::output::out;
 use crate::progress::SuiteProgress;
-use crate::suite_reports::ReportKindArg;
+use retrace_report::suite::ReportKind;
 
 /// Replay a suite of trajectory files in parallel, in one headless Chromium, and report.
 ///
@@ -94,8 +94,8 @@ pub struct RunArgs {
     pub include_invalid: bool,
     /// Reports to write into --out, comma-separated: html, junit, json (default: html on a
     /// terminal, none otherwise).
-    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
-    pub report: Option<Vec<ReportKindArg>>,
+    #[arg(long, value_delimiter = ',', value_name = "KINDS", value_parser = crate::suite_reports::parse_kind)]
+    pub report: Option<Vec<ReportKind>>,
     /// The reports' folder (also holds each test's evidence).
     #[arg(long, value_name = "DIR", default_value = "retrace-report")]
     pub out: PathBuf,
@@ -145,7 +145,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     }
     let kinds = match &args.report {
         Some(kinds) => kinds.clone(),
-        None if std::io::stdout().is_terminal() && !args.json => vec![ReportKindArg::Html],
+        None if std::io::stdout().is_terminal() && !args.json => vec![ReportKind::Html],
         None => Vec::new(),
     };
     let evidence = !kinds.is_empty();

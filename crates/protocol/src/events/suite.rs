@@ -89,6 +89,11 @@ pub struct StepRecord {
     pub acted_ms: Option<u64>,
     /// The tool's error, when it reported one.
     pub error: Option<String>,
+    /// For a step nothing checks before acting: whether the screen stopped changing before
+    /// it acted (`false`: it acted anyway). `None` when the step waited for a check instead.
+    /// Added after version 1 was first written; absent in older documents.
+    #[serde(default)]
+    pub settled: Option<bool>,
 }
 
 /// Evidence files of a test, relative to the report directory.
@@ -208,6 +213,11 @@ pub struct SuiteReport {
     pub totals: Totals,
     /// Whether the run was interrupted (Ctrl-C): the tests not run are missing or skipped.
     pub interrupted: bool,
+    /// For a merge of shards' reports (`retrace report merge`): the shard each merged report
+    /// covered, in the order merged; empty otherwise. Added after version 1 was first
+    /// written; absent in older documents.
+    #[serde(default)]
+    pub shards: Vec<Shard>,
     /// Every test, failures first is the reports' business: here, in the order they ran.
     pub tests: Vec<TestReport>,
 }

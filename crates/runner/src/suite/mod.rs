@@ -136,6 +136,7 @@ pub async fn run_suite(job: SuiteJob, events: &Events, interrupt: &Interrupt) ->
         wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         totals: Totals::of(&tests),
         interrupted: interrupt.is_triggered(),
+        shards: Vec::new(),
         tests,
     };
     events.emit(Event::SuiteFinished(Box::new(report.clone())));

@@ -1,0 +1,377 @@
+//! The HTML report (`report.html`): one self-contained file that opens offline from
+//! `file://`, no CDN, no server. Its template is `crates/report/templates/report.html`
+//! (minijinja, every value HTML-escaped; CSS and the slider's few lines of JS inline).
+//!
+//! Failures first (then errors, flaky, passed, skipped); per test the step timeline (action,
+//! checks with distance/threshold, wait, repair offset, time); for a failed step the expected
+//! crop, the actual crop and their pixel diff side by side and as a slider, then the final
+//! screenshot, and the command that reruns the test. Images are inlined as base64 data URIs
+//! and only for tests that did not pass, each bounded in size ([`MAX_CROP_BYTES`],
+//! [`MAX_SCREENSHOT_BYTES`]); one too large or missing is named instead of inlined.
+
+use std::path::Path;
+
+use base64::Engine;
+use retrace_protocol::events::StepRecord;
+use retrace_protocol::events::SuiteReport;
+use retrace_protocol::events::TestReport;
+use retrace_protocol::events::TestStatus;
+use serde::Serialize;
+
+use super::ReportError;
+use super::ReportKind;
+use super::outcome;
+
+/// The template, compiled into the binary.
+const TEMPLATE: &str = include_str!("../../templates/report.html");
+
+/// The largest crop (expected, actual, diff) inlined.
+pub const MAX_CROP_BYTES: u64 = 512 * 1024;
+
+/// The largest final screenshot inlined.
+pub const MAX_SCREENSHOT_BYTES: u64 = 3 * 1024 * 1024;
+
+/// The largest crop decoded to compute a diff (pixels).
+const MAX_DIFF_PIXELS: u64 = 1024 * 1024;
+
+/// The report as one HTML document; artefact paths are read relative to `report_dir`.
+///
+/// # Errors
+/// [`ReportError::Render`] if the template fails (a bug).
+pub fn to_html(report: &SuiteReport, report_dir: &Path) -> Result<String, ReportError> {
+    let mut tests: Vec<&TestReport> = report.tests.iter().collect();
+    tests.sort_by_key(|test| outcome::status_rank(test.status));
+    let page = PageView {
+        name: &report.name,
+        started_at: &report.started_at,
+        wall: seconds(report.wall_ms),
+        totals: report.totals,
+        interrupted: report.interrupted,
+        shard: report
+            .shard
+            .map(|shard| format!("shard {} of {}", shard.index, shard.total)),
+        merged_shards: report.shards.len(),
+        tests: tests
+            .into_iter()
+            .map(|test| TestView::of(test, report_dir))
+            .collect(),
+    };
+    render(&page)
+}
+
+fn render(page: &PageView<'_>) -> Result<String, ReportError> {
+    let fail = |error: minijinja::Error| ReportError::Render {
+        kind: ReportKind::Html,
+        message: format!("{error:#}"),
+    };
+    let mut environment = minijinja::Environment::new();
+    environment.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    environment
+        .add_template("report.html", TEMPLATE)
+        .map_err(fail)?;
+    environment
+        .get_template("report.html")
+        .and_then(|template| template.render(minijinja::Value::from(minijinja::value::Serde(page))))
+        .map_err(fail)
+}
+
+#[derive(Serialize)]
+struct PageView<'a> {
+    name: &'a str,
+    started_at: &'a str,
+    wall: String,
+    totals: retrace_protocol::events::Totals,
+    interrupted: bool,
+    shard: Option<String>,
+    merged_shards: usize,
+    tests: Vec<TestView<'a>>,
+}
+
+#[derive(Serialize)]
+struct TestView<'a> {
+    id: &'a str,
+    file: String,
+    status: &'static str,
+    /// Open on load: tests that did not pass.
+    open: bool,
+    tags: &'a [String],
+    headline: Option<String>,
+    details: Option<String>,
+    failed_step: Option<usize>,
+    rerun: &'a str,
+    wall: String,
+    attempts: Vec<String>,
+    steps: Vec<StepView>,
+    /// A page check's differences, one line each.
+    differences: Vec<String>,
+    evidence: Option<EvidenceView>,
+    final_screenshot: Option<String>,
+    /// Evidence that could not be shown, and why.
+    notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct StepView {
+    step: usize,
+    action: String,
+    checks: Vec<CheckView>,
+    waited: String,
+    repaired: Option<String>,
+    acted: Option<String>,
+    error: Option<String>,
+    failed: bool,
+    unsettled: bool,
+}
+
+#[derive(Serialize)]
+struct CheckView {
+    text: String,
+    passed: bool,
+}
+
+/// The failed step's crops as data URIs.
+#[derive(Serialize)]
+struct EvidenceView {
+    expected: String,
+    actual: String,
+    diff: Option<String>,
+}
+
+impl<'a> TestView<'a> {
+    fn of(test: &'a TestReport, report_dir: &Path) -> Self {
+        let failed_step = outcome::failed_step(test);
+        let passed = matches!(test.status, TestStatus::Passed | TestStatus::Flaky);
+        let mut notes = Vec::new();
+        let (evidence, final_screenshot) = if passed || test.status == TestStatus::Skipped {
+            (None, None)
+        } else {
+            (
+                evidence(test, report_dir, &mut notes),
+                test.artifacts.final_screenshot.as_ref().and_then(|path| {
+                    inline_image(report_dir, path, MAX_SCREENSHOT_BYTES, &mut notes)
+                }),
+            )
+        };
+        let attempts = if test.attempts.len() > 1 {
+            test.attempts
+                .iter()
+                .enumerate()
+                .map(|(index, attempt)| {
+                    format!(
+                        "attempt {}: {} ({})",
+                        index + 1,
+                        outcome::attempt_error(attempt).unwrap_or_else(|| format!(
+                            "{:?}",
+                            attempt.status
+                        )
+                        .to_lowercase()),
+                        seconds(attempt.wall_ms)
+                    )
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        TestView {
+            id: &test.id,
+            file: test.file.display().to_string(),
+            status: test.status.label(),
+            open: !passed && test.status != TestStatus::Skipped,
+            tags: &test.tags,
+            headline: outcome::headline(test),
+            details: outcome::details(test),
+            failed_step,
+            rerun: &test.rerun,
+            wall: seconds(test.wall_ms),
+            attempts,
+            steps: test
+                .steps
+                .iter()
+                .map(|step| StepView::of(step, failed_step))
+                .collect(),
+            differences: differences(test),
+            evidence,
+            final_screenshot,
+            notes,
+        }
+    }
+}
+
+impl StepView {
+    fn of(step: &StepRecord, failed_step: Option<usize>) -> Self {
+        StepView {
+            step: step.step,
+            action: step.action.clone().unwrap_or_default(),
+            checks: step
+                .checks
+                .iter()
+                .map(|check| CheckView {
+                    text: crate::console::check_text(check),
+                    passed: check.passed,
+                })
+                .collect(),
+            waited: seconds(step.waited_ms),
+            repaired: step.repaired.map(|(dx, dy)| format!("{dx:+}, {dy:+} px")),
+            acted: step.acted_ms.map(|ms| format!("{ms} ms")),
+            error: step.error.clone(),
+            failed: failed_step == Some(step.step) || step.checks.iter().any(|check| !check.passed),
+            unsettled: step.settled == Some(false),
+        }
+    }
+}
+
+/// `major styling: the Save button turned grey (at 10,20 80x24)`, per difference of a page
+/// check.
+fn differences(test: &TestReport) -> Vec<String> {
+    let Some(check) = &test.check else {
+        return Vec::new();
+    };
+    check
+        .differences
+        .iter()
+        .map(|difference| {
+            let region = difference
+                .region
+                .as_ref()
+                .map(|b| format!(" (at {},{} {}x{})", b.x, b.y, b.width, b.height))
+                .unwrap_or_default();
+            format!(
+                "{} {}: {}{region}",
+                serde_label(&difference.severity),
+                serde_label(&difference.kind),
+                difference.description
+            )
+        })
+        .collect()
+}
+
+/// The serde name of a unit enum value (`major`, `styling`).
+fn serde_label(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
+    }
+}
+
+/// `1.50 s`.
+fn seconds(ms: u64) -> String {
+    format!("{:.2} s", ms as f64 / 1000.0)
+}
+
+/// The failed step's expected and actual crops, and their diff (the report's own, or one
+/// computed here when both crops have one size).
+fn evidence(test: &TestReport, report_dir: &Path, notes: &mut Vec<String>) -> Option<EvidenceView> {
+    let artifacts = &test.artifacts;
+    let (Some(expected_path), Some(actual_path)) =
+        (&artifacts.expected_crop, &artifacts.actual_crop)
+    else {
+        return None;
+    };
+    let expected = read_image(report_dir, expected_path, MAX_CROP_BYTES, notes)?;
+    let actual = read_image(report_dir, actual_path, MAX_CROP_BYTES, notes)?;
+    let diff = match &artifacts.diff_crop {
+        Some(path) => read_image(report_dir, path, MAX_CROP_BYTES, notes),
+        None => pixel_diff(&expected, &actual, notes),
+    };
+    Some(EvidenceView {
+        expected: data_uri(&expected),
+        actual: data_uri(&actual),
+        diff: diff.as_deref().map(data_uri),
+    })
+}
+
+/// A pixelmatch diff image of two PNG crops, when both decode and have one size.
+fn pixel_diff(expected: &[u8], actual: &[u8], notes: &mut Vec<String>) -> Option<Vec<u8>> {
+    let decode = |bytes: &[u8]| retrace_vision::decode_png_with_limit(bytes, MAX_DIFF_PIXELS);
+    let (expected, actual) = match (decode(expected), decode(actual)) {
+        (Ok(expected), Ok(actual)) => (expected, actual),
+        (Err(error), _) | (_, Err(error)) => {
+            notes.push(format!("no pixel diff: a crop does not decode ({error})"));
+            return None;
+        }
+    };
+    match retrace_vision::diff(&expected, &actual, &retrace_vision::DiffOptions::default()) {
+        retrace_vision::Diff::Pixels(diff) => {
+            retrace_vision::encode_png_rgba(diff.width, diff.height, &diff.diff_image).ok()
+        }
+        retrace_vision::Diff::Layout { left, right } => {
+            notes.push(format!(
+                "no pixel diff: the crops differ in size ({}x{} and {}x{})",
+                left.0, left.1, right.0, right.1
+            ));
+            None
+        }
+    }
+}
+
+/// The image at `report_dir/path` as a data URI, or a note saying why not.
+fn inline_image(
+    report_dir: &Path,
+    path: &Path,
+    max_bytes: u64,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    read_image(report_dir, path, max_bytes, notes).map(|bytes| data_uri(&bytes))
+}
+
+/// The bytes of a PNG or WebP image no larger than `max_bytes`; otherwise a note.
+fn read_image(
+    report_dir: &Path,
+    path: &Path,
+    max_bytes: u64,
+    notes: &mut Vec<String>,
+) -> Option<Vec<u8>> {
+    let full = report_dir.join(path);
+    match std::fs::metadata(&full) {
+        Err(error) => {
+            notes.push(format!("{}: {error}", path.display()));
+            return None;
+        }
+        Ok(metadata) if metadata.len() > max_bytes => {
+            notes.push(format!(
+                "{}: not inlined, {} KB is over the report's {} KB limit for it",
+                path.display(),
+                metadata.len() / 1024,
+                max_bytes / 1024
+            ));
+            return None;
+        }
+        Ok(_) => {}
+    }
+    match std::fs::read(&full) {
+        Ok(bytes) if image_type(&bytes).is_some() => Some(bytes),
+        Ok(_) => {
+            notes.push(format!("{}: not a PNG or WebP image", path.display()));
+            None
+        }
+        Err(error) => {
+            notes.push(format!("{}: {error}", path.display()));
+            None
+        }
+    }
+}
+
+/// The media type of PNG or WebP bytes.
+fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.len() > 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// `data:image/png;base64,...` (only the base64 alphabet follows the prefix, so the template
+/// may print it unescaped).
+fn data_uri(bytes: &[u8]) -> String {
+    format!(
+        "data:{};base64,{}",
+        image_type(bytes).unwrap_or("application/octet-stream"),
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
+#[cfg(test)]
+#[path = "html_tests.rs"]
+mod tests;
