@@ -138,7 +138,7 @@ tags = ["v2"]
             "params.toml",
             "--json",
             "--report",
-            "json",
+            "html,junit,json",
             "--out",
             "out",
         ])
@@ -168,7 +168,16 @@ tags = ["v2"]
                 .iter()
                 .find(|step| step["step"] == CAUGHT_STEP)
                 .unwrap();
-            assert!(failed_step["error"].is_string(), "{failed_step:#}");
+            let mismatch = failed_step["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|check| check["check"] == "visual" && check["passed"] == false)
+                .unwrap_or_else(|| panic!("no failed visual check: {failed_step:#}"));
+            assert!(
+                mismatch["distance"].as_u64().unwrap() > mismatch["threshold"].as_u64().unwrap(),
+                "{mismatch:#}"
+            );
             // The expected crop needs it stored in the recording (issue 17 part 3).
             assert!(test["artifacts"]["actual_crop"].is_string(), "{test:#}");
         } else {
