@@ -133,3 +133,7 @@ fn quote(text: &str) -> String {
         format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
+
+#[cfg(test)]
+#[path = "test_report_tests.rs"]
+mod tests;
