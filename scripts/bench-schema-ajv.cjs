@@ -46,7 +46,7 @@ if (!valid.every((v) => first(v))) throw new Error('ajv rejected a valid vector'
 if (invalid.some((v) => first(v))) throw new Error('ajv accepted an invalid vector');
 
 // The same instances as JSON text, for the parse-and-validate rows (JSON.parse then
-// validate, as the Rust side parses text into its compact form then validates).
+// validate, as the Rust side parses text into a serde_json::Value then validates).
 const validText = valid.map((v) => JSON.stringify(v));
 const invalidText = invalid.map((v) => JSON.stringify(v));
 

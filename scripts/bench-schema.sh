@@ -65,25 +65,18 @@ const rows = [
   ['invalid, is_valid vs ajv (first error)', rust.invalid_per_sec.is_valid, ajv.invalid_per_sec.default],
   ['invalid, full report vs ajv (first error)', rust.invalid_per_sec.full_report, ajv.invalid_per_sec.default],
   ['invalid, full report vs ajv allErrors', rust.invalid_per_sec.full_report, ajv.invalid_per_sec.all_errors],
-  ['compact: valid, is_valid vs ajv', rust.compact_per_sec.valid, ajv.valid_per_sec.default],
-  ['compact: invalid, is_valid vs ajv', rust.compact_per_sec.invalid, ajv.invalid_per_sec.default],
-  ['compact: invalid, full report vs allErrors', rust.compact_per_sec.invalid_full_report, ajv.invalid_per_sec.all_errors],
-  ['compact, one document each: valid vs ajv', rust.compact_documents_per_sec.valid, ajv.valid_per_sec.default, false],
-  ['compact, one document each: invalid vs ajv', rust.compact_documents_per_sec.invalid, ajv.invalid_per_sec.default, false],
   ['parse + validate: valid vs JSON.parse + ajv', rust.parse_and_validate_per_sec.valid, ajv.parse_and_validate_per_sec.valid, false],
   ['parse + validate: invalid vs JSON.parse + ajv', rust.parse_and_validate_per_sec.invalid, ajv.parse_and_validate_per_sec.invalid, false],
   ['jsonschema crate: valid vs ajv', rust.reference_per_sec.valid, ajv.valid_per_sec.default],
   ['jsonschema crate: invalid vs ajv', rust.reference_per_sec.invalid, ajv.invalid_per_sec.default],
 ];
-console.log('rows: serde_json::Value instances (default); CompactJson (compact: each file parsed whole');
-console.log('into one CompactJson, as ajv\'s side JSON.parses each file whole, the instances being the');
-console.log('items of its root array; one document each: a CompactJson per instance); text parsed');
-console.log('into CompactJson then validated vs JSON.parse then ajv (parse + validate); and the');
+console.log('rows: serde_json::Value instances, as the structured speaker validates each answer (default);');
+console.log('text parsed into a Value then validated vs JSON.parse then ajv (parse + validate); and the');
 console.log('jsonschema crate on Value instances (the engine the specialised validator replaced)');
 console.log(`ajv ${ajv.ajv} + ajv-formats ${ajv.ajv_formats} on node ${ajv.node}; ` +
   `${rust.instances.valid} valid and ${rust.instances.invalid} invalid instances`);
 console.log('like for like: both sides validate instances parsed once beforehand (ajv: JavaScript');
-console.log('objects from JSON.parse; retrace: serde_json::Value, or CompactJson in the compact rows);');
+console.log('objects from JSON.parse; retrace: serde_json::Value);');
 console.log('parsing is excluded on both sides, except in the parse + validate rows, where both parse');
 console.log('each instance from its JSON text. Time is each thread\'s CPU time (/proc/self/schedstat).');
 console.log(`best of ${rounds} alternating rounds per side; load average before ${loadBefore}, after ${loadAfter}`);

@@ -31,9 +31,26 @@ impl std::fmt::Display for Problem {
 /// and `0.3` (askui 0.45 and later).
 pub const KNOWN_VERSIONS: [&str; 4] = ["0.0", "0.1", "0.2", "0.3"];
 
-/// Whether `text` is a hash as askui stores it: 16 hexadecimal digits (an 8x8 hash).
+/// Whether `text` is a hash as askui stores it: 16 hexadecimal digits (an 8x8 hash), or the
+/// hex of a larger square hash (64 digits for `--hash-size 16`).
 pub fn is_hash_text(text: &str) -> bool {
-    text.len() == 16 && text.bytes().all(|b| b.is_ascii_hexdigit())
+    let bits = text.len() * 4;
+    let side = (bits as f64).sqrt() as usize;
+    bits >= 64 && side * side == bits && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether a hash's bits after the first are all the same: what a featureless (blank) region
+/// hashes to (pHash keeps only its DC bit), so its check matches any blank region.
+pub fn is_flat_hash_text(text: &str) -> bool {
+    let mut bits = text
+        .chars()
+        .filter_map(|digit| digit.to_digit(16))
+        .flat_map(|nibble| (0..4).rev().map(move |shift| (nibble >> shift) & 1))
+        .skip(1);
+    match bits.next() {
+        Some(first) => bits.all(|bit| bit == first),
+        None => false,
+    }
 }
 
 /// Every problem in `file`; empty when it can be replayed as it is.
@@ -123,6 +140,14 @@ pub fn check(file: &CacheFile) -> Vec<Problem> {
                 push(
                     format!("{steps}[{i}].visual_representation"),
                     format!("expected 16 hexadecimal digits, got {hash:?}"),
+                );
+            } else if is_flat_hash_text(hash) {
+                push(
+                    format!("{steps}[{i}].visual_representation"),
+                    format!(
+                        "step {}'s region is blank: its check can detect nothing (hash {hash})",
+                        i + 1
+                    ),
                 );
             } else if retrace_protocol::tool_input::action_point(&step.input).is_none() {
                 push(
@@ -241,5 +266,35 @@ mod tests {
         assert!(check(&f).is_empty());
         f.metadata.version = "9.1".into();
         assert_eq!(check(&f)[0].field, "metadata.version");
+    }
+
+    #[test]
+    fn a_blank_region_is_reported_with_its_one_based_step() {
+        let click = |hash: &str| {
+            ToolUseBlock::new(
+                "b",
+                "computer",
+                json!({"action": "left_click", "coordinate": [1, 2]}),
+            )
+            .with_visual_representation(hash)
+        };
+        let mut f = file(vec![click("8000000000000000")]);
+        f.metadata.goal = None;
+        let got: Vec<String> = check(&f).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            got,
+            [
+                "trajectory[0].visual_representation: step 1's region is blank: its check can detect nothing (hash 8000000000000000)"
+            ]
+        );
+        for flat in ["0000000000000000", "ffffffffffffffff", "7fffffffffffffff"] {
+            assert!(is_flat_hash_text(flat), "{flat}");
+        }
+        for textured in ["00ff00ff00ff00ff", "8000000000000001", "c000000000000000"] {
+            assert!(!is_flat_hash_text(textured), "{textured}");
+        }
+        // A finer hash (--hash-size 16: 64 digits) is a hash too.
+        assert!(is_hash_text(&"0f".repeat(32)));
+        assert!(!is_hash_text(&"0f".repeat(9)));
     }
 }

@@ -11,8 +11,28 @@ use crate::model::CacheMetadata;
 /// the action returned, so a replay can check the action had its effect.
 pub const AFTER_HASH: &str = "visual_representation_after";
 
+/// Step field: what the browser said about the element at the action point before acting
+/// (role, accessible name, state; `retrace_protocol::element::ElementInfo`).
+pub const ELEMENT: &str = "element";
+
+/// Step field: the element at the action point after acting (its state: checked, expanded,
+/// selected, pressed), so replay can check a click had its effect.
+pub const ELEMENT_AFTER: &str = "element_after";
+
+/// Step field: the element with the keyboard focus after a typing step, with its value
+/// (parameter values as `{{name}}` placeholders), so replay can check the text arrived.
+pub const FOCUSED_AFTER: &str = "focused_after";
+
+/// Step field: the crop of the region around the action point before acting (a small PNG,
+/// base64), so a report can show what was expected on any machine.
+pub const EXPECTED_CROP: &str = "visual_crop";
+
 /// Metadata field: `[width, height]` of the screen the trajectory was recorded on.
 pub const DISPLAY_SIZE: &str = "display_size";
+
+/// Metadata field: `[width, height]` of the browser viewport when it differed from
+/// [`DISPLAY_SIZE`] (the model saw the screen scaled to the display size).
+pub const VIEWPORT: &str = "viewport";
 
 /// Metadata field: the model's last verdict on a replay, `{timestamp, success, notes}`.
 pub const LAST_VERIFICATION: &str = "last_verification";
@@ -20,7 +40,16 @@ pub const LAST_VERIFICATION: &str = "last_verification";
 /// The screen size a file was recorded at ([`DISPLAY_SIZE`]), when it says and the value is
 /// two positive integers.
 pub fn display_size(metadata: &CacheMetadata) -> Option<(u32, u32)> {
-    let size = metadata.extra.get(DISPLAY_SIZE)?.as_array()?;
+    size_field(metadata, DISPLAY_SIZE)
+}
+
+/// The viewport a file was recorded at ([`VIEWPORT`]), when it says; else its display size.
+pub fn viewport(metadata: &CacheMetadata) -> Option<(u32, u32)> {
+    size_field(metadata, VIEWPORT).or_else(|| display_size(metadata))
+}
+
+fn size_field(metadata: &CacheMetadata, field: &str) -> Option<(u32, u32)> {
+    let size = metadata.extra.get(field)?.as_array()?;
     let dimension = |value: Option<&Value>| {
         value
             .and_then(Value::as_u64)

@@ -33,10 +33,19 @@ struct LoginPoints {
 }
 
 fn login_points(runtime: &tokio::runtime::Runtime, url: &str) -> LoginPoints {
+    login_points_at(runtime, url, (1280, 800))
+}
+
+/// The centres of the login form's controls in a viewport of `size`, in its pixels.
+fn login_points_at(
+    runtime: &tokio::runtime::Runtime,
+    url: &str,
+    (width, height): (u32, u32),
+) -> LoginPoints {
     runtime.block_on(async {
         let config = ChromiumConfig {
-            width: 1280,
-            height: 800,
+            width,
+            height,
             ..ChromiumConfig::default()
         };
         let browser = ChromiumBrowser::launch(&config).await.unwrap();
@@ -672,5 +681,134 @@ fn a_verified_replay_counts_one_attempt() {
     assert_eq!(
         recording["metadata"]["failures"].as_array().map(Vec::len),
         Some(0)
+    );
+}
+
+/// The `step` of every `tool_called` event in a JSON Lines event log, in order.
+fn tool_call_steps(events: &Path) -> Vec<u64> {
+    std::fs::read_to_string(events)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|event| event["type"] == "tool_called")
+        .filter_map(|event| event["step"].as_u64())
+        .collect()
+}
+
+/// `act --size 1920x1080`: the model is shown the page scaled to 1280x720 (under Anthropic's
+/// 1280x800) and its coordinates are scaled back, so a model that answers in the coordinates
+/// it sees clicks the intended controls; the recording holds their hashes (not a blank
+/// region's) and elements, and replays at the recorded viewport. Every step has the same
+/// number in act's events, the file and replay's events.
+#[test]
+fn act_on_a_large_viewport_scales_to_the_model_size_and_records_the_intended_controls() {
+    retrace_test_support::require!(Chromium);
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let page_points = login_points_at(&runtime, demo.url(), (1920, 1080));
+    let to_model = |(x, y): (i64, i64)| (x * 2 / 3, y * 2 / 3);
+    let points = LoginPoints {
+        username: to_model(page_points.username),
+        password: to_model(page_points.password),
+        sign_in: to_model(page_points.sign_in),
+    };
+    let fake = runtime.block_on(FakeAnthropic::start(login_script(&points)));
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().join("cache");
+    let act_events = dir.path().join("act.jsonl");
+    let output = act_cached(
+        "Log in as {{username}} with password {{password}}",
+        demo.url(),
+        "record",
+        &cache_dir,
+        &[
+            "--size",
+            "1920x1080",
+            "--events",
+            act_events.to_str().unwrap(),
+        ],
+        &fake.base_url(),
+    );
+    let summary = summary_after_exit(&output, 0);
+    assert!(
+        summary["act"]["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
+        "the scaled clicks signed in: {summary}"
+    );
+    let request = fake.requests()[0].body().to_string();
+    assert!(
+        request.contains("\"display_width_px\":1280")
+            && request.contains("\"display_height_px\":720"),
+        "the model is told 1280x720: {}",
+        &request[..request.len().min(600)]
+    );
+
+    let file = cache_dir.join("login.json");
+    let cache: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(cache["metadata"]["display_size"], json!([1280, 720]));
+    assert_eq!(cache["metadata"]["viewport"], json!([1920, 1080]));
+    let steps = cache["trajectory"].as_array().unwrap();
+    let names: Vec<&str> = steps
+        .iter()
+        .filter_map(|step| step["element"]["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["Username", "Password", "Sign in"],
+        "the intended controls"
+    );
+    for step in steps
+        .iter()
+        .filter(|s| s["input"].get("coordinate").is_some())
+    {
+        let hash = step["visual_representation"].as_str().unwrap();
+        assert!(
+            !["8000000000000000", "0000000000000000"].contains(&hash),
+            "a blank region was recorded at {step}"
+        );
+    }
+    let checked = retrace(&["cache", "check", file.to_str().unwrap()], None);
+    assert_eq!(
+        checked.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+
+    let replay_events = dir.path().join("replay.jsonl");
+    let username = format!("username={USERNAME}");
+    let password = format!("password={PASSWORD}");
+    let output = retrace(
+        &[
+            "replay",
+            file.to_str().unwrap(),
+            "--url",
+            demo.url(),
+            "--param",
+            &username,
+            "--param",
+            &password,
+            "--json",
+            "--events",
+            replay_events.to_str().unwrap(),
+        ],
+        None,
+    );
+    let replay = summary_after_exit(&output, 0);
+    assert_eq!(replay["replay"]["checks_passed"]["semantic"], 3, "{replay}");
+
+    // One numbering: the trajectory index, 1-based. act called steps 1..=6 (the screenshot
+    // is step 1); replay replays the acting ones under the same numbers.
+    assert_eq!(tool_call_steps(&act_events), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(tool_call_steps(&replay_events), [2, 3, 4, 5, 6]);
+    let shown = retrace(&["cache", "show", file.to_str().unwrap()], None);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown
+            .lines()
+            .any(|line| line.trim_start().starts_with("6") && line.contains("left_click")),
+        "cache show numbers the sign-in click 6: {shown}"
     );
 }

@@ -101,6 +101,27 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
         let png = std::fs::read(&files(session)[1]).unwrap();
         assert!(png.starts_with(b"\x89PNG"));
     }
+    // The failed step's evidence: the crop recorded in the trajectory and the one replay saw.
+    let crops: Vec<std::path::PathBuf> = files(v2)
+        .into_iter()
+        .filter(|path| path.to_string_lossy().contains("-step7-"))
+        .collect();
+    assert_eq!(crops.len(), 2, "{crops:?}");
+    for crop in &crops {
+        let image = retrace_vision::decode_png(&std::fs::read(crop).unwrap()).unwrap();
+        assert_eq!(
+            (image.width(), image.height()),
+            (100, 100),
+            "{}",
+            crop.display()
+        );
+    }
+    let expected = std::fs::read(&crops[0]).unwrap();
+    let actual = std::fs::read(&crops[1]).unwrap();
+    assert_ne!(
+        expected, actual,
+        "the expected crop is the recording's, not the screen's"
+    );
     let file: Value =
         serde_json::from_str(&std::fs::read_to_string(evidence.join("demo_flow.json")).unwrap())
             .unwrap();

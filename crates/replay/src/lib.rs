@@ -33,6 +33,7 @@ pub mod evidence;
 pub mod ledger;
 pub mod messages;
 pub mod metadata;
+pub mod observe;
 pub mod plan;
 pub mod recorder;
 pub mod request;

@@ -6,12 +6,16 @@
 //! reported before the browser does anything and a replay that checks less than usual says so
 //! once, up front.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use retrace_protocol::events::Png;
 use std::path::PathBuf;
 
 use retrace_cache::CacheError;
 use retrace_cache::CacheFile;
 use retrace_cache::fields;
 use retrace_protocol::ToolUseBlock;
+use retrace_protocol::element::ElementInfo;
 use retrace_protocol::tool_input;
 use retrace_vision::ImageHash;
 use retrace_vision::Method;
@@ -40,6 +44,15 @@ pub struct PlannedStep {
     pub before: Option<ImageHash>,
     /// The hash of the same region after acting, as recorded.
     pub after: Option<ImageHash>,
+    /// The element at `point` before acting, as the browser described it when recorded.
+    pub element: Option<ElementInfo>,
+    /// The element at `point` after acting (its state), as recorded.
+    pub element_after: Option<ElementInfo>,
+    /// The focused element after a typing step, with its value (parameters filled in).
+    pub focused_after: Option<ElementInfo>,
+    /// The recorded region around `point` before acting (a small PNG), so a failure's
+    /// evidence shows what was expected on any machine.
+    pub expected_crop: Option<Png>,
     /// Whether it only observes (replay skips it).
     pub observe_only: bool,
 }
@@ -91,6 +104,18 @@ pub enum PlanError {
         /// Which names.
         #[source]
         source: CacheError,
+    },
+    /// A recorded element description cannot be read.
+    #[error("{path}: step {step}: the recorded `{field}` is not an element description: {reason}")]
+    BadElement {
+        /// The file.
+        path: String,
+        /// The 1-based step.
+        step: usize,
+        /// The field holding it.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
     },
     /// A recorded hash cannot be read.
     #[error("{path}: step {step}: the recorded {field} `{value}` is not a hash: {reason}")]
@@ -173,7 +198,7 @@ impl Plan {
         let steps = calls
             .into_iter()
             .enumerate()
-            .map(|(index, call)| plan_step(&path, index, call))
+            .map(|(index, call)| plan_step(&path, index, call, &request.parameters))
             .collect::<Result<Vec<_>, _>>()?;
         let checks_off = checks_off(&steps[request.start..], visual_enabled);
         Ok(Plan {
@@ -194,7 +219,12 @@ impl Plan {
     }
 }
 
-fn plan_step(path: &str, index: usize, call: ToolUseBlock) -> Result<PlannedStep, PlanError> {
+fn plan_step(
+    path: &str,
+    index: usize,
+    call: ToolUseBlock,
+    parameters: &retrace_cache::ParameterValues,
+) -> Result<PlannedStep, PlanError> {
     let parse = |field: &'static str, text: Option<&str>| -> Result<Option<ImageHash>, PlanError> {
         let Some(text) = text else { return Ok(None) };
         ImageHash::from_hex(text)
@@ -225,7 +255,47 @@ fn plan_step(path: &str, index: usize, call: ToolUseBlock) -> Result<PlannedStep
         }
     };
     let after = parse(fields::AFTER_HASH, after_text)?;
+    let element = |field: &'static str| -> Result<Option<ElementInfo>, PlanError> {
+        let Some(value) = call.extra.get(field).filter(|value| !value.is_null()) else {
+            return Ok(None);
+        };
+        let bad = |reason: String| PlanError::BadElement {
+            path: path.to_owned(),
+            step: index + 1,
+            field,
+            reason,
+        };
+        let filled = retrace_cache::params::substitute_value(value, parameters)
+            .map_err(|error| bad(error.to_string()))?;
+        serde_json::from_value(filled)
+            .map(Some)
+            .map_err(|error| bad(error.to_string()))
+    };
+    let (element_before, element_after, focused_after) = (
+        element(fields::ELEMENT)?,
+        element(fields::ELEMENT_AFTER)?,
+        element(fields::FOCUSED_AFTER)?,
+    );
+    let expected_crop = call
+        .extra
+        .get(fields::EXPECTED_CROP)
+        .and_then(serde_json::Value::as_str)
+        .and_then(|text| match BASE64.decode(text) {
+            Ok(bytes) if bytes.starts_with(b"\x89PNG") => Some(Png::from(bytes)),
+            _ => {
+                tracing::warn!(
+                    "{path}: step {}'s {} is not a base64 PNG; its failures show no expected crop",
+                    index + 1,
+                    fields::EXPECTED_CROP
+                );
+                None
+            }
+        });
     Ok(PlannedStep {
+        expected_crop,
+        element: element_before,
+        element_after,
+        focused_after,
         index,
         point: tool_input::action_point(&call.input),
         observe_only: tool_input::is_observe_only(&call),
@@ -250,12 +320,28 @@ fn checks_off(steps: &[PlannedStep], visual_enabled: bool) -> Vec<String> {
         ];
     }
     let mut off = Vec::new();
+    if pointing.iter().all(|step| step.element.is_none()) {
+        off.push(format!(
+            "semantic: the file holds no element descriptions (`{}`): recorded before retrace \
+             checked elements, by askui, or not in a browser",
+            fields::ELEMENT
+        ));
+    }
     let unhashed = pointing.iter().filter(|step| step.before.is_none()).count();
     if unhashed > 0 {
         off.push(format!(
             "visual: {unhashed} of {} steps that act at a point have no recorded hash",
             pointing.len()
         ));
+    }
+    for step in &pointing {
+        if step.before.as_ref().is_some_and(ImageHash::is_flat) {
+            off.push(format!(
+                "visual: step {}'s region is blank: its check can detect nothing (re-record it \
+                 on a point with something to see)",
+                step.number()
+            ));
+        }
     }
     let no_after = pointing.iter().filter(|step| step.after.is_none()).count();
     if no_after == pointing.len() {

@@ -75,6 +75,9 @@ pub struct ReplaySettings {
     /// compares thousands of places, so a loose bound would find look-alikes. Never looser
     /// than `threshold` (see [`ReplaySettings::search_bound`]).
     pub search_threshold: u32,
+    /// On a browser, how long a step whose checks pass waits for its page to stop loading
+    /// (requests in flight, a navigation) before it acts anyway.
+    pub ready_timeout: Duration,
     /// What to do when a step fails.
     pub on_mismatch: OnMismatch,
     /// Whether a completed replay hands back to the model (to verify the goal) instead of
@@ -97,6 +100,7 @@ impl Default for ReplaySettings {
             search_radius: 80,
             search_after: Duration::from_millis(500),
             search_threshold: 4,
+            ready_timeout: Duration::from_secs(5),
             on_mismatch: OnMismatch::Fail,
             hand_back_on_completion: None,
             write_metadata: true,

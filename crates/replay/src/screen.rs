@@ -1,12 +1,94 @@
 //! [`Screen`]: fresh screenshots for replay's visual checks, decoded and in the coordinate
-//! space the trajectory was recorded in.
+//! space the trajectory was recorded in; and, for a browser, the [`PageProbe`] that checks ask
+//! what is on the page (the element at a point, whether the page is still busy).
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use retrace_drive::Backend;
+use retrace_drive::BrowserBackend;
+use retrace_drive::DriveError;
+use retrace_drive::backend::Point;
 use retrace_drive::computer::Scaler;
+use retrace_drive::readiness::PageActivity;
+use retrace_protocol::element::ElementInfo;
 use retrace_vision::Image;
+
+/// The browser page behind a screen, in the trajectory's coordinates: what checks ask besides
+/// the pixels. A desktop has none, and replays there check pixels only.
+#[derive(Clone)]
+pub struct PageProbe {
+    page: Arc<dyn BrowserBackend>,
+    scaler: Option<Scaler>,
+}
+
+impl std::fmt::Debug for PageProbe {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("PageProbe")
+            .field("page", &self.page.name())
+            .field("scaler", &self.scaler)
+            .finish()
+    }
+}
+
+impl PageProbe {
+    /// A probe of `page`, whose points are the trajectory's own (`scaler` maps them to the
+    /// page's when the model saw another size).
+    pub fn new(page: Arc<dyn BrowserBackend>, scaler: Option<Scaler>) -> Self {
+        Self { page, scaler }
+    }
+
+    /// A trajectory point in page pixels; `None` off the screen.
+    fn to_page(&self, (x, y): (i64, i64)) -> Option<Point> {
+        match &self.scaler {
+            Some(scaler) => scaler.to_display((x, y)).ok(),
+            None => Some(Point {
+                x: i32::try_from(x).ok()?,
+                y: i32::try_from(y).ok()?,
+            }),
+        }
+    }
+
+    /// A page point in the trajectory's coordinates.
+    pub fn to_trajectory(&self, (x, y): (f64, f64)) -> (i64, i64) {
+        let point = Point {
+            x: x.round() as i32,
+            y: y.round() as i32,
+        };
+        match &self.scaler {
+            Some(scaler) => scaler.to_model(point),
+            None => (i64::from(point.x), i64::from(point.y)),
+        }
+    }
+
+    /// The element at a trajectory point.
+    pub async fn element_at(&self, at: (i64, i64)) -> Result<Option<ElementInfo>, DriveError> {
+        match self.to_page(at) {
+            Some(point) => self.page.element_at(point).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The element with the keyboard focus.
+    pub async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
+        self.page.focused_element().await
+    }
+
+    /// The visible elements with this role and accessible name.
+    pub async fn find_elements(
+        &self,
+        role: &str,
+        name: &str,
+    ) -> Result<Vec<ElementInfo>, DriveError> {
+        self.page.find_elements(role, name).await
+    }
+
+    /// What the page is doing now.
+    pub async fn activity(&self) -> Result<PageActivity, DriveError> {
+        self.page.page_activity().await
+    }
+}
 
 /// A source of fresh screenshots.
 #[async_trait]
@@ -19,6 +101,11 @@ pub trait Screen: Send + Sync {
     async fn capture_as_shown(&self) -> Result<Image, String> {
         self.capture().await
     }
+
+    /// The page behind the screen, when it is a browser's.
+    fn page(&self) -> Option<PageProbe> {
+        None
+    }
 }
 
 /// Screenshots straight from a backend, scaled to the model's size when it differs from the
@@ -26,6 +113,7 @@ pub trait Screen: Send + Sync {
 pub struct BackendScreen {
     backend: Arc<dyn Backend>,
     scaler: Option<Scaler>,
+    page: Option<Arc<dyn BrowserBackend>>,
 }
 
 impl std::fmt::Debug for BackendScreen {
@@ -43,15 +131,23 @@ impl BackendScreen {
         Self {
             backend,
             scaler: None,
+            page: None,
         }
     }
 
-    /// Screenshots of `backend` scaled by `scaler` to the model's size.
-    pub fn scaled(backend: Arc<dyn Backend>, scaler: Scaler) -> Self {
+    /// Screenshots of a browser page, whose checks may also ask the page.
+    pub fn browser(page: Arc<dyn BrowserBackend>) -> Self {
         Self {
-            backend,
-            scaler: Some(scaler),
+            backend: page.clone(),
+            scaler: None,
+            page: Some(page),
         }
+    }
+
+    /// The same screen scaled by `scaler` to the model's size (the trajectory's coordinates).
+    pub fn scaled(mut self, scaler: Scaler) -> Self {
+        self.scaler = (!scaler.is_identity()).then_some(scaler);
+        self
     }
 
     /// Scales `shot` to the model's size when needed and decodes it.
@@ -79,5 +175,11 @@ impl Screen for BackendScreen {
     async fn capture_as_shown(&self) -> Result<Image, String> {
         let shot = self.backend.screenshot_as_shown().await;
         self.decode(shot.map_err(|error| error.to_string())?).await
+    }
+
+    fn page(&self) -> Option<PageProbe> {
+        self.page
+            .as_ref()
+            .map(|page| PageProbe::new(page.clone(), self.scaler))
     }
 }

@@ -165,7 +165,7 @@ impl ReplaySpeaker {
         &mut self,
         turn: &TurnContext<'_>,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         phase: CheckPhase,
     ) -> Result<(PhaseEnd, Option<Verdict>), AgentError> {
         let run = self.run_mut(turn)?;
@@ -191,9 +191,21 @@ impl ReplaySpeaker {
         let Some((name, look)) = verdict.failing() else {
             return Ok((PhaseEnd::Passed, Some(verdict)));
         };
-        let (kind, account) = match phase {
-            CheckPhase::Before => (FailureKind::Mismatch, "Visual validation failed at"),
-            CheckPhase::After => (FailureKind::Effect, "Effect check failed after"),
+        let (kind, account) = match (phase, *name) {
+            (CheckPhase::Before, "visual") => (
+                FailureKind::Mismatch,
+                "Visual validation failed at".to_owned(),
+            ),
+            (CheckPhase::Before, name) => {
+                (FailureKind::Mismatch, format!("The {name} check failed at"))
+            }
+            (CheckPhase::After, "effect") => {
+                (FailureKind::Effect, "Effect check failed after".to_owned())
+            }
+            (CheckPhase::After, name) => (
+                FailureKind::Effect,
+                format!("The {name} check failed after"),
+            ),
         };
         let measure = match (look.distance, look.threshold) {
             (Some(distance), Some(threshold)) => {
@@ -201,13 +213,18 @@ impl ReplaySpeaker {
             }
             _ => String::new(),
         };
-        let repair_note = if repair && self.settings.search_radius > 0 {
+        let repair_note = if repair && *name == "visual" && self.settings.search_radius > 0 {
             format!("; no match within {} px", self.settings.search_radius)
         } else {
             String::new()
         };
+        let settled_note = verdict
+            .note
+            .as_ref()
+            .map(|note| format!(" {note}"))
+            .unwrap_or_default();
         let message = format!(
-            "{account} step {} ({}): {}.{measure} (waited {:.1} s{repair_note}).",
+            "{account} step {} ({}): {}.{measure} (waited {:.1} s{repair_note}).{settled_note}",
             step.number(),
             step.describe(),
             look.detail
@@ -223,8 +240,11 @@ impl ReplaySpeaker {
             distance: look.distance,
             threshold: look.threshold,
             waited_ms: Some(millis(verdict.waited.as_millis())),
-            expected_crop: None,
-            actual_crop: region_crop(&verdict.screen, at, env.hashing.region_size),
+            expected_crop: (phase == CheckPhase::Before)
+                .then(|| step.expected_crop.clone())
+                .flatten(),
+            actual_crop: at
+                .and_then(|at| region_crop(&verdict.screen, at, env.hashing.region_size)),
         };
         Ok((PhaseEnd::Failed(Box::new(failure)), Some(verdict)))
     }
@@ -363,10 +383,10 @@ impl ReplaySpeaker {
                 actual_crop: None,
             }));
         }
-        let Some(at) = pending.acted_at else {
-            return Ok(None);
-        };
-        match self.run_phase(turn, step, at, CheckPhase::After).await? {
+        match self
+            .run_phase(turn, step, pending.acted_at, CheckPhase::After)
+            .await?
+        {
             (PhaseEnd::Failed(failure), _) => Ok(Some(*failure)),
             (PhaseEnd::Passed, _) => Ok(None),
         }
@@ -431,6 +451,7 @@ impl Speaker for ReplaySpeaker {
                     hashing: plan.hashing,
                     visual_enabled: plan.visual_enabled,
                     last_acting: false,
+                    page: self.screen.page(),
                 };
                 let tally = Tally::start(&plan, turn.events);
                 let run_tag = jiff::Timestamp::now()
@@ -503,27 +524,21 @@ impl Speaker for ReplaySpeaker {
 
         // Before acting: the checks at the step's point, or a still screen.
         let mut call = step.call.clone();
-        let acted_at = match step.point {
-            Some(point) => match self
-                .run_phase(turn, &step, point, CheckPhase::Before)
-                .await?
-            {
-                (PhaseEnd::Failed(failure), _) => return Ok(self.fail(turn, *failure).await),
-                (PhaseEnd::Passed, Some(verdict)) => match verdict.relocation {
-                    Some(hit) => {
-                        tool_input::shift_point(&mut call.input, hit.offset);
-                        Some((point.0 + hit.offset.0, point.1 + hit.offset.1))
-                    }
-                    None => Some(point),
-                },
-                (PhaseEnd::Passed, None) => {
-                    self.wait_settled(turn, &step).await?;
-                    Some(point)
+        let acted_at = match self
+            .run_phase(turn, &step, step.point, CheckPhase::Before)
+            .await?
+        {
+            (PhaseEnd::Failed(failure), _) => return Ok(self.fail(turn, *failure).await),
+            (PhaseEnd::Passed, Some(verdict)) => match (step.point, verdict.relocation) {
+                (Some(point), Some(hit)) => {
+                    tool_input::shift_point(&mut call.input, hit.offset);
+                    Some((point.0 + hit.offset.0, point.1 + hit.offset.1))
                 }
+                (point, _) => point,
             },
-            None => {
+            (PhaseEnd::Passed, None) => {
                 self.wait_settled(turn, &step).await?;
-                None
+                step.point
             }
         };
 

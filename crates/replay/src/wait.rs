@@ -10,6 +10,16 @@
 //! screen and then looks once; `--wait fixed:S` sleeps and looks once at the screen as shown
 //! (askui's behaviour).
 //!
+//! **On a browser** the page is asked too ([`crate::screen::PageProbe::activity`]):
+//! - *Ready before acting*: checks that pass on a page still loading (a request in flight, a
+//!   navigation under way, the document not complete) do not count until it is done (for at
+//!   most `ready_timeout`): a half-loaded page whose pixels happen to match is not acted on.
+//! - *Failing without the full timeout*: a step whose page has settled (no request in flight,
+//!   no navigation, the screen unchanged for `search_after`) and whose checks still fail, the
+//!   search included, fails then, not after `step_timeout`; a slow server keeps the step
+//!   waiting, because its request is in flight. A desktop gives no such signal: there replay
+//!   waits the step's whole time.
+//!
 //! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried for
 //! [`SCREENSHOT_BUDGET`] (or the step's time when longer): Chromium can leave a capture
 //! requested while a navigation commits unanswered until its CDP timeout, a new request after
@@ -57,6 +67,9 @@ pub struct Verdict {
     pub waited: Duration,
     /// The last screenshot.
     pub screen: Arc<Image>,
+    /// Why it ended before the step's time was up without passing (the page settled), or
+    /// what it waited for in vain (a page that never finished loading).
+    pub note: Option<String>,
 }
 
 impl Verdict {
@@ -84,6 +97,34 @@ pub struct Waiter<'a> {
     pub env: &'a CheckEnv,
 }
 
+/// When the screen and the page last did anything, while a phase polls.
+#[derive(Debug)]
+struct Settling {
+    previous: Option<Arc<Image>>,
+    /// The last time a screenshot differed from the one before, or the page was busy.
+    last_activity: Instant,
+}
+
+impl Settling {
+    fn new() -> Self {
+        Self {
+            previous: None,
+            last_activity: Instant::now(),
+        }
+    }
+
+    /// Notes a screenshot and whether the page was busy when it was taken.
+    fn saw(&mut self, screen: &Arc<Image>, busy: bool) {
+        let changed = self.previous.as_ref().is_none_or(|previous| {
+            !retrace_vision::is_stable(previous, screen, None).unwrap_or(false)
+        });
+        if changed || busy {
+            self.last_activity = Instant::now();
+        }
+        self.previous = Some(Arc::clone(screen));
+    }
+}
+
 impl Waiter<'_> {
     /// Waits until every check in `checks` passes for `step` acting at `at` (see the module
     /// docs), or the step's time is up. With `repair`, checks that can relocate the recorded
@@ -91,7 +132,7 @@ impl Waiter<'_> {
     pub async fn until_checks_pass(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
         repair: bool,
     ) -> Result<Verdict, ScreenError> {
@@ -107,35 +148,57 @@ impl Waiter<'_> {
         };
         // One look, then one search if it failed.
         let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
-        if !verdict.passed() && repair {
+        if !verdict.passed()
+            && repair
+            && let Some(at) = at
+        {
             self.try_repair(step, at, checks, &mut verdict, started)
                 .await?;
         }
         Ok(verdict)
     }
 
-    /// Visual waiting: polls until the checks pass, searching once the screen stood still.
+    /// Visual waiting: polls until the checks pass on a ready page, searching once the screen
+    /// stood still, failing early once the page has settled.
     async fn poll_visual(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
         repair: bool,
         started: Instant,
     ) -> Result<Verdict, ScreenError> {
         let settings = &self.env.settings;
+        let repair_at = at.filter(|_| repair && settings.search_radius > 0);
         let mut last_hit: Option<Relocation> = None;
         let mut last_search: Option<Instant> = None;
+        let mut settling = Settling::new();
         loop {
             let asked_at = started.elapsed();
             let screen = self.capture(View::Rendered).await?;
+            let busy = self.page_busy().await;
+            settling.saw(&screen, busy.is_some());
             let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
             if verdict.passed() {
-                return Ok(verdict);
+                match &busy {
+                    None => return Ok(verdict),
+                    Some(_) if asked_at >= settings.ready_timeout => {
+                        verdict.note = busy.map(|reason| {
+                            format!(
+                                "acted on a page still busy after {:.1} s ({reason})",
+                                asked_at.as_secs_f64()
+                            )
+                        });
+                        return Ok(verdict);
+                    }
+                    Some(_) => {
+                        tokio::time::sleep(settings.poll_interval).await;
+                        continue;
+                    }
+                }
             }
-            let timed_out = asked_at >= settings.step_timeout;
-            if timed_out {
-                if repair {
+            if asked_at >= settings.step_timeout {
+                if let Some(at) = repair_at {
                     self.try_repair(step, at, checks, &mut verdict, started)
                         .await?;
                 }
@@ -143,7 +206,9 @@ impl Waiter<'_> {
             }
             let due = started.elapsed() >= settings.search_after
                 && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
-            if repair && due {
+            if let Some(at) = repair_at
+                && due
+            {
                 last_search = Some(Instant::now());
                 let hit = self.relocated(step, at, checks, &screen).await?;
                 match (hit, last_hit) {
@@ -156,13 +221,30 @@ impl Waiter<'_> {
                     (hit, _) => last_hit = hit.map(|(hit, _)| hit),
                 }
             }
+            // A browser page that has settled will not change by waiting longer.
+            let settled_for = settling.last_activity.elapsed();
+            let searched_since_settled = repair_at.is_none()
+                || last_search.is_some_and(|search| search >= settling.last_activity);
+            if self.env.page.is_some()
+                && busy.is_none()
+                && last_hit.is_none()
+                && settled_for >= settings.search_after
+                && searched_since_settled
+            {
+                verdict.waited = started.elapsed();
+                verdict.note = Some(format!(
+                    "the page settled (no request, no navigation, no change on screen for {:.1} s) without matching",
+                    settled_for.as_secs_f64()
+                ));
+                return Ok(verdict);
+            }
             tokio::time::sleep(settings.poll_interval).await;
         }
     }
 
-    /// Waits until two screenshots in a row are the same (or the step's time is up): what a
-    /// step nothing checks waits for before it acts. Returns whether the screen settled and
-    /// how long it took. A fixed delay just sleeps.
+    /// Waits until two screenshots in a row are the same and the page (on a browser) is not
+    /// busy, or the step's time is up: what a step nothing checks waits for before it acts.
+    /// Returns whether it settled and how long it took. A fixed delay just sleeps.
     pub async fn until_settled(&self) -> Result<(bool, Duration), ScreenError> {
         let started = Instant::now();
         if let WaitMode::Fixed(delay) = self.env.settings.wait {
@@ -173,8 +255,8 @@ impl Waiter<'_> {
         Ok((settled, started.elapsed()))
     }
 
-    /// Polls until two consecutive screenshots show the same picture or the step's time is
-    /// up; the last screenshot and whether it settled.
+    /// Polls until two consecutive screenshots show the same picture on a page that is not
+    /// busy, or the step's time is up; the last screenshot and whether it settled.
     async fn settled_screen(&self, started: Instant) -> Result<(Arc<Image>, bool), ScreenError> {
         let settings = &self.env.settings;
         let mut previous = self.capture(View::Rendered).await?;
@@ -182,11 +264,43 @@ impl Waiter<'_> {
             tokio::time::sleep(settings.poll_interval).await;
             let asked_at = started.elapsed();
             let next = self.capture(View::Rendered).await?;
-            let stable = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
-            if stable || asked_at >= settings.step_timeout {
-                return Ok((next, stable));
+            let still = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
+            let ready = asked_at >= settings.ready_timeout || self.page_busy().await.is_none();
+            if (still && ready) || asked_at >= settings.step_timeout {
+                return Ok((next, still && ready));
             }
             previous = next;
+        }
+    }
+
+    /// Why the page is busy now (a request in flight, a navigation, a document not yet
+    /// complete); `None` when it is not, or there is no page to ask.
+    async fn page_busy(&self) -> Option<String> {
+        let page = self.env.page.as_ref()?;
+        let activity = match page.activity().await {
+            Ok(activity) => activity,
+            Err(error) => return Some(format!("the page did not answer: {error}")),
+        };
+        if activity.navigation_pending {
+            return Some("a navigation is under way".into());
+        }
+        if activity.requests_in_flight > 0 {
+            return Some(format!(
+                "{} request{} in flight",
+                activity.requests_in_flight,
+                if activity.requests_in_flight == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ));
+        }
+        match &activity.document {
+            Ok(document) if document.ready_state != "complete" => {
+                Some(format!("the document is {}", document.ready_state))
+            }
+            Ok(_) => None,
+            Err(reason) => Some(reason.clone()),
         }
     }
 
@@ -194,7 +308,7 @@ impl Waiter<'_> {
     async fn look_all(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
         screen: &Arc<Image>,
         started: Instant,
@@ -204,13 +318,14 @@ impl Waiter<'_> {
             relocation: None,
             waited: started.elapsed(),
             screen: Arc::clone(screen),
+            note: None,
         })
     }
 
     async fn looks(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
         screen: &Arc<Image>,
     ) -> Result<Vec<(&'static str, Look)>, ScreenError> {
@@ -239,7 +354,7 @@ impl Waiter<'_> {
                 continue;
             };
             let moved = (at.0 + hit.offset.0, at.1 + hit.offset.1);
-            let looks = self.looks(step, moved, checks, screen).await?;
+            let looks = self.looks(step, Some(moved), checks, screen).await?;
             if looks.iter().all(|(_, look)| look.passed) {
                 return Ok(Some((hit, looks)));
             }

@@ -36,6 +36,7 @@ use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::computer::Scaler;
 use retrace_drive::web::DEFAULT_SESSION;
 use retrace_drive::web::WebCommand;
 use retrace_drive::web::WebExecutor;
@@ -55,7 +56,10 @@ use retrace_replay::ReplaySettings;
 use retrace_replay::ReplaySpeaker;
 use retrace_replay::cache_tools::CACHE_TOOLS_PROMPT;
 use retrace_replay::ledger::ReplayLedger;
+use retrace_replay::observe::Observations;
+use retrace_replay::observe::ObservingTool;
 use retrace_replay::screen::BackendScreen;
+use retrace_replay::screen::PageProbe;
 use retrace_schema::SchemaManager;
 
 use crate::browser::BrowserConfig;
@@ -140,8 +144,12 @@ pub struct ActJob {
     pub max_steps: usize,
     /// Output token limit per model turn.
     pub max_tokens: u32,
-    /// Which browser, at what size (the size the model sees).
+    /// Which browser, at what viewport size.
     pub browser: BrowserConfig,
+    /// The screen size the model sees; `None`: [`recommended_model_size`] of the viewport.
+    pub model_size: Option<(u32, u32)>,
+    /// Hash size of the recorded regions (8: askui's 64-bit hashes; 16: finer).
+    pub hash_size: u32,
     /// How the trajectory cache is used.
     pub cache: CacheMode,
     /// The trajectory directory.
@@ -192,21 +200,58 @@ impl ActJob {
         Ok(())
     }
 
-    fn recording(&self) -> Recording {
+    /// The screen size the model sees and the trajectory's coordinates are in.
+    pub fn model_size(&self) -> (u32, u32) {
+        self.model_size
+            .unwrap_or_else(|| recommended_model_size(self.browser.size))
+    }
+
+    /// Scales between what the model sees and the viewport.
+    fn scaler(&self) -> Scaler {
+        Scaler {
+            model: self.model_size(),
+            display: self.browser.size,
+        }
+    }
+
+    fn recording(&self, observations: Observations) -> Recording {
         Recording {
             goal_template: self.goal.clone(),
             cache_dir: self.cache_dir.clone(),
             cache_file: self.cache_file.clone(),
-            display_size: self.browser.size,
+            display_size: self.model_size(),
+            viewport: self.browser.size,
+            hash_size: self.hash_size,
+            observations,
             parameters: self.parameters.clone(),
         }
     }
+}
+
+/// The largest screen a computer-use model is shown: Anthropic recommends keeping screenshots
+/// at or under 1280x800 (XGA/WXGA class); larger ones are downscaled by the API anyway, and
+/// its coordinates then miss.
+pub const MAX_MODEL_SIZE: (u32, u32) = (1280, 800);
+
+/// `viewport` scaled down, aspect kept, to fit [`MAX_MODEL_SIZE`]; unchanged when it fits.
+pub fn recommended_model_size((width, height): (u32, u32)) -> (u32, u32) {
+    let (max_width, max_height) = MAX_MODEL_SIZE;
+    if width <= max_width && height <= max_height {
+        return (width, height);
+    }
+    let scale = f64::min(
+        f64::from(max_width) / f64::from(width),
+        f64::from(max_height) / f64::from(height),
+    );
+    let side = |value: u32| ((f64::from(value) * scale).round() as u32).max(1);
+    (side(width), side(height))
 }
 
 /// What a conversation left behind, before the session's report is put together.
 struct Ended {
     run: RunReport,
     toolbox: Toolbox,
+    observations: Observations,
     model: String,
     pricing: Option<retrace_llm::Pricing>,
     final_url: Option<String>,
@@ -236,7 +281,7 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
         Ok(ended) => {
             let recorded = if job.cache.records() {
                 record_run(
-                    &job.recording(),
+                    &job.recording(ended.observations.clone()),
                     &ended.run,
                     &ended.toolbox,
                     report.replay.as_ref(),
@@ -308,7 +353,7 @@ async fn act_computer(
     let computer = ComputerTool::new(
         backend.clone(),
         ComputerToolConfig {
-            model_size: Some(job.browser.size),
+            model_size: Some(job.model_size()),
             ..ComputerToolConfig::default()
         },
     )
@@ -317,7 +362,13 @@ async fn act_computer(
         tool: "computer",
         message: error.to_string(),
     })?;
-    let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    let observations = Observations::new();
+    let probe = PageProbe::new(page.clone(), Some(job.scaler()));
+    let mut toolbox = Toolbox::new().with(Arc::new(ObservingTool::new(
+        Arc::new(DriveTool::computer(Arc::new(computer))),
+        probe,
+        observations.clone(),
+    )));
     let mut settings = AgentSettings {
         max_tokens: job.max_tokens,
         ..AgentSettings::default()
@@ -336,8 +387,11 @@ async fn act_computer(
             ..ReplaySettings::default()
         };
         replayer = Some(
-            ReplaySpeaker::new(replay_settings, Arc::new(BackendScreen::new(backend)))
-                .with_ledger(ledger),
+            ReplaySpeaker::new(
+                replay_settings,
+                Arc::new(BackendScreen::browser(page.clone()).scaled(job.scaler())),
+            )
+            .with_ledger(ledger),
         );
     }
     let model = provider.model_id().to_owned();
@@ -354,6 +408,7 @@ async fn act_computer(
     Ok(Ended {
         run,
         toolbox: conversation.toolbox().clone(),
+        observations,
         model,
         pricing,
         final_url: page.current_url().await.ok(),
@@ -431,6 +486,7 @@ async fn act_structured(
     Ok(Ended {
         run,
         toolbox: conversation.toolbox().clone(),
+        observations: Observations::new(),
         model,
         pricing,
         final_url: page.current_url().await.ok(),

@@ -21,7 +21,6 @@ use retrace_cache::ParameterValues;
 use retrace_demo::DemoConfig;
 use retrace_demo::DemoServer;
 use retrace_demo::Latency;
-use retrace_drive::Backend;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_protocol::Message;
@@ -30,7 +29,10 @@ use retrace_protocol::events::FailureKind;
 use retrace_protocol::events::SessionReport;
 use retrace_protocol::tool_names::COMPUTER;
 use retrace_replay::ReplaySettings;
+use retrace_replay::observe::Observations;
+use retrace_replay::observe::ObservingTool;
 use retrace_replay::recorder::RecordSettings;
+use retrace_replay::screen::PageProbe;
 use serde_json::json;
 
 use crate::browser::BrowserConfig;
@@ -113,10 +115,9 @@ pub fn demo_parameters() -> Parameters {
 pub async fn rerecord(chromium: &Path, path: &Path) -> Result<(), RunnerError> {
     let server = start_app(Latency::None).await?;
     let browser = BrowserConfig::launch(chromium, DEMO_SIZE).open().await?;
-    let page: Arc<dyn Backend> =
-        Arc::new(open_page(&browser, &server.url(), PageLoad::Quiet).await?);
+    let page = Arc::new(open_page(&browser, &server.url(), PageLoad::Quiet).await?);
     let computer = ComputerTool::new(
-        page,
+        page.clone(),
         ComputerToolConfig {
             model_size: Some(DEMO_SIZE),
             ..ComputerToolConfig::default()
@@ -127,7 +128,12 @@ pub async fn rerecord(chromium: &Path, path: &Path) -> Result<(), RunnerError> {
         tool: "computer",
         message: error.to_string(),
     })?;
-    let toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    let observations = Observations::new();
+    let toolbox = Toolbox::new().with(Arc::new(ObservingTool::new(
+        Arc::new(DriveTool::computer(Arc::new(computer))),
+        PageProbe::new(page, None),
+        observations.clone(),
+    )));
     let mut conversation = Conversation::new(
         vec![Box::new(ScriptSpeaker::new(demo_script()))],
         toolbox.clone(),
@@ -148,6 +154,7 @@ pub async fn rerecord(chromium: &Path, path: &Path) -> Result<(), RunnerError> {
     let settings = RecordSettings {
         parameters,
         display_size: Some(DEMO_SIZE),
+        observations,
         ..RecordSettings::default()
     };
     let file = retrace_replay::recorder::build_cache_file(

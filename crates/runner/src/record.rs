@@ -17,6 +17,7 @@ use retrace_protocol::events::Events;
 use retrace_protocol::events::ReplayOutcome;
 use retrace_protocol::tool_input;
 use retrace_protocol::tool_names;
+use retrace_replay::observe::Observations;
 use retrace_replay::recorder;
 use retrace_replay::recorder::RecordSettings;
 
@@ -32,8 +33,14 @@ pub struct Recording {
     pub cache_dir: PathBuf,
     /// The file name to write, or a generated one.
     pub cache_file: Option<String>,
-    /// The screen size the model saw.
+    /// The screen size the model saw (the trajectory's coordinates).
     pub display_size: (u32, u32),
+    /// The browser's viewport, when it differs from what the model saw.
+    pub viewport: (u32, u32),
+    /// Hash size of the recorded regions (8: askui's 64-bit hashes).
+    pub hash_size: u32,
+    /// What the page said about each action (see [`retrace_replay::observe`]).
+    pub observations: Observations,
     /// Values to turn back into placeholders.
     pub parameters: Parameters,
 }
@@ -71,6 +78,9 @@ pub fn record_run(
         cache_dir: recording.cache_dir.clone(),
         file_name: recording.cache_file.clone(),
         display_size: Some(recording.display_size),
+        viewport: Some(recording.viewport),
+        hash_size: recording.hash_size,
+        observations: recording.observations.clone(),
         ..RecordSettings::default()
     };
     let file = recorder::build_cache_file(

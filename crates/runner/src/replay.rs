@@ -22,6 +22,7 @@ use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumPage;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::computer::Scaler;
 use retrace_drive::web::WebExecutorConfig;
 use retrace_protocol::Message;
 use retrace_protocol::events::Event;
@@ -74,8 +75,16 @@ impl ReplayJob {
     /// [`DEFAULT_SIZE`].
     pub fn viewport(&self) -> (u32, u32) {
         self.size
-            .or_else(|| recorded_size(&self.file))
+            .or_else(|| recorded_sizes(&self.file).map(|sizes| sizes.viewport))
             .unwrap_or(DEFAULT_SIZE)
+    }
+
+    /// The size of the trajectory's coordinates (what the model saw when it was recorded):
+    /// the file's display size, else the viewport.
+    pub fn model_size(&self) -> (u32, u32) {
+        recorded_sizes(&self.file)
+            .map(|sizes| sizes.display)
+            .unwrap_or_else(|| self.viewport())
     }
 
     /// Checks, before any browser starts, that the file reads and every parameter it uses
@@ -95,10 +104,23 @@ impl ReplayJob {
     }
 }
 
-/// The viewport a file was recorded at (`metadata.display_size`), if it says.
-pub fn recorded_size(file: &Path) -> Option<(u32, u32)> {
+/// The sizes a file was recorded at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedSizes {
+    /// The screen the model saw: the trajectory's coordinates (`metadata.display_size`).
+    pub display: (u32, u32),
+    /// The browser viewport (`metadata.viewport`, else the display size).
+    pub viewport: (u32, u32),
+}
+
+/// The sizes a file was recorded at, if it says.
+pub fn recorded_sizes(file: &Path) -> Option<RecordedSizes> {
     let cache = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE).ok()?;
-    retrace_cache::fields::display_size(&cache.metadata)
+    let display = retrace_cache::fields::display_size(&cache.metadata)?;
+    Some(RecordedSizes {
+        display,
+        viewport: retrace_cache::fields::viewport(&cache.metadata).unwrap_or(display),
+    })
 }
 
 /// Replays `job`, sending every event to `events` (and to the job's log), and ends with a
@@ -158,9 +180,42 @@ async fn run_session(
                 .get_or_insert_with(|| "the replay did not start".into());
         }
     }
+    if let Some(path) = &job.final_screenshot {
+        write_failure_crops(path, &mut report);
+    }
     report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     events.emit(Event::SessionFinished(Box::new(report.clone())));
     report
+}
+
+/// Writes a failed step's expected and actual crops beside the final screenshot
+/// (`final-v2.png` → `final-v2-step7-expected.png`, `...-actual.png`) and lists them as
+/// evidence; a crop that cannot be written is named in the log, never fails the session.
+fn write_failure_crops(final_screenshot: &Path, report: &mut SessionReport) {
+    let Some(failure) = report
+        .replay
+        .as_ref()
+        .and_then(|replay| replay.failure.as_ref())
+    else {
+        return;
+    };
+    let stem = final_screenshot
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".into());
+    let crops = [
+        ("expected", failure.expected_crop.clone()),
+        ("actual", failure.actual_crop.clone()),
+    ];
+    for (which, crop) in crops {
+        let Some(crop) = crop else { continue };
+        let path =
+            final_screenshot.with_file_name(format!("{stem}-step{}-{which}.png", failure.step));
+        match write_png(&path, crop.bytes()) {
+            Ok(()) => report.evidence.push(path),
+            Err(error) => tracing::warn!(%error, "could not write the {which} crop"),
+        }
+    }
 }
 
 /// Subscribes a JSON Lines log at `path`, scrubbed of the secret values of `parameters`, to
@@ -210,9 +265,14 @@ async fn replay_on(
     report: &mut SessionReport,
 ) -> Result<(), RunnerError> {
     let page = Arc::new(open_page(browser, &job.url, PageLoad::Loaded).await?);
-    let toolbox = replay_tools(&page, browser, size).await?;
-    let backend: Arc<dyn Backend> = page.clone();
-    let speaker = ReplaySpeaker::new(job.settings.clone(), Arc::new(BackendScreen::new(backend)));
+    let model = job.model_size();
+    let toolbox = replay_tools(&page, browser, model).await?;
+    let scaler = Scaler {
+        model,
+        display: size,
+    };
+    let screen = BackendScreen::browser(page.clone()).scaled(scaler);
+    let speaker = ReplaySpeaker::new(job.settings.clone(), Arc::new(screen));
     let mut conversation =
         Conversation::new(vec![Box::new(speaker)], toolbox, events.clone())?.with_max_steps(10_000);
     let request = ReplayRequest::new(&job.file).with_parameters(job.parameters.values());
@@ -237,13 +297,13 @@ async fn replay_on(
 async fn replay_tools(
     page: &Arc<ChromiumPage>,
     browser: &ChromiumBrowser,
-    size: (u32, u32),
+    model_size: (u32, u32),
 ) -> Result<Toolbox, RunnerError> {
     let backend: Arc<dyn Backend> = page.clone();
     let computer = ComputerTool::new(
         backend.clone(),
         ComputerToolConfig {
-            model_size: Some(size),
+            model_size: Some(model_size),
             // Nobody reads a replayed action's screenshot: the checks look at the screen
             // themselves, so skip the capture and its settle time.
             screenshot_after_action: false,

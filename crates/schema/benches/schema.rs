@@ -22,6 +22,7 @@ use retrace_schema::ResponseOptions;
 use retrace_schema::SchemaKind;
 use retrace_schema::SchemaManager;
 use retrace_schema::ValidationContext;
+use retrace_schema::parse_model_answer;
 use retrace_test_support::read_json;
 use retrace_test_support::vectors_dir;
 use serde_json::Value;
@@ -132,5 +133,28 @@ fn validation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, generation, validation);
+/// What the structured speaker does with each model answer
+/// (`retrace_agent::structured::read_answer`): the one JSON object out of the model's text,
+/// then the response schema and its semantic checks on the `serde_json::Value` (which the
+/// decision and the transcript use).
+fn task_loop_answer(c: &mut Criterion) {
+    let manager = SchemaManager::new();
+    let options = ResponseOptions::default();
+    let context = ValidationContext::default();
+    let json = include_str!("../tests/fixtures/seed_response_retry.json");
+    let text = format!("I will reveal the login form.\n```json\n{json}\n```\n");
+    let mut group = c.benchmark_group("task_loop_answer");
+    group.bench_function("parse_model_answer_then_validate_ai_response", |b| {
+        b.iter(|| {
+            let answer = parse_model_answer(black_box(&text)).unwrap();
+            let result = manager
+                .validate_ai_response(&answer, options, &context)
+                .unwrap();
+            (answer, result.valid)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, generation, validation, task_loop_answer);
 criterion_main!(benches);

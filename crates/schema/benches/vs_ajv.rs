@@ -2,18 +2,14 @@
 //! vectors (the same schema and instances ajv is run on), the cost of a full error report,
 //! and schema generation uncached and cached. Prints one JSON object on stdout.
 //!
-//! Validation is measured several ways on the same instances: `serde_json::Value`s on the
-//! specialised validator (the default rows); the same instances in the flat
-//! [`CompactJson`] form, each file parsed whole as ajv's side gets it from one
-//! `JSON.parse` (the compact rows: the instances are the items of the root array, in one
-//! contiguous buffer) and one document per instance (the compact-documents rows); and the
-//! `jsonschema` crate on `Value`s (the engine the specialised validator replaced).
-//! A further pair of rows includes parsing: each instance as JSON text parsed into
-//! [`CompactJson`] then validated, as ajv's side runs `JSON.parse` then validates.
-//! `--validation-only` skips generation; `--compact-only` prints the compact figures alone.
-//! `--by-kind` prints nanoseconds per invalid instance on the compact path for each kind
-//! `invalid_kinds.json` names (`--by-kind --quick`: all kinds together only), to compare with
-//! ajv's from `scripts/bench-schema-kinds.cjs`.
+//! Validation runs on `serde_json::Value`s, as the structured speaker validates each model
+//! answer: on the specialised validator (the default rows) and on the `jsonschema` crate
+//! (the engine the specialised validator replaced). A further pair of rows includes parsing:
+//! each instance as JSON text parsed into a `Value` then validated, as ajv's side runs
+//! `JSON.parse` then validates. `--validation-only` skips generation; `--by-kind` prints
+//! nanoseconds per invalid instance for each kind `invalid_kinds.json` names (`--by-kind
+//! --quick`: all kinds together only), to compare with ajv's from
+//! `scripts/bench-schema-kinds.cjs`.
 //!
 //! Run it through the script, or alone: `cargo bench -p retrace-schema --bench vs_ajv`.
 //!
@@ -33,8 +29,6 @@ use std::time::Instant;
 
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
-use retrace_schema::CompactJson;
-use retrace_schema::CompactValue;
 use retrace_schema::ComparisonOptions;
 use retrace_schema::CompiledSchema;
 use retrace_schema::DEFAULT_VERSION;
@@ -95,13 +89,6 @@ fn nanos(mut f: impl FnMut() -> usize) -> f64 {
     (cpu_time() - start).as_nanos() as f64 / runs as f64
 }
 
-/// A vector file parsed whole into one [`CompactJson`], as ajv's side gets it from one
-/// `JSON.parse`: the instances are the root array's items, in one contiguous buffer.
-fn instance_set(name: &str) -> CompactJson {
-    let text = std::fs::read_to_string(vectors_dir().join("schema").join(name)).unwrap();
-    CompactJson::parse(text).unwrap()
-}
-
 fn array(name: &str) -> Vec<Value> {
     let Value::Array(items) = read_json(&vectors_dir().join("schema").join(name)) else {
         panic!("{name} is not an array");
@@ -109,83 +96,28 @@ fn array(name: &str) -> Vec<Value> {
     items
 }
 
-/// `--compact-only`: the compact figures alone, in nanoseconds per instance (a quick loop
-/// while working on the compact path): each file parsed whole (`set_*`), one document per
-/// instance (`document_*`), parsing alone, and parsing then validating.
-fn compact_only(schema: &CompiledSchema, valid: &[Value], invalid: &[Value]) {
-    let texts = |items: &[Value]| -> Vec<String> { items.iter().map(Value::to_string).collect() };
-    let (valid_text, invalid_text) = (texts(valid), texts(invalid));
-    let parse = |t: &String| CompactJson::parse(t.as_str()).unwrap();
-    let valid_compact: Vec<CompactJson> = valid_text.iter().map(parse).collect();
-    let invalid_compact: Vec<CompactJson> = invalid_text.iter().map(parse).collect();
-    let ns = |per_sec: f64| (1e9 / per_sec).round();
-    let (valid_set, invalid_set) = (instance_set("valid.json"), instance_set("invalid.json"));
-    let valid_items: Vec<CompactValue> = valid_set.root().items().collect();
-    let invalid_items: Vec<CompactValue> = invalid_set.root().items().collect();
-    let set_valid_ns = ns(throughput(&valid_items, |v| {
-        usize::from(schema.is_valid_compact_value(*v))
-    }));
-    let set_invalid_ns = ns(throughput(&invalid_items, |v| {
-        usize::from(schema.is_valid_compact_value(*v))
-    }));
-    let valid_ns = ns(throughput(&valid_compact, |d| {
-        usize::from(schema.is_valid_compact(d))
-    }));
-    let invalid_ns = ns(throughput(&invalid_compact, |d| {
-        usize::from(schema.is_valid_compact(d))
-    }));
-    let parse_ns = ns(throughput(&valid_text, |t| parse(t).text().len()));
-    let parse_valid_ns = ns(throughput(&valid_text, |t| {
-        usize::from(schema.is_valid_compact(&parse(t)))
-    }));
-    println!(
-        "{}",
-        json!({
-            "set_valid_ns": set_valid_ns,
-            "set_invalid_ns": set_invalid_ns,
-            "document_valid_ns": valid_ns,
-            "document_invalid_ns": invalid_ns,
-            "parse_ns": parse_ns,
-            "parse_and_validate_valid_ns": parse_valid_ns,
-        })
-    );
-}
-
-/// `--by-kind`: nanoseconds per invalid instance on the compact path, grouped by the kind
-/// `invalid_kinds.json` names (compare with `scripts/bench-schema-kinds.cjs` for ajv).
-fn by_kind(schema: &CompiledSchema) {
-    let set = instance_set("invalid.json");
-    let items: Vec<CompactValue> = set.root().items().collect();
+/// `--by-kind`: nanoseconds per invalid instance, grouped by the kind `invalid_kinds.json`
+/// names (compare with `scripts/bench-schema-kinds.cjs` for ajv).
+fn by_kind(schema: &CompiledSchema, valid: &[Value], invalid: &[Value]) {
     let kinds = array("invalid_kinds.json");
-    let mut groups: Vec<(String, Vec<CompactValue>)> = Vec::new();
-    for (item, kind) in items.iter().zip(&kinds) {
+    let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
+    for (item, kind) in invalid.iter().zip(&kinds) {
         let kind = kind.as_str().unwrap_or_default();
         match groups.iter_mut().find(|(k, _)| k == kind) {
-            Some((_, group)) => group.push(*item),
-            None => groups.push((kind.to_owned(), vec![*item])),
+            Some((_, group)) => group.push(item),
+            None => groups.push((kind.to_owned(), vec![item])),
         }
     }
     let mut out = serde_json::Map::new();
     let quick = std::env::args().any(|a| a == "--quick");
     for (kind, group) in groups.iter().filter(|_| !quick) {
-        let per_sec = throughput(group, |v| usize::from(schema.is_valid_compact_value(*v)));
+        let per_sec = throughput(group, |v| usize::from(schema.is_valid(v)));
         out.insert(kind.clone(), json!((1e9 / per_sec).round()));
     }
-    let per_sec = throughput(&items, |v| usize::from(schema.is_valid_compact_value(*v)));
+    let per_sec = throughput(invalid, |v| usize::from(schema.is_valid(v)));
     out.insert("all".to_owned(), json!((1e9 / per_sec).round()));
-    let valid_set = instance_set("valid.json");
-    let valid: Vec<CompactValue> = valid_set.root().items().collect();
-    let per_sec = throughput(&valid, |v| usize::from(schema.is_valid_compact_value(*v)));
+    let per_sec = throughput(valid, |v| usize::from(schema.is_valid(v)));
     out.insert("valid".to_owned(), json!((1e9 / per_sec).round()));
-    // A few hundred instances, whose buffer stays in the core's caches.
-    let per_sec = throughput(&valid[..300], |v| {
-        usize::from(schema.is_valid_compact_value(*v))
-    });
-    out.insert("valid_cached".to_owned(), json!((1e9 / per_sec).round()));
-    let per_sec = throughput(&items[..300], |v| {
-        usize::from(schema.is_valid_compact_value(*v))
-    });
-    out.insert("invalid_cached".to_owned(), json!((1e9 / per_sec).round()));
     println!("{}", Value::Object(out));
 }
 
@@ -203,11 +135,7 @@ fn main() {
     assert!(invalid.iter().all(|v| !schema.is_valid(v)));
 
     if std::env::args().any(|a| a == "--by-kind") {
-        by_kind(&schema);
-        return;
-    }
-    if std::env::args().any(|a| a == "--compact-only") {
-        compact_only(&schema, &valid, &invalid);
+        by_kind(&schema, &valid, &invalid);
         return;
     }
     let valid_is_valid = throughput(&valid, |v| usize::from(schema.is_valid(v)));
@@ -215,66 +143,18 @@ fn main() {
     let invalid_is_valid = throughput(&invalid, |v| usize::from(schema.is_valid(v)));
     let invalid_report = throughput(&invalid, |v| schema.validate(v).errors.len());
     let report_ns = 1e9 / invalid_report;
-    // The same instances parsed once into the flat form, as ajv gets them parsed once into
-    // JavaScript objects: each file by one parse (as ajv's side runs one `JSON.parse`), the
-    // instances the items of its root array, in one contiguous buffer per file.
-    let (valid_set, invalid_set) = (instance_set("valid.json"), instance_set("invalid.json"));
-    let valid_items: Vec<CompactValue> = valid_set.root().items().collect();
-    let invalid_items: Vec<CompactValue> = invalid_set.root().items().collect();
-    assert_eq!(valid_items.len(), valid.len());
-    assert_eq!(invalid_items.len(), invalid.len());
-    assert!(
-        valid_items
-            .iter()
-            .all(|v| schema.is_valid_compact_value(*v))
-    );
-    assert!(
-        invalid_items
-            .iter()
-            .all(|v| !schema.is_valid_compact_value(*v))
-    );
-    let compact_valid = throughput(&valid_items, |v| {
-        usize::from(schema.is_valid_compact_value(*v))
-    });
-    let compact_invalid = throughput(&invalid_items, |v| {
-        usize::from(schema.is_valid_compact_value(*v))
-    });
-    let compact_report = throughput(&invalid_items, |v| {
-        schema.validate_compact_value(*v).errors.len()
-    });
-    // One `CompactJson` per instance (each its own buffer, as the structured speaker
-    // parses one answer).
-    let documents = |items: &[Value]| -> Vec<CompactJson> {
-        items
-            .iter()
-            .map(|v| CompactJson::parse(v.to_string()).unwrap())
-            .collect()
-    };
-    let (valid_documents, invalid_documents) = (documents(&valid), documents(&invalid));
-    assert!(valid_documents.iter().all(|d| schema.is_valid_compact(d)));
-    assert!(
-        invalid_documents
-            .iter()
-            .all(|d| !schema.is_valid_compact(d))
-    );
-    let documents_valid = throughput(&valid_documents, |d| {
-        usize::from(schema.is_valid_compact(d))
-    });
-    let documents_invalid = throughput(&invalid_documents, |d| {
-        usize::from(schema.is_valid_compact(d))
-    });
     // Parsing included: the instances as JSON text (as ajv's side gets them from
-    // `JSON.stringify`), parsed into the compact form then validated, against ajv's
-    // `JSON.parse` then validate.
+    // `JSON.stringify`), parsed into a `Value` then validated, against ajv's `JSON.parse`
+    // then validate.
     let (valid_text, invalid_text): (Vec<String>, Vec<String>) = (
         valid.iter().map(Value::to_string).collect(),
         invalid.iter().map(Value::to_string).collect(),
     );
     let parse_valid = throughput(&valid_text, |t| {
-        usize::from(schema.is_valid_compact(&CompactJson::parse(t.as_str()).unwrap()))
+        usize::from(schema.is_valid(&serde_json::from_str::<Value>(t).unwrap()))
     });
     let parse_invalid = throughput(&invalid_text, |t| {
-        usize::from(schema.is_valid_compact(&CompactJson::parse(t.as_str()).unwrap()))
+        usize::from(schema.is_valid(&serde_json::from_str::<Value>(t).unwrap()))
     });
     // The `jsonschema` crate on the same instances: the engine the specialised one replaced.
     let reference = CompiledSchema::compile_reference(Arc::clone(schema.schema())).unwrap();
@@ -287,12 +167,6 @@ fn main() {
             json!({
                 "valid_per_sec": { "is_valid": valid_is_valid, "validate": valid_report },
                 "invalid_per_sec": { "is_valid": invalid_is_valid, "full_report": invalid_report },
-                "compact_per_sec": {
-                    "valid": compact_valid,
-                    "invalid": compact_invalid,
-                    "invalid_full_report": compact_report,
-                },
-                "compact_documents_per_sec": { "valid": documents_valid, "invalid": documents_invalid },
                 "parse_and_validate_per_sec": { "valid": parse_valid, "invalid": parse_invalid },
                 "reference_per_sec": {
                     "valid": reference_valid,
@@ -338,12 +212,6 @@ fn main() {
         "valid_per_sec": { "is_valid": valid_is_valid, "validate": valid_report },
         "invalid_per_sec": { "is_valid": invalid_is_valid, "full_report": invalid_report },
         "full_report_mean_ns": report_ns,
-        "compact_per_sec": {
-            "valid": compact_valid,
-            "invalid": compact_invalid,
-            "invalid_full_report": compact_report,
-        },
-        "compact_documents_per_sec": { "valid": documents_valid, "invalid": documents_invalid },
         "parse_and_validate_per_sec": { "valid": parse_valid, "invalid": parse_invalid },
         "reference_per_sec": {
             "valid": reference_valid,

@@ -18,8 +18,6 @@ use crate::SchemaError;
 use crate::SchemaValidationError;
 use crate::ValidationResult;
 use crate::native;
-use crate::native::compact::CompactJson;
-use crate::native::compact_ref::CompactValue;
 use crate::translate::RawError;
 use crate::translate::RawKind;
 use crate::translate::translate;
@@ -30,8 +28,6 @@ pub struct CompiledSchema {
     schema: Arc<Value>,
     /// The specialised validator; `None` when the schema uses something outside its subset.
     native: Option<native::Node>,
-    /// The same schema as a program over [`CompactJson`] documents (with `native`).
-    program: Option<native::program::Program>,
     /// Why the specialised validator does not run this schema, when it does not.
     fallback_reason: Option<String>,
     /// The `jsonschema` crate's validator: the fallback, and the reference.
@@ -51,16 +47,9 @@ impl CompiledSchema {
             Ok(node) => (Some(node), None),
             Err(native::compile::Unsupported(reason)) => (None, Some(reason)),
         };
-        // The program consumes its own copy of the tree (compilation is deterministic).
-        let program = native
-            .is_some()
-            .then(|| native::compile::compile(&schema).ok())
-            .flatten()
-            .map(native::program::Program::build);
         Ok(CompiledSchema {
             schema,
             native,
-            program,
             fallback_reason,
             reference,
         })
@@ -71,7 +60,6 @@ impl CompiledSchema {
     pub fn compile_reference(schema: Arc<Value>) -> Result<Self, SchemaError> {
         let mut compiled = CompiledSchema::compile(schema)?;
         compiled.native = None;
-        compiled.program = None;
         compiled.fallback_reason = Some("compiled as the reference".to_owned());
         Ok(compiled)
     }
@@ -102,44 +90,6 @@ impl CompiledSchema {
             return ValidationResult::ok();
         }
         self.report(instance)
-    }
-
-    /// Whether a [`CompactJson`] document satisfies the schema: the fastest check there
-    /// is, reading the document front to back without allocating.
-    pub fn is_valid_compact(&self, document: &CompactJson) -> bool {
-        self.is_valid_compact_value(document.root())
-    }
-
-    /// Whether a value inside a [`CompactJson`] (an instance among many parsed together,
-    /// say) satisfies the schema, as [`is_valid_compact`](Self::is_valid_compact) does.
-    pub fn is_valid_compact_value(&self, value: CompactValue<'_>) -> bool {
-        match &self.program {
-            Some(program) if !value.doc.duplicate_keys => {
-                native::run::is_valid(program, value.doc, value.at)
-            }
-            _ => self.is_valid(&value.to_value()),
-        }
-    }
-
-    /// Validates a value inside a [`CompactJson`] as [`validate`](Self::validate) does; on
-    /// failure the value is turned into a `serde_json::Value` for the error report.
-    pub fn validate_compact_value(&self, value: CompactValue<'_>) -> ValidationResult {
-        if self.is_valid_compact_value(value) {
-            return ValidationResult::ok();
-        }
-        self.report(&value.to_value())
-    }
-
-    /// Validates a [`CompactJson`] document as [`validate`](Self::validate) does; on failure
-    /// the document is turned into a `serde_json::Value` for the error report.
-    pub fn validate_compact(
-        &self,
-        document: &CompactJson,
-    ) -> Result<ValidationResult, SchemaError> {
-        if self.is_valid_compact(document) {
-            return Ok(ValidationResult::ok());
-        }
-        Ok(self.report(&document.to_value()?))
     }
 
     /// The result for an instance known to fail.

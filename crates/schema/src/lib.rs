@@ -17,9 +17,7 @@
 //! - **[`CompiledSchema`]**: any schema compiled once, with `format` assertions as ajv with
 //!   ajv-formats applies them. Draft-07 schemas within the subset retrace uses run on a
 //!   specialised validator (typed nodes, `$ref`s resolved, no allocation on success, the
-//!   same errors as the `jsonschema` crate, which stays as fallback and reference);
-//!   [`CompactJson`] is a flat parsed form it validates fastest (one contiguous buffer; an
-//!   array of instances parsed whole yields each as a [`CompactValue`]).
+//!   same errors as the `jsonschema` crate, which stays as fallback and reference).
 //! - **[`to_executor_command`]**: the model's command, typed, with the session id injected
 //!   and `${variable}` references resolved.
 //! - **[`parse_model_answer`]**: the one JSON object in an answer wrapped in prose or a
@@ -78,8 +76,6 @@ pub use error::SchemaError;
 pub use manager::DEFAULT_VERSION;
 pub use manager::SchemaKind;
 pub use manager::SchemaManager;
-pub use native::compact::CompactJson;
-pub use native::compact_ref::CompactValue;
 pub use options::AnalysisOptions;
 pub use options::AnalysisType;
 pub use options::ComparisonOptions;

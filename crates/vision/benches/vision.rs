@@ -1,5 +1,16 @@
 //! Criterion benches for every vision operation, on the shared screenshots.
-//! Run: `cargo bench -p retrace-vision`. `scripts/bench-vision.sh` compares with the peers.
+//! Run: `cargo bench -p retrace-vision --bench vision`. `scripts/bench-vision.sh` compares
+//! with the peers.
+//!
+//! What replay runs at each poll of the screen, in one run with its baselines:
+//! - `screen_decode/*`: `decode_png` of a 1280x800 screenshot (replay's `BackendScreen`
+//!   decodes every screenshot with it) against the `png` crate's own row reader, which
+//!   `decode_png` used for every PNG before (`png_crate_rows`);
+//! - `region_from_png/*`: from the PNG bytes to the hash of the 100 px region around an
+//!   action point, at the middle of the screenshot and near its top and bottom:
+//!   `decode_png` then `region_hash` (replay's path today) against `png_region_hash`
+//!   (decoding only the rows down to the region's bottom), which replay can switch to for
+//!   screenshots it needs nothing else of.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -18,9 +29,8 @@ use retrace_vision::diff_rgba;
 use retrace_vision::encode_png_rgba;
 use retrace_vision::gray_hash;
 use retrace_vision::gray_region;
-use retrace_vision::hash;
 use retrace_vision::is_stable;
-use retrace_vision::png_hash;
+use retrace_vision::png_region_hash;
 use retrace_vision::region_hash;
 use retrace_vision::resize_lanczos;
 use retrace_vision::search_near;
@@ -42,24 +52,52 @@ fn image(name: &str) -> Image {
     decode_png(&bytes(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The `png` crate's reader, row by row into one buffer, as `decode_png` read every PNG
+/// before plain PNGs got their own decoder: the baseline of `screen_decode/*`.
+fn png_crate_rows(bytes: &[u8]) -> Vec<u8> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().unwrap_or_else(|e| panic!("{e}"));
+    let size = reader.output_buffer_size().unwrap_or_default();
+    let mut buffer = vec![0u8; size];
+    let row_bytes = size / reader.info().height as usize;
+    for row in buffer.chunks_exact_mut(row_bytes) {
+        reader.read_row(row).unwrap_or_else(|e| panic!("{e}"));
+    }
+    buffer
+}
+
 fn benches(c: &mut Criterion) {
     let small_bytes = bytes(SMALL);
     let small = image(SMALL);
     let shifted = image(SMALL_SHIFT);
     let (w, h) = (small.width(), small.height());
 
-    c.bench_function("decode_png_1280x800", |b| {
+    c.bench_function("screen_decode/decode_png_1280x800", |b| {
         b.iter(|| decode_png(black_box(&small_bytes)))
     });
-    c.bench_function("decode_phash_1280x800", |b| {
-        b.iter(|| png_hash(black_box(&small_bytes), Method::Phash, 8))
+    c.bench_function("screen_decode/png_crate_rows_1280x800", |b| {
+        b.iter(|| png_crate_rows(black_box(&small_bytes)))
     });
-    c.bench_function("decode_png_then_phash_1280x800", |b| {
-        b.iter(|| {
-            let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
-            hash(&img, Method::Phash, 8).map_err(|e| e.to_string())
-        })
-    });
+    for (name, point) in [
+        ("middle", (640, 400)),
+        ("top", (640, 60)),
+        ("bottom", (640, 760)),
+    ] {
+        let region = action_region(point, 100, w, h);
+        c.bench_function(&format!("region_from_png/png_region_hash/{name}"), |b| {
+            b.iter(|| png_region_hash(black_box(&small_bytes), region, Method::Phash, 8))
+        });
+        c.bench_function(
+            &format!("region_from_png/decode_png_then_region_hash/{name}"),
+            |b| {
+                b.iter(|| {
+                    let img = decode_png(black_box(&small_bytes)).map_err(|e| e.to_string())?;
+                    region_hash(&img, region, Method::Phash, 8).map_err(|e| e.to_string())
+                })
+            },
+        );
+    }
     for method in [Method::Phash, Method::Ahash, Method::Dhash] {
         c.bench_function(&format!("region_hash_100px_{method}"), |b| {
             b.iter(|| {

@@ -76,6 +76,16 @@ impl ImageHash {
         ImageHash { bits }
     }
 
+    /// Whether every bit after the first is the same: what a featureless (blank) region
+    /// hashes to with every method (pHash keeps only its DC bit), so a check of such a region
+    /// matches any other blank region and can detect nothing.
+    pub fn is_flat(&self) -> bool {
+        match self.bits.split_first() {
+            Some((_, [first, rest @ ..])) => rest.iter().all(|bit| bit == first),
+            _ => false,
+        }
+    }
+
     /// The bits, row-major (the first is the most significant in the hex form).
     pub fn bits(&self) -> &[bool] {
         &self.bits

@@ -1,4 +1,4 @@
-//! Inflating a PNG's image data straight into batches of rows, for [`crate::png_hash`].
+//! Inflating a PNG's image data straight into batches of rows, for [`crate::png_region`].
 //!
 //! `png`'s own decoder inflates with `fdeflate` into one contiguous window, from which rows
 //! then have to be copied out; `zlib-rs` keeps its own 32 KiB history, so it inflates directly

@@ -9,7 +9,8 @@
 //! - Pillow-exact grayscale ([`gray_region`]) and LANCZOS resize ([`resize_lanczos`]);
 //! - [`hash`] / [`region_hash`]: aHash, pHash and dHash identical bit for bit to Python
 //!   `imagehash` 4.3, as [`ImageHash`] (prints as imagehash's hex), and [`hamming_distance`];
-//!   [`png_hash`] hashes a whole PNG while decoding it, without keeping its pixels;
+//!   [`png_region_hash`] hashes one region straight from the PNG bytes, decoding only the rows
+//!   down to the region's bottom (for a caller that needs nothing else of the screenshot);
 //! - [`action_region`]: the square hashed around where a tool input acts (the point itself is
 //!   read by `retrace_protocol::tool_input::action_point`),
 //!   by askui's rules;
@@ -47,7 +48,8 @@ mod image;
 mod image_data;
 mod lanes;
 mod paeth;
-mod png_hash;
+mod png_region;
+mod png_rows;
 mod region;
 mod resize;
 mod rfft_backward;
@@ -56,7 +58,7 @@ mod rfft_radix;
 mod search;
 mod stability;
 mod twiddle;
-mod workers;
+mod unfilter;
 
 pub use crate::diff::Diff;
 pub use crate::diff::DiffOptions;
@@ -79,7 +81,7 @@ pub use crate::image::PixelLayout;
 pub use crate::image::decode_png;
 pub use crate::image::decode_png_with_limit;
 pub use crate::image::encode_png_rgba;
-pub use crate::png_hash::png_hash;
+pub use crate::png_region::png_region_hash;
 pub use crate::region::Region;
 pub use crate::region::action_region;
 pub use crate::resize::resize_lanczos;

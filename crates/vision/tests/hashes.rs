@@ -15,7 +15,7 @@ use retrace_vision::action_region;
 use retrace_vision::decode_png;
 use retrace_vision::hamming_distance;
 use retrace_vision::hash;
-use retrace_vision::png_hash;
+use retrace_vision::png_region_hash;
 use retrace_vision::region_hash;
 
 fn load(relative: &str) -> Image {
@@ -61,19 +61,62 @@ fn every_hash_vector_is_reproduced() {
 }
 
 #[test]
-fn png_hash_reproduces_every_whole_image_vector() {
+fn png_region_hash_reproduces_every_hash_vector() {
+    // Straight from the PNG bytes, as replay hashes a screenshot: every row of the vectors,
+    // regions and whole images alike.
     let rows = read_jsonl(&vectors_dir().join("hashes.jsonl"));
     let mut checked = 0;
-    for row in rows.iter().filter(|row| row["region"].is_null()) {
+    let mut cached: Option<(String, Vec<u8>, (u32, u32))> = None;
+    for row in &rows {
         let name = row["image"].as_str().unwrap();
-        let bytes = std::fs::read(vectors_dir().join(name)).unwrap();
+        if cached.as_ref().is_none_or(|(n, _, _)| n != name) {
+            let bytes = std::fs::read(vectors_dir().join(name)).unwrap();
+            let image = decode_png(&bytes).unwrap();
+            let size = (image.width(), image.height());
+            cached = Some((name.to_owned(), bytes, size));
+        }
+        let (_, bytes, (width, height)) = cached.as_ref().unwrap();
+        let region = region_of(&row["region"]).unwrap_or_else(|| Region::full(*width, *height));
         for (method, key) in [(Method::Phash, "phash"), (Method::Ahash, "ahash")] {
-            let got = png_hash(&bytes, method, 8).unwrap().to_string();
-            assert_eq!(got, row[key].as_str().unwrap(), "{name} {key}");
+            let got = png_region_hash(bytes, region, method, 8)
+                .unwrap()
+                .to_string();
+            assert_eq!(got, row[key].as_str().unwrap(), "{name} {region} {key}");
         }
         checked += 1;
     }
-    assert!(checked >= 20, "only {checked} whole images checked");
+    assert!(checked >= 200, "only {checked} rows checked");
+}
+
+#[test]
+fn png_region_hash_equals_decode_then_region_hash_on_every_shared_screenshot() {
+    // Action regions all over each screenshot: corners, edges, the middle, the last rows.
+    let dir = vectors_dir().join("images/screens");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "png"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 20, "only {} screenshots", names.len());
+    for path in names {
+        let bytes = std::fs::read(&path).unwrap();
+        let image = decode_png(&bytes).unwrap();
+        let (w, h) = (i64::from(image.width()), i64::from(image.height()));
+        for point in [
+            (0, 0),
+            (w - 1, h - 1),
+            (w / 2, h / 2),
+            (37, h - 20),
+            (w - 5, 300),
+            (640, 400),
+        ] {
+            let region = action_region(point, 100, image.width(), image.height());
+            let want = region_hash(&image, region, Method::Phash, 8).unwrap();
+            let got = png_region_hash(&bytes, region, Method::Phash, 8).unwrap();
+            assert_eq!(got, want, "{} {region}", path.display());
+        }
+    }
 }
 
 #[test]

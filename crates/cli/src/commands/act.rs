@@ -67,9 +67,18 @@ pub struct ActArgs {
     /// Output token limit of each model turn.
     #[arg(long, default_value_t = 4096)]
     pub max_tokens: u32,
-    /// Viewport size `WxH` (also the screen size the model is told).
+    /// Viewport size `WxH`.
     #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
+    /// The screen size the model is told and sees `WxH`: screenshots are scaled to it and its
+    /// coordinates scaled back. Default: the viewport, scaled down (aspect kept) to fit
+    /// 1280x800, the size Anthropic recommends for computer use.
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub model_size: Option<(u32, u32)>,
+    /// Hash size of the recorded regions: 8 (64-bit hashes, askui's) or 16 (256-bit, finer:
+    /// for apps without a DOM, where only the pixels can tell a renamed control).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(4..=32))]
+    pub hash_size: u32,
     /// Trajectory caching: `record` (save a successful run), `execute` (let the model replay
     /// saved runs), `auto` (both), `none`. Older names: write, read, both, no.
     #[arg(long, default_value = "none", value_parser = |s: &str| s.parse::<CacheMode>())]
@@ -128,6 +137,8 @@ impl ActArgs {
             max_steps: self.max_steps,
             max_tokens: self.max_tokens,
             browser: self.browser.config(self.size),
+            model_size: self.model_size,
+            hash_size: self.hash_size,
             cache: self.cache,
             cache_dir: self.cache_dir.clone(),
             cache_file: self.cache_file.clone(),

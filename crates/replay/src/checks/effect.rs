@@ -16,6 +16,7 @@ use super::CheckEnv;
 use super::Look;
 use super::StepCheck;
 use super::distance_look;
+use super::point;
 use super::region_distance;
 use crate::plan::PlannedStep;
 
@@ -43,10 +44,11 @@ impl StepCheck for EffectCheck {
     async fn look(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         screen: &Arc<Image>,
         env: &CheckEnv,
     ) -> Result<Look, String> {
+        let at = point(at)?;
         let Some(recorded) = &step.after else {
             return Err("the step has no recorded after-action hash".into());
         };
@@ -59,7 +61,7 @@ impl StepCheck for EffectCheck {
         }
         Ok(distance_look(
             distance,
-            env.settings.threshold,
+            env.threshold_for(recorded.bits().len()),
             "the screen region did not reach the state recorded after the action",
         ))
     }

@@ -11,6 +11,12 @@
 //!   threshold of the hash recorded before the action; relocates by searching nearby.
 //! - [`effect::EffectCheck`]: after acting, the region around the point the step acted at
 //!   hashes within the threshold of the hash recorded after the action.
+//! - [`semantic::SemanticCheck`] (browsers): before acting, the element at the point is the
+//!   recorded one (same role and accessible name), enabled and reachable by a click;
+//!   relocates a control that moved further than the hash search reaches by role and name.
+//! - [`state::StateCheck`] (browsers): after acting, the element acted on is in the recorded
+//!   state (checked, expanded, selected, pressed), and after typing the focused field holds
+//!   the text typed.
 
 use std::sync::Arc;
 
@@ -22,8 +28,11 @@ use crate::plan::HashSpec;
 use crate::plan::PlannedStep;
 use crate::request::ReplaySettings;
 use crate::request::WaitMode;
+use crate::screen::PageProbe;
 
 pub mod effect;
+pub mod semantic;
+pub mod state;
 pub mod visual;
 
 /// What every check may consult besides the step and the screen.
@@ -37,12 +46,21 @@ pub struct CheckEnv {
     pub visual_enabled: bool,
     /// Whether the step is the last one that acts.
     pub last_acting: bool,
+    /// The browser page behind the screen, for checks that ask it; `None` on a desktop.
+    pub page: Option<PageProbe>,
 }
 
 impl CheckEnv {
     /// Whether hash checks run at all: the settings allow them and the file asks for them.
     pub fn hashes_checked(&self) -> bool {
         self.settings.visual && self.visual_enabled
+    }
+
+    /// The threshold for a hash of `bits` bits: the setting is for askui's 64-bit hashes, so
+    /// a finer hash (`--hash-size 16`: 256 bits) gets it scaled in proportion.
+    pub fn threshold_for(&self, bits: usize) -> u32 {
+        let scaled = u64::from(self.settings.threshold) * bits as u64 / 64;
+        u32::try_from(scaled.max(u64::from(self.settings.threshold.min(1)))).unwrap_or(u32::MAX)
     }
 
     /// Whether after-action checks run for this step: in visual and stable modes every step
@@ -83,11 +101,12 @@ pub trait StepCheck: Send + Sync + std::fmt::Debug {
     fn phase(&self) -> CheckPhase;
     /// Whether it has anything to check on `step` (a recorded hash, a point).
     fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool;
-    /// Looks at `screen` with the step acting at `at`.
+    /// Looks at `screen` with the step acting at `at` (`None` for a step that acts at no
+    /// point, such as typing).
     async fn look(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         screen: &Arc<Image>,
         env: &CheckEnv,
     ) -> Result<Look, String>;
@@ -106,7 +125,12 @@ pub trait StepCheck: Send + Sync + std::fmt::Debug {
 
 /// The checks every replay runs, in the order they run within a phase.
 pub fn default_checks() -> Vec<Arc<dyn StepCheck>> {
-    vec![Arc::new(visual::VisualCheck), Arc::new(effect::EffectCheck)]
+    vec![
+        Arc::new(visual::VisualCheck),
+        Arc::new(semantic::SemanticCheck),
+        Arc::new(effect::EffectCheck),
+        Arc::new(state::StateCheck),
+    ]
 }
 
 /// The distance between `recorded` and the hash of the region of `spec` around `at` in
@@ -125,6 +149,31 @@ pub(crate) fn region_distance(
     current
         .distance(recorded)
         .map_err(|error| error.to_string())
+}
+
+/// The point a check that needs one looks at, or the error saying it has none.
+pub(crate) fn point(at: Option<(i64, i64)>) -> Result<(i64, i64), String> {
+    at.ok_or_else(|| "the step acts at no point".to_owned())
+}
+
+/// A passing [`Look`] with nothing measured.
+pub(crate) fn pass() -> Look {
+    Look {
+        passed: true,
+        distance: None,
+        threshold: None,
+        detail: None,
+    }
+}
+
+/// A failing [`Look`] saying why.
+pub(crate) fn mismatch(detail: String) -> Look {
+    Look {
+        passed: false,
+        distance: None,
+        threshold: None,
+        detail: Some(detail),
+    }
 }
 
 /// A [`Look`] at a distance against a threshold.

@@ -15,6 +15,7 @@ use super::Look;
 use super::Relocation;
 use super::StepCheck;
 use super::distance_look;
+use super::point;
 use super::region_distance;
 use crate::plan::PlannedStep;
 
@@ -42,17 +43,18 @@ impl StepCheck for VisualCheck {
     async fn look(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         screen: &Arc<Image>,
         env: &CheckEnv,
     ) -> Result<Look, String> {
+        let at = point(at)?;
         let Some(recorded) = &step.before else {
             return Err("the step has no recorded hash".into());
         };
         let distance = region_distance(screen, at, recorded, env.hashing)?;
         Ok(distance_look(
             distance,
-            env.settings.threshold,
+            env.threshold_for(recorded.bits().len()),
             "the screen region differs from the recording",
         ))
     }
@@ -69,7 +71,11 @@ impl StepCheck for VisualCheck {
         if radius == 0 {
             return None;
         }
-        let (screen, spec, bound) = (Arc::clone(screen), env.hashing, env.settings.search_bound());
+        let bits = recorded.bits().len() as u64;
+        let bound = u32::try_from(u64::from(env.settings.search_bound()) * bits / 64)
+            .unwrap_or(u32::MAX)
+            .min(env.threshold_for(recorded.bits().len()));
+        let (screen, spec) = (Arc::clone(screen), env.hashing);
         let hit = tokio::task::spawn_blocking(move || {
             retrace_vision::search_near(
                 &screen,

@@ -49,6 +49,10 @@ use serde_json::json;
 
 use retrace_agent::tool::Toolbox;
 
+use crate::observe::Observation;
+use crate::observe::ObservationQueue;
+use crate::observe::Observations;
+
 mod params;
 
 pub use params::Identification;
@@ -79,12 +83,21 @@ pub struct RecordSettings {
     pub cache_dir: PathBuf,
     /// The file name; a generated one (`cached_trajectory_<time>.json`) when `None`.
     pub file_name: Option<String>,
-    /// The screen size of the run; the first screenshot's size when `None`.
+    /// The screen size of the run (the model's); the first screenshot's size when `None`.
     pub display_size: Option<(u32, u32)>,
+    /// The browser viewport, stored (`metadata.viewport`) when it differs from the display
+    /// size, so a replay opens the same viewport and scales as the recording did.
+    pub viewport: Option<(u32, u32)>,
     /// Whether replays should check the hashes (`visual_validation.enabled`).
     pub visual_validation: bool,
     /// Keep calls of [`tool_names::CONTROL_TOOLS`] in the trajectory (with empty inputs), as askui does.
     pub keep_control_tools: bool,
+    /// What the page said about each action while the run was recorded (browser runs, see
+    /// [`crate::observe`]): stored beside each step's hashes for replay's semantic checks.
+    pub observations: Observations,
+    /// Store the crop of each hashed region (`visual_crop`, a small PNG) so reports show
+    /// what was expected on any machine. Off for regions that may show sensitive text.
+    pub store_crops: bool,
 }
 
 impl Default for RecordSettings {
@@ -98,8 +111,11 @@ impl Default for RecordSettings {
             cache_dir: PathBuf::from(DEFAULT_CACHE_DIR),
             file_name: None,
             display_size: None,
+            viewport: None,
             visual_validation: true,
             keep_control_tools: false,
+            observations: Observations::new(),
+            store_crops: true,
         }
     }
 }
@@ -265,6 +281,7 @@ pub fn build_cache_file(
 ) -> Result<CacheFile, RecordError> {
     let mut screens = Screens::new(history);
     let after_screens = result_screenshots(history);
+    let mut observed = ObservationQueue::new(settings.observations.snapshot());
     let mut before: Option<ScreenKey> = None;
     let mut first_size: Option<(u32, u32)> = None;
     let mut trajectory = Vec::new();
@@ -289,6 +306,9 @@ pub fn build_cache_file(
                 Value::Object(Map::new())
             };
             let mut recorded = ToolUseBlock::new(tool_use.id.clone(), tool_use.name.clone(), input);
+            if cacheable && let Some(observation) = observed.take(&tool_use.input) {
+                store_observation(&mut recorded, observation);
+            }
             if let Some(point) = retrace_protocol::tool_input::action_point(&recorded.input) {
                 let shot = |key: Option<ScreenKey>,
                             screens: &mut Screens<'_>|
@@ -323,6 +343,28 @@ pub fn build_cache_file(
                     Ok(Some(hash.to_string()))
                 };
                 recorded.visual_representation = shot(before, &mut screens)?;
+                if settings.store_crops
+                    && recorded.visual_representation.is_some()
+                    && let Some(key) = before
+                    && let Ok(Some(image)) = screens.get(key)
+                    && let Some(crop) =
+                        crate::evidence::region_crop(image, point, settings.region_size)
+                {
+                    let text = base64::engine::general_purpose::STANDARD.encode(crop.bytes());
+                    recorded
+                        .extra
+                        .insert(fields::EXPECTED_CROP.to_owned(), Value::String(text));
+                }
+                if let Some(hash) = &recorded.visual_representation
+                    && is_flat_hash(hash)
+                {
+                    tracing::warn!(
+                        "step {}'s region around ({}, {}) is blank: its check can detect nothing",
+                        step + 1,
+                        point.0,
+                        point.1
+                    );
+                }
                 if let Some(after) = shot(
                     after_screens.get(tool_use.id.as_str()).copied(),
                     &mut screens,
@@ -354,6 +396,15 @@ pub fn build_cache_file(
     let presets: Vec<(String, String)> = preset_pairs(&settings.parameters);
     for step in &mut trajectory {
         step.input = parameterize_value(&step.input, &presets);
+        for key in [
+            fields::ELEMENT,
+            fields::ELEMENT_AFTER,
+            fields::FOCUSED_AFTER,
+        ] {
+            if let Some(value) = step.extra.get_mut(key) {
+                *value = parameterize_value(value, &presets);
+            }
+        }
     }
 
     let mut metadata = CacheMetadata::new(jiff::Timestamp::now(), Some(goal_template.to_owned()));
@@ -364,10 +415,18 @@ pub fn build_cache_file(
         region_size: settings.region_size,
         extra: Map::new(),
     });
-    if let Some((width, height)) = settings.display_size.or(first_size) {
+    let display_size = settings.display_size.or(first_size);
+    if let Some((width, height)) = display_size {
         metadata
             .extra
             .insert(fields::DISPLAY_SIZE.to_owned(), json!([width, height]));
+    }
+    if let Some((width, height)) = settings.viewport
+        && Some((width, height)) != display_size
+    {
+        metadata
+            .extra
+            .insert(fields::VIEWPORT.to_owned(), json!([width, height]));
     }
     let mut file = CacheFile::new(metadata, trajectory);
     file.cache_parameters = parameters_in_trajectory(&file.trajectory)
@@ -383,6 +442,28 @@ pub fn build_cache_file(
         .collect();
     warn_on_leftover_values(&file, &presets);
     Ok(file)
+}
+
+/// Stores what the page said about a step in its extra fields (absent ones stay absent).
+fn store_observation(step: &mut ToolUseBlock, observation: Observation) {
+    let fields = [
+        (fields::ELEMENT, observation.element),
+        (fields::ELEMENT_AFTER, observation.element_after),
+        (fields::FOCUSED_AFTER, observation.focused_after),
+    ];
+    for (key, element) in fields {
+        if let Some(element) = element
+            && let Ok(value) = serde_json::to_value(&element)
+        {
+            step.extra.insert(key.to_owned(), value);
+        }
+    }
+}
+
+/// Whether a recorded hash is flat (see [`retrace_vision::ImageHash::is_flat`]); an
+/// unparsable hash is not called flat (the file check reports it on its own).
+pub fn is_flat_hash(hash: &str) -> bool {
+    retrace_vision::ImageHash::from_hex(hash).is_ok_and(|hash| hash.is_flat())
 }
 
 /// askui's description of a parameter: `Parameter for <name>`.

@@ -291,6 +291,32 @@ fn steps_of_one_assistant_message_share_the_screenshot_before_it() {
         file.metadata.extra.get(fields::DISPLAY_SIZE),
         Some(&json!([1280, 800]))
     );
+    // The expected crop is the hashed region of the screen before the step: it hashes to the
+    // recorded hash.
+    use base64::Engine as _;
+    let crop = file.trajectory[2].extra[fields::EXPECTED_CROP]
+        .as_str()
+        .unwrap();
+    let crop = base64::engine::general_purpose::STANDARD
+        .decode(crop)
+        .unwrap();
+    let crop = retrace_vision::decode_png(&crop).unwrap();
+    assert_eq!((crop.width(), crop.height()), (100, 100));
+    let whole = retrace_vision::action_region((50, 50), 100, 100, 100);
+    assert_eq!(
+        Some(
+            retrace_vision::region_hash(&crop, whole, Method::Phash, 8)
+                .unwrap()
+                .to_string()
+        ),
+        hash(SCREEN_A, (139, 351))
+    );
+    assert!(
+        file.trajectory[0]
+            .extra
+            .get(fields::EXPECTED_CROP)
+            .is_none()
+    );
 }
 
 fn login_history(password: &str) -> Vec<Message> {

@@ -3,6 +3,8 @@
 //! of the engine; none depends on timing (screens change per screenshot or per action).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod browser;
+mod page;
 mod world;
 
 use std::sync::Arc;
@@ -464,6 +466,7 @@ async fn a_non_cacheable_step_pauses_for_the_model_without_counting_a_failure() 
                 input: json!({"query": "the save button"}),
                 before: None,
                 after: None,
+                extra: Vec::new(),
             },
         ],
     );

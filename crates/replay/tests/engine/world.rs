@@ -12,7 +12,11 @@ use async_trait::async_trait;
 use retrace_agent::tool::AgentTool;
 use retrace_agent::tool::FatalToolError;
 use retrace_agent::tool::ToolReply;
+use retrace_replay::screen::PageProbe;
 use retrace_replay::screen::Screen;
+
+use crate::page::PageModel;
+use crate::page::WorldPage;
 use retrace_vision::Image;
 use retrace_vision::Method;
 use retrace_vision::PixelLayout;
@@ -78,12 +82,23 @@ pub struct World {
     pub actions: Mutex<Vec<(Value, usize)>>,
     /// Inputs that answer with a tool error instead of acting.
     pub failing_actions: Mutex<Vec<Value>>,
+    /// The browser page behind the screen, if the world is a browser's.
+    pub page: Option<Arc<Mutex<PageModel>>>,
 }
 
 impl World {
     /// A world showing `screen`.
     pub fn showing(screen: Image) -> Arc<World> {
-        Arc::new(World {
+        Arc::new(Self::new(screen, None))
+    }
+
+    /// A browser's world showing `screen`, with `page` behind it.
+    pub fn browser(screen: Image, page: PageModel) -> Arc<World> {
+        Arc::new(Self::new(screen, Some(Arc::new(Mutex::new(page)))))
+    }
+
+    fn new(screen: Image, page: Option<Arc<Mutex<PageModel>>>) -> World {
+        World {
             frames: Mutex::new(Frames {
                 queue: VecDeque::new(),
                 settled: screen,
@@ -92,7 +107,13 @@ impl World {
             reactions: Mutex::new(VecDeque::new()),
             actions: Mutex::new(Vec::new()),
             failing_actions: Mutex::new(Vec::new()),
-        })
+            page,
+        }
+    }
+
+    /// The page model (panics for a desktop world).
+    pub fn page(&self) -> std::sync::MutexGuard<'_, PageModel> {
+        self.page.as_ref().expect("a browser world").lock().unwrap()
     }
 
     /// Shows `frames`, one per screenshot, before the settled screen.
@@ -134,6 +155,11 @@ impl Screen for WorldScreen {
             None => frames.settled.clone(),
         })
     }
+
+    fn page(&self) -> Option<PageProbe> {
+        let page = self.0.page.as_ref()?;
+        Some(PageProbe::new(Arc::new(WorldPage(page.clone())), None))
+    }
 }
 
 /// A cacheable `computer` tool acting on the world.
@@ -158,6 +184,13 @@ impl AgentTool for WorldComputer {
             return Ok(ToolReply::error("the element is not clickable"));
         }
         let captures = self.0.captures();
+        if let (Some(page), Some("type"), Some(text)) = (
+            &self.0.page,
+            input["action"].as_str(),
+            input["text"].as_str(),
+        ) {
+            page.lock().unwrap().typed(text);
+        }
         self.0.actions.lock().unwrap().push((input, captures));
         if let Some(reaction) = self.0.reactions.lock().unwrap().pop_front() {
             let mut frames = self.0.frames.lock().unwrap();
@@ -199,6 +232,8 @@ pub struct Step {
     pub input: Value,
     pub before: Option<String>,
     pub after: Option<String>,
+    /// Extra step fields (`element`, `focused_after`...).
+    pub extra: Vec<(&'static str, Value)>,
 }
 
 impl Step {
@@ -209,6 +244,7 @@ impl Step {
             input: json!({"action": "left_click", "coordinate": [point.0, point.1]}),
             before: Some(hash_at(before, point)),
             after: Some(hash_at(after, point)),
+            extra: Vec::new(),
         }
     }
 
@@ -219,7 +255,14 @@ impl Step {
             input: json!({"action": "type", "text": text}),
             before: None,
             after: None,
+            extra: Vec::new(),
         }
+    }
+
+    /// The step with an extra field.
+    pub fn with(mut self, field: &'static str, value: Value) -> Step {
+        self.extra.push((field, value));
+        self
     }
 }
 
@@ -240,6 +283,9 @@ pub fn write_trajectory(dir: &Path, steps: &[Step]) -> PathBuf {
             }
             if let Some(hash) = &step.after {
                 block["visual_representation_after"] = json!(hash);
+            }
+            for (field, value) in &step.extra {
+                block[*field] = value.clone();
             }
             block
         })

@@ -11,22 +11,13 @@
 //! same order, as the `jsonschema` crate, so both engines share one translation into
 //! field-level errors.
 //!
-//! For [`CompactJson`](compact::CompactJson) documents the tree is turned once more, into a
-//! [`Program`](program::Program) whose keywords are grouped by the instance type they
-//! constrain (property names in perfect-hash tables, discriminated `oneOf`s as a switch),
-//! which [`run::is_valid`] walks over the document's flat buffer.
-//!
 //! Any keyword, `$schema` or `$ref` shape outside the subset makes compilation return
 //! [`Unsupported`](compile::Unsupported): the caller then falls back to the `jsonschema`
 //! crate, never silently accepting what it cannot check.
 
-pub(crate) mod compact;
-pub(crate) mod compact_ref;
 pub(crate) mod compile;
 pub(crate) mod pattern;
-pub(crate) mod program;
 pub(crate) mod report;
-pub(crate) mod run;
 pub(crate) mod walk;
 
 use serde_json::Value;
@@ -212,15 +203,6 @@ impl PatternCheck {
         match &self.simple {
             Some(simple) => simple.is_match(text),
             None => self.regex.is_match(text),
-        }
-    }
-
-    /// Whether the UTF-8 `bytes` match.
-    #[inline]
-    pub(crate) fn is_match_bytes(&self, bytes: &[u8]) -> bool {
-        match &self.simple {
-            Some(simple) => simple.is_match_bytes(bytes),
-            None => std::str::from_utf8(bytes).is_ok_and(|text| self.regex.is_match(text)),
         }
     }
 }

@@ -91,10 +91,7 @@ pub(crate) fn find(object: &ObjectCheck, name: &str) -> Option<usize> {
         .position(|(&declared, (p, _))| key.matches(declared, name, p))
 }
 
-/// What the walk needs of an instance (a `serde_json::Value`; [`CompactJson`] documents
-/// run on [`super::run`] instead).
-///
-/// [`CompactJson`]: super::compact::CompactJson
+/// What the walk needs of an instance (a `serde_json::Value`).
 pub(crate) trait Instance<'a>: Copy {
     /// Array items.
     type Items: Iterator<Item = Self>;

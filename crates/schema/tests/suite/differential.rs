@@ -10,7 +10,6 @@ use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
-use retrace_schema::CompactJson;
 use retrace_schema::ComparisonOptions;
 use retrace_schema::CompiledSchema;
 use retrace_schema::DEFAULT_VERSION;
@@ -53,34 +52,6 @@ impl Pair {
             self.native.is_valid(instance),
             self.reference.is_valid(instance),
             "{}: {instance}",
-            self.name
-        );
-        let compact = CompactJson::parse(instance.to_string()).unwrap();
-        assert_eq!(
-            self.native.is_valid_compact(&compact),
-            theirs.valid,
-            "{} (compact): {instance}",
-            self.name
-        );
-        assert_eq!(
-            self.native.validate_compact(&compact).unwrap(),
-            theirs,
-            "{} (compact): {instance}",
-            self.name
-        );
-        // The same instance as an item of an array parsed whole (an instance set).
-        let set = CompactJson::parse(format!("[1, {instance}, null]")).unwrap();
-        let item = set.root().items().nth(1).unwrap();
-        assert_eq!(
-            self.native.is_valid_compact_value(item),
-            theirs.valid,
-            "{} (set): {instance}",
-            self.name
-        );
-        assert_eq!(
-            self.native.validate_compact_value(item),
-            theirs,
-            "{} (set): {instance}",
             self.name
         );
     }
@@ -202,43 +173,8 @@ fn every_shared_vector_gets_the_references_verdict_and_errors() {
     }
 }
 
-#[test]
-fn every_shared_vector_parsed_as_one_set_gets_the_references_verdict_and_errors() {
-    let kinds = read_json(&vectors_dir().join("schema/invalid_kinds.json"));
-    let kinds = kinds.as_array().unwrap();
-    for (name, valid) in [("valid.json", true), ("invalid.json", false)] {
-        let path = vectors_dir().join("schema").join(name);
-        let set = CompactJson::parse(std::fs::read_to_string(&path).unwrap()).unwrap();
-        let Value::Array(instances) = read_json(&path) else {
-            panic!("{name} is not an array");
-        };
-        let items: Vec<_> = set.root().items().collect();
-        assert_eq!(items.len(), instances.len(), "{name}");
-        for (i, (item, instance)) in items.into_iter().zip(&instances).enumerate() {
-            assert_eq!(item.to_value(), *instance, "{name}[{i}]");
-            let kind = if valid {
-                "valid"
-            } else {
-                kinds[i].as_str().unwrap()
-            };
-            assert_eq!(
-                VECTOR_SCHEMA.native.is_valid_compact_value(item),
-                valid,
-                "{name}[{i}] ({kind})"
-            );
-            if !valid {
-                assert_eq!(
-                    VECTOR_SCHEMA.native.validate_compact_value(item),
-                    VECTOR_SCHEMA.reference.validate(instance),
-                    "{name}[{i}] ({kind})"
-                );
-            }
-        }
-    }
-}
-
-/// A schema using every keyword the specialised validator supports, each where the
-/// compact program folds it differently: mixed and string enums, string and non-string
+/// A schema using every keyword the specialised validator supports, in each of its forms:
+/// mixed and string enums, string and non-string
 /// constants, numeric bounds, string and array bounds, patterns simple and not, a format,
 /// `required` with and without `properties`, `additionalProperties` both ways, plain and
 /// discriminated `oneOf`/`anyOf` (string and numeric discriminators), `allOf`, `not`,
@@ -534,45 +470,6 @@ proptest! {
             pair.assert_agree(&answer);
         }
     }
-}
-
-#[test]
-fn compact_documents_with_escapes_or_repeated_keys_agree_with_values() {
-    let schema = &VECTOR_SCHEMA;
-    let valid = BASES[6].clone();
-    assert!(schema.reference.is_valid(&valid));
-    let text = valid.to_string();
-    // A repeated key: `serde_json` keeps the last occurrence, and so must the compact form.
-    let repeated = text.replacen('{', r#"{"decision": 5, "#, 1);
-    let compact = CompactJson::parse(repeated.clone()).unwrap();
-    let value: Value = serde_json::from_str(&repeated).unwrap();
-    assert!(schema.reference.is_valid(&value));
-    assert!(schema.native.is_valid_compact(&compact));
-    let mut last_broken = text.clone();
-    last_broken.pop();
-    last_broken.push_str(r#", "decision": 5}"#);
-    let compact = CompactJson::parse(last_broken.clone()).unwrap();
-    let value: Value = serde_json::from_str(&last_broken).unwrap();
-    assert!(!schema.reference.is_valid(&value));
-    assert!(!schema.native.is_valid_compact(&compact));
-    assert_eq!(
-        schema.native.validate_compact(&compact).unwrap(),
-        schema.reference.validate(&value)
-    );
-    // Escaped keys and values are unescaped before matching.
-    let escaped = text.replacen(r#""decision""#, r#""decisio\u006e""#, 1);
-    assert!(
-        schema
-            .native
-            .is_valid_compact(&CompactJson::parse(escaped).unwrap())
-    );
-    let unknown = text.replacen(r#""decision""#, r#""decisio\u006e2""#, 1);
-    assert!(
-        !schema
-            .native
-            .is_valid_compact(&CompactJson::parse(unknown).unwrap())
-    );
-    assert!(CompactJson::parse("{\"a\": 1} x").is_err());
 }
 
 /// Objects whose declared values are costly (an object, a `oneOf`) have their names checked

@@ -1,0 +1,130 @@
+//! The semantic check (browsers): before a step acts, is the element at its point the one it
+//! was recorded on? A perceptual hash of a 100 px region cannot tell a control renamed to a
+//! label of the same width ("Active" → "Open") from rendering noise; the page can. The element
+//! at the point (its actionable ancestor) must have the recorded role and accessible name,
+//! and be enabled and reachable by a click there (nothing covering it), as Playwright's
+//! actionability checks ask. A page whose scripts have not run yet, or a dialog still
+//! opening, fails this until it is ready, so replay waits for it instead of acting.
+//!
+//! When the element is no longer at the point, the check finds it by role and name anywhere
+//! on the page ([`StepCheck::relocate`]): a control that moved further than the hash search
+//! reaches is repaired at its new centre (and the other checks must pass there too).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use retrace_protocol::element::ElementInfo;
+use retrace_protocol::events::CheckPhase;
+use retrace_vision::Image;
+
+use super::CheckEnv;
+use super::Look;
+use super::Relocation;
+use super::StepCheck;
+use super::mismatch;
+use super::pass;
+use super::point;
+use crate::plan::PlannedStep;
+
+/// The element-at-the-point check, with repair by role and name.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SemanticCheck;
+
+/// Its name in events and reports.
+pub const SEMANTIC: &str = "semantic";
+
+/// `button 'New invoice'` (or `button` alone when it has no name).
+pub fn describe(element: &ElementInfo) -> String {
+    match (element.name.as_str(), element.text.as_str()) {
+        ("", "") => element.role.clone(),
+        ("", text) => format!("{} '{text}'", element.role),
+        (name, _) => format!("{} '{name}'", element.role),
+    }
+}
+
+/// Whether `found` is the `recorded` element: same role and same accessible name (same
+/// visible text for elements without a name, such as a badge).
+fn same_element(recorded: &ElementInfo, found: &ElementInfo) -> bool {
+    recorded.role == found.role
+        && recorded.name == found.name
+        && (!recorded.name.is_empty() || recorded.text == found.text)
+}
+
+#[async_trait]
+impl StepCheck for SemanticCheck {
+    fn name(&self) -> &'static str {
+        SEMANTIC
+    }
+
+    fn phase(&self) -> CheckPhase {
+        CheckPhase::Before
+    }
+
+    fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool {
+        env.page.is_some() && step.point.is_some() && step.element.is_some()
+    }
+
+    async fn look(
+        &self,
+        step: &PlannedStep,
+        at: Option<(i64, i64)>,
+        _screen: &Arc<Image>,
+        env: &CheckEnv,
+    ) -> Result<Look, String> {
+        let at = point(at)?;
+        let (Some(recorded), Some(page)) = (&step.element, &env.page) else {
+            return Err("the step has no recorded element".into());
+        };
+        let found = page
+            .element_at(at)
+            .await
+            .map_err(|error| error.to_string())?;
+        Ok(match found {
+            None => mismatch(format!(
+                "expected {}, found no element at the point",
+                describe(recorded)
+            )),
+            Some(found) if !same_element(recorded, &found) => mismatch(format!(
+                "expected {}, found {}",
+                describe(recorded),
+                describe(&found)
+            )),
+            Some(found) if found.disabled => mismatch(format!("{} is disabled", describe(&found))),
+            Some(found) if !found.receives_events => mismatch(format!(
+                "{} does not receive a click there: {}",
+                describe(&found),
+                found
+                    .blocked_reason
+                    .as_deref()
+                    .unwrap_or("something is in the way")
+            )),
+            Some(_) => pass(),
+        })
+    }
+
+    async fn relocate(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        _screen: &Arc<Image>,
+        env: &CheckEnv,
+    ) -> Option<Relocation> {
+        let (recorded, page) = (step.element.as_ref()?, env.page.as_ref()?);
+        if recorded.name.is_empty() {
+            // A nameless element cannot be told from others of its role.
+            return None;
+        }
+        let candidates = page
+            .find_elements(&recorded.role, &recorded.name)
+            .await
+            .ok()?;
+        let target = candidates
+            .iter()
+            .filter(|candidate| candidate.receives_events && !candidate.disabled)
+            .map(|candidate| page.to_trajectory(candidate.bounds.centre()))
+            .min_by_key(|(x, y)| (x - at.0).pow(2) + (y - at.1).pow(2))?;
+        Some(Relocation {
+            offset: (target.0 - at.0, target.1 - at.1),
+        })
+    }
+}

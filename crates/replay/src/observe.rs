@@ -1,0 +1,249 @@
+//! What the page said about each action while a run was recorded: the semantic half of a
+//! recording.
+//!
+//! [`ObservingTool`] wraps the computer tool of a browser run. Around every action at a point
+//! it asks the page ([`PageProbe`]) for the element there before acting, and, after acting,
+//! for the element there again when it carries a state (checked, expanded, selected,
+//! pressed); after typing, for the element holding the focus. The [`Observations`] it
+//! collects are matched to the history's tool calls by the recorder
+//! ([`crate::recorder::build_cache_file`]), which stores them in the step's extra fields
+//! (`element`, `element_after`, `focused_after`) that askui ignores; replay's semantic and
+//! state checks compare against them.
+//!
+//! Observing never fails an action: a page that cannot answer leaves the step without the
+//! field (it then replays with the visual checks only), and a warning says so.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use retrace_agent::tool::AgentTool;
+use retrace_agent::tool::FatalToolError;
+use retrace_agent::tool::ToolKind;
+use retrace_agent::tool::ToolReply;
+use retrace_protocol::element::ElementInfo;
+use serde_json::Value;
+
+use crate::screen::PageProbe;
+
+/// What the page said about one action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// The action's input, as the model gave it (how the recorder finds its step).
+    pub input: Value,
+    /// The element at the action's point before it acted.
+    pub element: Option<ElementInfo>,
+    /// The element at the point after it acted, when it has a state to check.
+    pub element_after: Option<ElementInfo>,
+    /// The element with the focus after typing.
+    pub focused_after: Option<ElementInfo>,
+}
+
+impl Observation {
+    /// Whether the page said anything worth storing.
+    pub fn is_empty(&self) -> bool {
+        self.element.is_none() && self.element_after.is_none() && self.focused_after.is_none()
+    }
+}
+
+/// The observations of one run, in the order the actions ran; shared between the tool that
+/// makes them and the recorder that stores them.
+#[derive(Debug, Clone, Default)]
+pub struct Observations(Arc<Mutex<Vec<Observation>>>);
+
+impl Observations {
+    /// No observations yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn push(&self, observation: Observation) {
+        if let Ok(mut list) = self.0.lock() {
+            list.push(observation);
+        }
+    }
+
+    /// Every observation so far, in order.
+    pub fn snapshot(&self) -> Vec<Observation> {
+        self.0.lock().map(|list| list.clone()).unwrap_or_default()
+    }
+}
+
+/// Takes observations out in call order: each tool call of the history takes the first
+/// unused observation made with the same input.
+#[derive(Debug)]
+pub struct ObservationQueue {
+    pending: Vec<Option<Observation>>,
+}
+
+impl ObservationQueue {
+    /// A queue over `observations`.
+    pub fn new(observations: Vec<Observation>) -> Self {
+        Self {
+            pending: observations.into_iter().map(Some).collect(),
+        }
+    }
+
+    /// The observation of the first unmatched call with this input.
+    pub fn take(&mut self, input: &Value) -> Option<Observation> {
+        self.pending
+            .iter_mut()
+            .find(|slot| slot.as_ref().is_some_and(|seen| &seen.input == input))
+            .and_then(Option::take)
+    }
+}
+
+/// Whether an element carries a state a later check can compare.
+fn has_state(element: &ElementInfo) -> bool {
+    element.checked.is_some()
+        || element.expanded.is_some()
+        || element.selected.is_some()
+        || element.pressed.is_some()
+}
+
+/// The computer tool of a browser run, observing the page around each action.
+pub struct ObservingTool {
+    inner: Arc<dyn AgentTool>,
+    probe: PageProbe,
+    observations: Observations,
+}
+
+impl std::fmt::Debug for ObservingTool {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ObservingTool")
+            .field("inner", &self.inner.name())
+            .field("probe", &self.probe)
+            .finish()
+    }
+}
+
+impl ObservingTool {
+    /// Wraps `inner` (the computer tool), observing `probe`'s page into `observations`.
+    pub fn new(inner: Arc<dyn AgentTool>, probe: PageProbe, observations: Observations) -> Self {
+        Self {
+            inner,
+            probe,
+            observations,
+        }
+    }
+
+    async fn element_at(&self, at: (i64, i64), when: &str) -> Option<ElementInfo> {
+        match self.probe.element_at(at).await {
+            Ok(element) => element,
+            Err(error) => {
+                tracing::warn!(%error, "could not read the element at ({}, {}) {when}: the step keeps its visual checks only", at.0, at.1);
+                None
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl AgentTool for ObservingTool {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+
+    fn input_schema(&self) -> Value {
+        self.inner.input_schema()
+    }
+
+    fn kind(&self) -> ToolKind {
+        self.inner.kind()
+    }
+
+    fn cacheable(&self) -> bool {
+        self.inner.cacheable()
+    }
+
+    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+        let point = retrace_protocol::tool_input::action_point(&input);
+        let action = input.get("action").and_then(Value::as_str).unwrap_or("");
+        let observes = !matches!(
+            action,
+            "screenshot" | "cursor_position" | "wait" | "zoom" | ""
+        );
+        let element = match point {
+            Some(at) if observes => self.element_at(at, "before acting").await,
+            _ => None,
+        };
+        let reply = self.inner.call(input.clone()).await?;
+        if reply.is_error || !observes {
+            return Ok(reply);
+        }
+        let element_after = match point {
+            Some(at) if action.ends_with("click") => {
+                self.element_at(at, "after acting").await.filter(has_state)
+            }
+            _ => None,
+        };
+        let focused_after = if action == "type" {
+            match self.probe.focused_element().await {
+                Ok(focused) => focused.filter(|element| element.editable),
+                Err(error) => {
+                    tracing::warn!(%error, "could not read the focused element after typing: the step keeps its visual checks only");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let observation = Observation {
+            input,
+            element,
+            element_after,
+            focused_after,
+        };
+        if !observation.is_empty() {
+            self.observations.push(observation);
+        }
+        Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn seen(input: Value, name: &str) -> Observation {
+        Observation {
+            input,
+            element: Some(
+                serde_json::from_value(json!({
+                    "role": "button", "name": name, "text": name, "tag": "button",
+                    "selector": "", "box": {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0},
+                    "disabled": false, "focused": false, "editable": false,
+                    "receives_events": true
+                }))
+                .unwrap(),
+            ),
+            element_after: None,
+            focused_after: None,
+        }
+    }
+
+    #[test]
+    fn calls_take_observations_in_order_by_input() {
+        let click = json!({"action": "left_click", "coordinate": [1, 2]});
+        let other = json!({"action": "left_click", "coordinate": [5, 5]});
+        let mut queue = ObservationQueue::new(vec![
+            seen(click.clone(), "first"),
+            seen(other.clone(), "other"),
+            seen(click.clone(), "second"),
+        ]);
+        let name = |observation: Option<Observation>| observation.unwrap().element.unwrap().name;
+        assert_eq!(name(queue.take(&click)), "first");
+        assert_eq!(name(queue.take(&click)), "second");
+        assert!(queue.take(&click).is_none());
+        assert_eq!(name(queue.take(&other)), "other");
+    }
+}

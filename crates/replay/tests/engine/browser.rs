@@ -1,0 +1,210 @@
+//! The checks a browser adds (semantic, state, readiness), on a scripted page: the element
+//! at a point, the focused field, whether the page is busy.
+
+use std::time::Duration;
+
+use retrace_protocol::events::FailureKind;
+use retrace_replay::ReplayRequest;
+use retrace_replay::ReplaySettings;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::POINT;
+use crate::page::PageModel;
+use crate::page::element;
+use crate::replay;
+use crate::world::Step;
+use crate::world::World;
+use crate::world::control_at;
+use crate::world::write_trajectory;
+
+/// The control of `control_at(40, 80)` as the page describes it.
+const CONTROL_BOX: (f64, f64, f64, f64) = (40.0, 80.0, 80.0, 80.0);
+
+/// Settings whose step time never runs out in a test: a step that ends does so for a reason
+/// other than the clock.
+fn patient() -> ReplaySettings {
+    ReplaySettings {
+        step_timeout: Duration::from_secs(600),
+        ready_timeout: Duration::from_secs(600),
+        ..ReplaySettings::default()
+    }
+}
+
+fn as_json(element: &retrace_protocol::element::ElementInfo) -> Value {
+    serde_json::to_value(element).unwrap()
+}
+
+#[tokio::test]
+async fn a_control_renamed_under_the_same_pixels_fails_naming_both_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let recorded = element("button", "New invoice", CONTROL_BOX);
+    let file = write_trajectory(
+        dir.path(),
+        &[Step::click(POINT, &screen, &screen).with("element", as_json(&recorded))],
+    );
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![element("button", "Add invoice", CONTROL_BOX)],
+            ..PageModel::default()
+        },
+    );
+    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+    let failure = run.outcome().failure.clone().expect("the rename fails");
+    assert_eq!((failure.step, failure.kind), (1, FailureKind::Mismatch));
+    assert!(
+        failure
+            .message
+            .contains("expected button 'New invoice', found button 'Add invoice'"),
+        "{}",
+        failure.message
+    );
+    // The page had settled and nothing matched: it failed then, not at the step's 600 s.
+    assert!(
+        failure.message.contains("the page settled"),
+        "{}",
+        failure.message
+    );
+    assert!(world.inputs().is_empty(), "nothing was clicked");
+}
+
+#[tokio::test]
+async fn a_control_moved_beyond_the_hash_search_is_found_by_role_and_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorded_screen = control_at(40, 80);
+    let file = write_trajectory(
+        dir.path(),
+        &[Step::click(POINT, &recorded_screen, &recorded_screen)
+            .with("element", as_json(&element("button", "Save", CONTROL_BOX)))],
+    );
+    let world = World::browser(
+        control_at(150, 150),
+        PageModel {
+            elements: vec![element("button", "Save", (150.0, 150.0, 80.0, 80.0))],
+            ..PageModel::default()
+        },
+    );
+    let settings = ReplaySettings {
+        search_radius: 20,
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    assert!(
+        run.outcome().failure.is_none(),
+        "{:?}",
+        run.outcome().failure
+    );
+    assert_eq!(run.outcome().repairs.len(), 1);
+    assert_eq!(run.outcome().repairs[0].offset, (110, 70));
+    assert_eq!(world.inputs()[0]["coordinate"], json!([190, 190]));
+}
+
+#[tokio::test]
+async fn a_busy_page_whose_pixels_match_is_not_acted_on_until_it_is_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let file = write_trajectory(dir.path(), &[Step::click(POINT, &screen, &screen)]);
+    let world = World::browser(
+        screen,
+        PageModel {
+            busy_probes: 3,
+            ..PageModel::default()
+        },
+    );
+    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+    assert!(
+        run.outcome().failure.is_none(),
+        "{:?}",
+        run.outcome().failure
+    );
+    let acted_after = world.actions.lock().unwrap()[0].1;
+    assert!(
+        acted_after >= 4,
+        "acted after {acted_after} screenshots: before the page was quiet"
+    );
+    assert!(
+        world.page().probes >= 4,
+        "the page was asked until it was quiet"
+    );
+}
+
+#[tokio::test]
+async fn typing_the_page_rewrites_fails_at_the_typing_step_without_showing_the_text() {
+    for drops_dots in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let screen = control_at(40, 80);
+        let field = element("textbox", "Amount", CONTROL_BOX);
+        let mut typed = field.clone();
+        typed.value = Some(retrace_protocol::element::FieldValue::new("120.00"));
+        let file = write_trajectory(
+            dir.path(),
+            &[
+                Step::click(POINT, &screen, &screen).with("element", as_json(&field)),
+                Step::typing("120.00").with("focused_after", as_json(&typed)),
+            ],
+        );
+        let world = World::browser(
+            screen,
+            PageModel {
+                elements: vec![field.clone()],
+                focused: Some(field),
+                drops_dots,
+                ..PageModel::default()
+            },
+        );
+        let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+        let failure = run.outcome().failure.clone();
+        if !drops_dots {
+            assert!(failure.is_none(), "{failure:?}");
+            continue;
+        }
+        let failure = failure.expect("the rewritten value fails");
+        assert_eq!((failure.step, failure.kind), (2, FailureKind::Effect));
+        assert!(
+            failure.message.contains("holds 5 characters, not the 6"),
+            "{}",
+            failure.message
+        );
+        assert!(!failure.message.contains("12000"), "{}", failure.message);
+    }
+}
+
+#[tokio::test]
+async fn a_checkbox_that_ignores_the_click_fails_at_its_own_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let unchecked = {
+        let mut element = element("checkbox", "Mark as sent", CONTROL_BOX);
+        element.checked = Some(retrace_protocol::element::Tristate::False);
+        element
+    };
+    let mut checked = unchecked.clone();
+    checked.checked = Some(retrace_protocol::element::Tristate::True);
+    let file = write_trajectory(
+        dir.path(),
+        &[
+            Step::click(POINT, &screen, &screen)
+                .with("element", as_json(&unchecked))
+                .with("element_after", as_json(&checked)),
+            Step::click(POINT, &screen, &screen),
+        ],
+    );
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![unchecked],
+            ..PageModel::default()
+        },
+    );
+    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+    let failure = run
+        .outcome()
+        .failure
+        .clone()
+        .expect("the ignored click fails");
+    assert_eq!((failure.step, failure.kind), (1, FailureKind::Effect));
+    assert!(failure.message.contains("checked"), "{}", failure.message);
+    assert_eq!(world.inputs().len(), 1, "step 2 never ran");
+}
