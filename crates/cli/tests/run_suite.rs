@@ -178,7 +178,7 @@ tags = ["v2"]
                 mismatch["distance"].as_u64().unwrap() > mismatch["threshold"].as_u64().unwrap(),
                 "{mismatch:#}"
             );
-            // The expected crop needs it stored in the recording (issue 17 part 3).
+            assert!(test["artifacts"]["expected_crop"].is_string(), "{test:#}");
             assert!(test["artifacts"]["actual_crop"].is_string(), "{test:#}");
         } else {
             assert_eq!(test["status"], "passed", "{test:#}");
