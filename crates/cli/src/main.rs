@@ -5,6 +5,8 @@
 mod commands;
 mod outcome;
 mod output;
+mod progress;
+mod suite_reports;
 
 use std::process::ExitCode;
 

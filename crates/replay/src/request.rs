@@ -83,6 +83,10 @@ pub struct ReplaySettings {
     /// Whether a completed replay hands back to the model (to verify the goal) instead of
     /// ending the run.
     pub hand_back_on_completion: Option<String>,
+    /// Whether the replay's result (an attempt, a failure) is written into the trajectory
+    /// file's metadata, as askui does. A suite run turns it off and keeps that state in its
+    /// own store instead, so committed trajectories stay unchanged.
+    pub write_metadata: bool,
 }
 
 impl Default for ReplaySettings {
@@ -99,6 +103,7 @@ impl Default for ReplaySettings {
             ready_timeout: Duration::from_secs(5),
             on_mismatch: OnMismatch::Fail,
             hand_back_on_completion: None,
+            write_metadata: true,
         }
     }
 }

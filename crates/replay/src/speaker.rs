@@ -260,7 +260,7 @@ impl ReplaySpeaker {
         };
         let Run { plan, tally, .. } = *run;
         let paused = failure.kind == FailureKind::NeedsModel;
-        if !paused {
+        if !paused && self.settings.write_metadata {
             self.metadata
                 .record_failure(&plan.path, failure.step.saturating_sub(1), &failure.message)
                 .await;
@@ -309,7 +309,9 @@ impl ReplaySpeaker {
             return SpeakerTurn::ending(Vec::new(), SpeakerResult::Done);
         };
         let Run { plan, tally, .. } = *run;
-        self.metadata.record_completion(&plan.path).await;
+        if self.settings.write_metadata {
+            self.metadata.record_completion(&plan.path).await;
+        }
         tally.finish(turn.events, &plan, ReplayStatus::Passed, None);
         let summary = Message::assistant(vec![ContentBlock::text(messages::completed(&plan))]);
         match self.settings.hand_back_on_completion.clone() {

@@ -9,7 +9,7 @@
 //! keeps, what decides the exit code. The runner reads results the same way
 //! ([`collect::Collector`]). It never prints; the CLI parses arguments into jobs and prints.
 //!
-//! Suites of trajectories and visual regression checks are scheduled here next.
+//! Suites of trajectories ([`suite`]) run here too: many files, in parallel, in one browser.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
@@ -21,6 +21,7 @@ pub mod parameters;
 pub mod provider;
 pub mod record;
 pub mod replay;
+pub mod suite;
 
 pub use act::ActJob;
 pub use act::ActMode;
@@ -34,6 +35,7 @@ pub use provider::Provider;
 pub use provider::ProviderConfig;
 pub use replay::ReplayJob;
 pub use replay::run_replay;
+pub use replay::run_replay_in;
 
 /// The runtime every command runs on: two workers (the machines retrace targets are small),
 /// timers and I/O enabled.

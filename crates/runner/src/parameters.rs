@@ -42,6 +42,19 @@ impl Parameters {
         self.pairs.iter().map(|(name, _)| name.as_str())
     }
 
+    /// Each name and value, in the order given (last value of a repeated name).
+    pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.pairs
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+    }
+
+    /// Whether `name` is secret: named like one (password, token, key...) or marked.
+    pub fn is_secret(&self, name: &str) -> bool {
+        retrace_report::secrets::is_secret_name(name)
+            || self.marked_secret.iter().any(|marked| marked == name)
+    }
+
     /// The values, for substitution.
     pub fn values(&self) -> ParameterValues {
         self.pairs.iter().cloned().collect()

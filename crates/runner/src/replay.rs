@@ -18,6 +18,7 @@ use retrace_agent::structured::ResolvingWebTool;
 use retrace_agent::structured::executor_on_page;
 use retrace_agent::tool::Toolbox;
 use retrace_drive::Backend;
+use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumPage;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
@@ -126,6 +127,25 @@ pub fn recorded_sizes(file: &Path) -> Option<RecordedSizes> {
 /// [`Event::SessionFinished`] carrying the report it returns. Never fails: a session that
 /// cannot run is a report with status `error`.
 pub async fn run_replay(job: &ReplayJob, events: &Events) -> SessionReport {
+    run_session(job, None, events).await
+}
+
+/// Like [`run_replay`], but in a run of its own (a fresh browser context) of `browser`, which
+/// stays open for other runs: how a suite replays many files in one Chromium. `job.browser` is
+/// not used; the page gets `browser`'s size.
+pub async fn run_replay_in(
+    job: &ReplayJob,
+    browser: &ChromiumBrowser,
+    events: &Events,
+) -> SessionReport {
+    run_session(job, Some(browser), events).await
+}
+
+async fn run_session(
+    job: &ReplayJob,
+    shared: Option<&ChromiumBrowser>,
+    events: &Events,
+) -> SessionReport {
     let started = Instant::now();
     let mut report = SessionReport::new(SessionKind::Replay, job.file.display().to_string());
     report.url = Some(job.url.clone());
@@ -137,7 +157,7 @@ pub async fn run_replay(job: &ReplayJob, events: &Events) -> SessionReport {
         &mut events,
         &mut report,
     ) {
-        Ok(()) => replay_in_browser(job, &events, &mut report).await,
+        Ok(()) => replay_in_browser(job, shared, &events, &mut report).await,
         Err(error) => Err(error),
     };
     match (result, collector.replay()) {
@@ -217,15 +237,36 @@ pub(crate) fn session_log(
 
 async fn replay_in_browser(
     job: &ReplayJob,
+    shared: Option<&ChromiumBrowser>,
     events: &Events,
     report: &mut SessionReport,
 ) -> Result<(), RunnerError> {
     job.check()?;
     let size = job.viewport();
-    let browser = job.browser.clone().at_size(size).open().await?;
-    let page = Arc::new(open_page(&browser, &job.url, PageLoad::Loaded).await?);
+    let browser = match shared {
+        Some(browser) => browser.new_run(),
+        None => job.browser.clone().at_size(size).open().await?,
+    };
+    let result = replay_on(job, &browser, size, events, report).await;
+    // Dispose of this run's browser context (and, for a browser of its own, the browser),
+    // bounded: a browser that no longer answers must not hold the session up.
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, browser.close()).await;
+    result
+}
+
+/// The longest wait for a run's browser context (or browser) to close.
+const CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+async fn replay_on(
+    job: &ReplayJob,
+    browser: &ChromiumBrowser,
+    size: (u32, u32),
+    events: &Events,
+    report: &mut SessionReport,
+) -> Result<(), RunnerError> {
+    let page = Arc::new(open_page(browser, &job.url, PageLoad::Loaded).await?);
     let model = job.model_size();
-    let toolbox = replay_tools(&page, &browser, model).await?;
+    let toolbox = replay_tools(&page, browser, model).await?;
     let scaler = Scaler {
         model,
         display: size,
@@ -255,7 +296,7 @@ async fn replay_in_browser(
 /// The tools a replay may meet: the computer tool, askui's tools, the web executor.
 async fn replay_tools(
     page: &Arc<ChromiumPage>,
-    browser: &retrace_drive::chromium::ChromiumBrowser,
+    browser: &ChromiumBrowser,
     model_size: (u32, u32),
 ) -> Result<Toolbox, RunnerError> {
     let backend: Arc<dyn Backend> = page.clone();

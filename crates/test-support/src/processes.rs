@@ -32,3 +32,38 @@ pub async fn wait_until_no_process_contains(
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// `(ppid, pgid)` of a live process, from `/proc/<pid>/stat`; `None` when it is gone (or a
+/// zombie).
+pub fn parent_and_group(pid: u32) -> Option<(u32, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields follow the last ')'.
+    let fields: Vec<&str> = stat
+        .get(stat.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
+    if fields.first() == Some(&"Z") {
+        return None;
+    }
+    Some((fields.get(1)?.parse().ok()?, fields.get(2)?.parse().ok()?))
+}
+
+/// The live processes whose parent is `parent` and whose command line contains `marker`.
+pub fn children_with_cmdline_containing(parent: u32, marker: &str) -> Vec<u32> {
+    processes_with_cmdline_containing(marker)
+        .into_iter()
+        .filter(|pid| parent_and_group(*pid).is_some_and(|(ppid, _)| ppid == parent))
+        .collect()
+}
+
+/// The live processes in process group `pgid`.
+pub fn processes_in_group(pgid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| parent_and_group(*pid).is_some_and(|(_, group)| group == pgid))
+        .collect()
+}

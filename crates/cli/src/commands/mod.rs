@@ -16,6 +16,7 @@ mod finish;
 mod hash;
 mod replay;
 mod report;
+mod run;
 mod schema;
 mod screenshot;
 mod serve_demo;
@@ -34,6 +35,7 @@ pub enum Command {
     Do(do_actions::DoArgs),
     Demo(demo::DemoArgs),
     Replay(replay::ReplayArgs),
+    Run(run::RunArgs),
     Act(act::ActArgs),
     Schema(schema::SchemaArgs),
     Report(report::ReportArgs),
@@ -51,6 +53,7 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Do(args) => do_actions::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Run(args) => run::run(args),
         Command::Act(args) => act::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Report(args) => report::run(args),

@@ -1,0 +1,218 @@
+//! `retrace run`: replays a suite of trajectory files in parallel and reports on them. The
+//! work is `retrace_runner::suite`'s; this module parses flags, watches Ctrl-C, subscribes the
+//! progress display and writes the reports.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use retrace_protocol::events::Events;
+use retrace_protocol::events::SuiteReport;
+use retrace_runner::suite;
+use retrace_runner::suite::Interrupt;
+use retrace_runner::suite::Schedule;
+use retrace_runner::suite::SuiteJob;
+use retrace_runner::suite::SuiteRequest;
+use retrace_runner::suite::SuiteVerdict;
+use retrace_runner::suite::config::Defaults;
+
+use super::browser_args::BrowserArgs;
+use super::browser_args::parse_size;
+use super::replay::ParameterArgs;
+use crate::outcome::Outcome;
+use crate::output::out;
+use crate::progress::SuiteProgress;
+use retrace_report::suite::ReportKind;
+
+/// Replay a suite of trajectory files in parallel, in one headless Chromium, and report.
+///
+/// PATHS are trajectory files, folders (searched recursively for *.json trajectories; other
+/// JSON files are left out, hidden folders skipped) and globs; default: .retrace_cache/.
+/// Settings come from the suite file retrace.toml (per-file sections by path or glob), then
+/// RETRACE_* variables (RETRACE_URL, RETRACE_JOBS...), then flags, which apply to every file.
+/// Secret parameters come from the environment (RETRACE_PARAM_<NAME>) or --param only.
+///
+/// A failed check fails its test and is never retried; an infrastructure error (browser
+/// crash, page that does not load) is retried up to --retries times, and a test that then
+/// passes is reported flaky. Run-time state goes to .retrace_state/ beside the suite, not
+/// into the trajectories (unless --write-metadata); files marked invalid are skipped.
+///
+/// Exit codes: 0 every test passed (flaky included), 1 a test failed, 2 a test could not
+/// run, the suite was interrupted (Ctrl-C), or the input is bad.
+///
+/// Examples:
+///   retrace run flows/ --url http://127.0.0.1:8080/ --param username=demo --jobs 4
+///   RETRACE_PARAM_PASSWORD=s3cret retrace run --suite retrace.toml --tag smoke --report junit,json
+///   retrace run 'flows/**/login*.json' --list
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct RunArgs {
+    /// Trajectory files, folders and globs (default: .retrace_cache/).
+    pub paths: Vec<PathBuf>,
+    /// The suite file (default: ./retrace.toml when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
+    /// The page to open before each replay (overrides the suite file).
+    #[arg(long)]
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub parameters: ParameterArgs,
+    /// A TOML file of `NAME = "VALUE"` parameter values (no secrets).
+    #[arg(long, value_name = "FILE")]
+    pub params_file: Option<PathBuf>,
+    /// Viewport size `WxH` for every test; default: each file's recorded size.
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
+    /// The largest Hamming distance that passes a visual check (default 10).
+    #[arg(long)]
+    pub threshold: Option<u32>,
+    /// How to wait before each step: `visual`, `stable` or `fixed:SECONDS`.
+    #[arg(long)]
+    pub wait: Option<String>,
+    /// The longest wait for one step's screen, in seconds (default 10).
+    #[arg(long)]
+    pub step_timeout: Option<f64>,
+    /// Tests run at once (default: twice the cores, at most 8).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Attempts after an infrastructure error (default 0).
+    #[arg(long)]
+    pub retries: Option<u32>,
+    /// Only tests whose path matches this regular expression.
+    #[arg(long, value_name = "PATTERN")]
+    pub grep: Option<String>,
+    /// Only tests with this tag (repeatable: any of them).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Print what would run, with its url, and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Also write each replay's result into its trajectory's metadata, as askui does.
+    #[arg(long)]
+    pub write_metadata: bool,
+    /// Run files marked invalid instead of skipping them.
+    #[arg(long)]
+    pub include_invalid: bool,
+    /// Reports to write into --out, comma-separated: html, junit, json (default: html on a
+    /// terminal, none otherwise).
+    #[arg(long, value_delimiter = ',', value_name = "KINDS", value_parser = crate::suite_reports::parse_kind)]
+    pub report: Option<Vec<ReportKind>>,
+    /// The reports' folder (also holds each test's evidence).
+    #[arg(long, value_name = "DIR", default_value = "retrace-report")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+    /// Print the suite report as one JSON document instead of progress lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the suite and prints what happened.
+pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    let request = SuiteRequest {
+        paths: args.paths.clone(),
+        suite_file: suite::config::suite_file_path(args.suite.as_deref()),
+        flags: Defaults {
+            url: args.url.clone(),
+            size: args.size.map(|(width, height)| format!("{width}x{height}")),
+            threshold: args.threshold,
+            wait: args.wait.clone(),
+            step_timeout: args.step_timeout,
+            jobs: args.jobs,
+            retries: args.retries,
+        },
+        params_file: args.params_file.clone(),
+        params: args.parameters.params.clone(),
+        secrets: args.parameters.secret.clone(),
+        grep: args.grep.clone(),
+        tags: args.tags.clone(),
+    };
+    let loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
+    if args.list {
+        for plan in &loaded.plans {
+            let target = match (&plan.problem, &plan.url) {
+                (Some(problem), _) => format!("cannot run: {problem}"),
+                (None, Some(url)) => url.clone(),
+                (None, None) => String::new(),
+            };
+            let tags = if plan.tags.is_empty() {
+                String::new()
+            } else {
+                format!("  [{}]", plan.tags.join(", "))
+            };
+            out!("{}  {target}{tags}", plan.id);
+        }
+        return Ok(Outcome::Pass);
+    }
+    let kinds = match &args.report {
+        Some(kinds) => kinds.clone(),
+        None if std::io::stdout().is_terminal() && !args.json => vec![ReportKind::Html],
+        None => Vec::new(),
+    };
+    let evidence = !kinds.is_empty();
+    let job = SuiteJob {
+        schedule: Schedule {
+            jobs: loaded.jobs,
+            retries: loaded.retries,
+            write_metadata: args.write_metadata,
+            out_dir: evidence.then(|| args.out.clone()),
+        },
+        suite: loaded,
+        include_invalid: args.include_invalid,
+        browser: args.browser.config((0, 0)),
+    };
+    let mut events = Events::none();
+    if !args.json {
+        events.subscribe(SuiteProgress::new(
+            job.suite.plans.len(),
+            std::io::stdout().is_terminal(),
+        ));
+    }
+    let report = retrace_runner::runtime()?.block_on(async {
+        let interrupt = Interrupt::new();
+        let watcher = tokio::spawn({
+            let interrupt = interrupt.clone();
+            async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    interrupt.trigger();
+                }
+            }
+        });
+        let report = suite::run_suite(job, &events, &interrupt).await;
+        watcher.abort();
+        report
+    });
+    let written = crate::suite_reports::write(&report, &kinds, &args.out)?;
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_summary(&report, &written)?;
+    }
+    Ok(match suite::verdict(&report) {
+        SuiteVerdict::Passed => Outcome::Pass,
+        SuiteVerdict::Failed => Outcome::CheckFailed,
+        SuiteVerdict::Error => Outcome::Error,
+    })
+}
+
+fn print_summary(report: &SuiteReport, written: &[PathBuf]) -> anyhow::Result<()> {
+    let totals = report.totals;
+    out!(
+        "{} tests: {} passed, {} failed, {} error, {} flaky, {} skipped in {:.1} s{}",
+        totals.tests,
+        totals.passed,
+        totals.failed,
+        totals.error,
+        totals.flaky,
+        totals.skipped,
+        report.wall_ms as f64 / 1000.0,
+        if report.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    for path in written {
+        out!("report: {}", path.display());
+    }
+    Ok(())
+}

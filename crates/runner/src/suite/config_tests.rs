@@ -1,0 +1,129 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use super::*;
+
+fn suite_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(SUITE_FILE);
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_suite_file_reads_defaults_parameters_and_sections() {
+    let (_dir, path) = suite_file(
+        r#"
+secrets = ["pin"]
+[defaults]
+url = "http://127.0.0.1:1/"
+size = "800x600"
+jobs = 3
+retries = 2
+[parameters]
+username = "demo"
+password = { env = "DEMO_PW" }
+[[files]]
+match = "v2/*.json"
+url = "http://127.0.0.1:1/?layout=v2"
+tags = ["v2"]
+"#,
+    );
+    let file = SuiteFile::load(&path).unwrap();
+    assert_eq!(file.defaults.jobs, Some(3));
+    assert_eq!(file.defaults.settings().parsed_size(), Ok(Some((800, 600))));
+    assert_eq!(
+        file.parameters["password"],
+        ParameterSource::Env {
+            env: "DEMO_PW".into()
+        }
+    );
+    assert_eq!(file.files[0].tags, ["v2"]);
+    assert!(file.is_secret("pin") && file.is_secret("password") && !file.is_secret("username"));
+}
+
+#[test]
+fn bad_suite_files_are_errors_naming_the_file_and_the_field() {
+    let cases = [
+        ("[defaults]\njobs = \"many\"\n", "defaults.jobs"),
+        ("[defaults]\nsize = \"big\"\n", "defaults.size"),
+        (
+            "[[files]]\nmatch = \"a/*.json\"\nwait = \"soon\"\n",
+            "files[0].wait",
+        ),
+        ("[defaults]\nurll = \"x\"\n", "urll"),
+        (
+            "[parameters]\npassword = \"hunter2\"\n",
+            "parameters.password",
+        ),
+        (
+            "[[files]]\nmatch = \"*.json\"\nparameters = { api_token = \"t\" }\n",
+            "files[0].parameters.api_token",
+        ),
+        (
+            "secrets = [\"pin\"]\n[parameters]\npin = \"1234\"\n",
+            "parameters.pin",
+        ),
+    ];
+    for (text, field) in cases {
+        let (_dir, path) = suite_file(text);
+        let error = SuiteFile::load(&path).unwrap_err().to_string();
+        assert!(
+            error.contains(&path.display().to_string()),
+            "{text}: {error}"
+        );
+        assert!(error.contains(field), "{text}: {error}");
+        assert!(!error.contains("hunter2"), "a secret leaked: {error}");
+    }
+}
+
+#[test]
+fn a_params_file_gives_values_but_never_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("params.toml");
+    std::fs::write(&path, "username = \"demo\"\n").unwrap();
+    let values = load_params_file(&path, |name| name == "password").unwrap();
+    assert_eq!(values["username"], "demo");
+    std::fs::write(&path, "password = \"hunter2\"\n").unwrap();
+    let error = load_params_file(&path, |name| name == "password")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("password") && !error.contains("hunter2"),
+        "{error}"
+    );
+    let error = load_params_file(Path::new("/nowhere/params.toml"), |_| false).unwrap_err();
+    assert!(
+        error.to_string().contains("/nowhere/params.toml"),
+        "{error}"
+    );
+}
+
+#[test]
+fn flags_override_and_bad_flag_values_are_named() {
+    let flags = Defaults {
+        jobs: Some(4),
+        url: Some("http://flag/".into()),
+        ..Defaults::default()
+    };
+    let over = overrides(&flags).unwrap();
+    let file = Defaults {
+        jobs: Some(2),
+        retries: Some(1),
+        ..Defaults::default()
+    };
+    let merged = file.overridden_by(&over);
+    assert_eq!(merged.jobs, Some(4));
+    assert_eq!(merged.retries, Some(1));
+    assert_eq!(merged.url.as_deref(), Some("http://flag/"));
+    let bad = Defaults {
+        wait: Some("whenever".into()),
+        ..Defaults::default()
+    };
+    let error = overrides(&bad).unwrap_err().to_string();
+    assert!(
+        error.contains("wait") && error.contains("whenever"),
+        "{error}"
+    );
+}

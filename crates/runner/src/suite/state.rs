@@ -1,0 +1,232 @@
+//! [`StateStore`]: what suite runs learn about each trajectory (attempts, failures, the last
+//! run, whether validators retired it), kept in `.retrace_state/` beside the suite instead of
+//! in the trajectory, so a committed trajectory stays byte-identical run after run.
+//!
+//! One JSON file per trajectory, named from its test id, holding the content hash of the
+//! trajectory it describes: when the file changes (re-recorded, approved), its old state no
+//! longer applies and it starts afresh. Writes are atomic (a temporary file renamed over).
+//! The shapes are askui's (`execution_attempts`, `failures` with `step_index`,
+//! `last_executed_at`), and askui's validators ([`Validators`]) read them after each failure,
+//! exactly as they read a trajectory's own metadata.
+//!
+//! The content hash is FNV-1a (64 bits): it only tells a changed file from the same one, so
+//! it needs no cryptographic strength.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use retrace_cache::CacheFailure;
+use retrace_cache::validators::Validators;
+use serde::Deserialize;
+use serde::Serialize;
+
+use super::error::SuiteError;
+
+/// The state folder's name, beside the suite.
+pub const STATE_DIR: &str = ".retrace_state";
+
+/// What is known about one trajectory.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileState {
+    /// The test id (path relative to the suite).
+    pub file: String,
+    /// FNV-1a of the trajectory's bytes this state describes.
+    pub content_hash: String,
+    /// Replays that reached a verdict (passed or failed).
+    pub execution_attempts: u64,
+    /// Every failure, oldest first (askui's shape: 0-based `step_index`).
+    pub failures: Vec<CacheFailure>,
+    /// When a replay last passed.
+    #[serde(default)]
+    pub last_executed_at: Option<Timestamp>,
+    /// When it last ran, whatever the result.
+    #[serde(default)]
+    pub last_run_at: Option<Timestamp>,
+    /// False once a validator retired it.
+    pub is_valid: bool,
+    /// Why it was retired.
+    pub invalidation_reason: Option<String>,
+}
+
+/// How a run of a trajectory ended, as the state store counts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunVerdict {
+    /// It replayed to its end.
+    Passed,
+    /// It failed at this 1-based step.
+    Failed {
+        /// The step.
+        step: usize,
+        /// Why.
+        message: String,
+    },
+    /// It could not run (not counted as an attempt).
+    Error,
+}
+
+/// The `.retrace_state/` folder of a suite.
+#[derive(Debug)]
+pub struct StateStore {
+    dir: PathBuf,
+    validators: Validators,
+}
+
+impl StateStore {
+    /// The store in `root/.retrace_state/`, with askui's default validators.
+    pub fn beside(root: &Path) -> Self {
+        Self {
+            dir: root.join(STATE_DIR),
+            validators: Validators::default(),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The state of test `id` whose trajectory is `file`: fresh when there is none yet, or
+    /// when it describes other content. An unreadable state file is a warning and a fresh
+    /// start, never a reason not to run.
+    pub fn load(&self, id: &str, file: &Path) -> FileState {
+        let fresh = FileState {
+            file: id.to_owned(),
+            content_hash: content_hash(file),
+            is_valid: true,
+            ..FileState::default()
+        };
+        let path = self.path_of(id);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return fresh;
+        };
+        match serde_json::from_str::<FileState>(&text) {
+            Ok(state) if state.content_hash == fresh.content_hash => state,
+            Ok(_) => fresh,
+            Err(error) => {
+                tracing::warn!("ignoring {}: {error}", path.display());
+                fresh
+            }
+        }
+    }
+
+    /// Why `file` must not run: the trajectory's own metadata says it is invalid, or the
+    /// state store does.
+    pub fn invalid_reason(&self, id: &str, file: &Path) -> Option<String> {
+        if let Ok(cache) =
+            retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
+            && !cache.metadata.is_valid
+        {
+            return Some(
+                cache
+                    .metadata
+                    .invalidation_reason
+                    .unwrap_or_else(|| "marked invalid in the file".into()),
+            );
+        }
+        let state = self.load(id, file);
+        (!state.is_valid).then(|| {
+            state
+                .invalidation_reason
+                .unwrap_or_else(|| format!("marked invalid in {STATE_DIR}/"))
+        })
+    }
+
+    /// Counts one run of test `id` and runs the validators after a failure; writes the state
+    /// atomically and returns it.
+    pub fn record(
+        &self,
+        id: &str,
+        file: &Path,
+        verdict: &RunVerdict,
+    ) -> Result<FileState, SuiteError> {
+        let mut state = self.load(id, file);
+        // Microseconds, as askui writes timestamps (and as they read back).
+        let now = Timestamp::now();
+        let now = Timestamp::from_microsecond(now.as_microsecond()).unwrap_or(now);
+        state.last_run_at = Some(now);
+        match verdict {
+            RunVerdict::Passed => {
+                state.execution_attempts += 1;
+                state.last_executed_at = Some(now);
+            }
+            RunVerdict::Failed { step, message } => {
+                state.execution_attempts += 1;
+                let step_index = step.saturating_sub(1) as u64;
+                let earlier = state
+                    .failures
+                    .iter()
+                    .filter(|failure| failure.step_index == step_index)
+                    .count() as u64;
+                state.failures.push(CacheFailure {
+                    timestamp: now,
+                    step_index,
+                    error_message: message.clone(),
+                    failure_count_at_step: earlier + 1,
+                    extra: serde_json::Map::new(),
+                });
+                if let Some(reason) = self.validate(&state, file, step_index, now) {
+                    state.is_valid = false;
+                    state.invalidation_reason = Some(reason);
+                }
+            }
+            RunVerdict::Error => {}
+        }
+        self.write(id, &state)?;
+        Ok(state)
+    }
+
+    /// The validators' reason to retire the file, reading `state` as its metadata.
+    fn validate(
+        &self,
+        state: &FileState,
+        file: &Path,
+        step_index: u64,
+        now: Timestamp,
+    ) -> Option<String> {
+        let cache =
+            retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE).ok()?;
+        let mut metadata = cache.metadata;
+        metadata.execution_attempts = state.execution_attempts;
+        metadata.failures = state.failures.clone();
+        metadata.last_executed_at = state.last_executed_at;
+        self.validators
+            .invalidation_reason(&metadata, Some(step_index), now)
+    }
+
+    fn write(&self, id: &str, state: &FileState) -> Result<(), SuiteError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| SuiteError::io(&self.dir, source))?;
+        let path = self.path_of(id);
+        let text = serde_json::to_string_pretty(state)
+            .map_err(|error| SuiteError::io(&path, std::io::Error::other(error.to_string())))?;
+        retrace_cache::atomic_write(&path, text.as_bytes())
+            .map_err(|error| SuiteError::io(&path, std::io::Error::other(error.to_string())))
+    }
+
+    /// The state file of test `id`: its path with separators spelled `__`.
+    pub fn path_of(&self, id: &str) -> PathBuf {
+        let name: String = id
+            .chars()
+            .map(|c| if c == '/' || c == '\\' { '~' } else { c })
+            .collect();
+        self.dir
+            .join(format!("{}.state.json", name.replace('~', "__")))
+    }
+}
+
+/// FNV-1a (64 bits) of the file's bytes, as 16 hex digits; empty when it cannot be read.
+pub fn content_hash(file: &Path) -> String {
+    let Ok(bytes) = std::fs::read(file) else {
+        return String::new();
+    };
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;
