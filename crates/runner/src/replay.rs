@@ -188,6 +188,16 @@ async fn run_session(
     report
 }
 
+/// Where a failed step's `which` crop (`expected`, `actual`) is written beside the final
+/// screenshot: `final-v2.png` → `final-v2-step7-expected.png`.
+pub fn failure_crop_path(final_screenshot: &Path, step: usize, which: &str) -> PathBuf {
+    let stem = final_screenshot
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".into());
+    final_screenshot.with_file_name(format!("{stem}-step{step}-{which}.png"))
+}
+
 /// Writes a failed step's expected and actual crops beside the final screenshot
 /// (`final-v2.png` → `final-v2-step7-expected.png`, `...-actual.png`) and lists them as
 /// evidence; a crop that cannot be written is named in the log, never fails the session.
@@ -199,18 +209,13 @@ fn write_failure_crops(final_screenshot: &Path, report: &mut SessionReport) {
     else {
         return;
     };
-    let stem = final_screenshot
-        .file_stem()
-        .map(|stem| stem.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "replay".into());
     let crops = [
         ("expected", failure.expected_crop.clone()),
         ("actual", failure.actual_crop.clone()),
     ];
     for (which, crop) in crops {
         let Some(crop) = crop else { continue };
-        let path =
-            final_screenshot.with_file_name(format!("{stem}-step{}-{which}.png", failure.step));
+        let path = failure_crop_path(final_screenshot, failure.step, which);
         match write_png(&path, crop.bytes()) {
             Ok(()) => report.evidence.push(path),
             Err(error) => tracing::warn!(%error, "could not write the {which} crop"),

@@ -275,6 +275,7 @@ pub fn page_check_test() -> TestReport {
             width: 80.0,
             height: 24.0,
         }),
+        change: Some(retrace_protocol::events::ChangeKind::Colour),
     };
     TestReport {
         id: "/settings@1280x800".into(),

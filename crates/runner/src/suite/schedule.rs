@@ -213,16 +213,18 @@ fn keep_evidence(out: &Path, dir: &Path, report: &TestReport, timeline: &Timelin
         let _ = std::fs::remove_file(out.join(&final_png));
         return artifacts;
     }
-    artifacts.final_screenshot = exists(final_png);
+    artifacts.final_screenshot = exists(final_png.clone());
     if let Some(failure) = timeline.failure() {
-        let write = |name: &str, png: Option<&retrace_protocol::events::Png>| {
-            let relative = dir.join(name);
-            let written =
-                png.is_some_and(|png| std::fs::write(out.join(&relative), png.bytes()).is_ok());
-            written.then_some(relative)
+        // The replay session wrote them beside the final screenshot.
+        let crop = |which: &str| {
+            exists(crate::replay::failure_crop_path(
+                &final_png,
+                failure.step,
+                which,
+            ))
         };
-        artifacts.expected_crop = write("expected.png", failure.expected_crop.as_ref());
-        artifacts.actual_crop = write("actual.png", failure.actual_crop.as_ref());
+        artifacts.expected_crop = crop("expected");
+        artifacts.actual_crop = crop("actual");
     }
     artifacts
 }
