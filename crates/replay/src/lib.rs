@@ -30,6 +30,7 @@ pub mod askui_tools;
 pub mod cache_tools;
 pub mod checks;
 pub mod evidence;
+pub mod failure;
 pub mod ledger;
 pub mod messages;
 pub mod metadata;

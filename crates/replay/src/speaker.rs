@@ -37,7 +37,8 @@ use serde_json::Value;
 use crate::checks::CheckEnv;
 use crate::checks::StepCheck;
 use crate::checks::default_checks;
-use crate::evidence::region_crop;
+use crate::failure::CheckFailure;
+use crate::failure::check_failure;
 use crate::ledger::ReplayLedger;
 use crate::messages;
 use crate::metadata::MetadataWriter;
@@ -191,61 +192,17 @@ impl ReplaySpeaker {
         let Some((name, look)) = verdict.failing() else {
             return Ok((PhaseEnd::Passed, Some(verdict)));
         };
-        let (kind, account) = match (phase, *name) {
-            (CheckPhase::Before, "visual") => (
-                FailureKind::Mismatch,
-                "Visual validation failed at".to_owned(),
-            ),
-            (CheckPhase::Before, name) => {
-                (FailureKind::Mismatch, format!("The {name} check failed at"))
-            }
-            (CheckPhase::After, "effect") => {
-                (FailureKind::Effect, "Effect check failed after".to_owned())
-            }
-            (CheckPhase::After, name) => (
-                FailureKind::Effect,
-                format!("The {name} check failed after"),
-            ),
-        };
-        let measure = match (look.distance, look.threshold) {
-            (Some(distance), Some(threshold)) => {
-                format!(" Hamming distance: {distance} > threshold: {threshold}")
-            }
-            _ => String::new(),
-        };
-        let repair_note = if repair && *name == "visual" && self.settings.search_radius > 0 {
-            format!("; no match within {} px", self.settings.search_radius)
-        } else {
-            String::new()
-        };
-        let settled_note = verdict
-            .note
-            .as_ref()
-            .map(|note| format!(" {note}"))
-            .unwrap_or_default();
-        let message = format!(
-            "{account} step {} ({}): {}.{measure} (waited {:.1} s{repair_note}).{settled_note}",
-            step.number(),
-            step.describe(),
-            look.detail
-                .clone()
-                .unwrap_or_else(|| format!("the {name} check did not pass")),
-            verdict.waited.as_secs_f64(),
-        );
-        let failure = ReplayFailure {
-            step: step.number(),
-            kind,
-            action: step.describe(),
-            message,
-            distance: look.distance,
-            threshold: look.threshold,
-            waited_ms: Some(millis(verdict.waited.as_millis())),
-            expected_crop: (phase == CheckPhase::Before)
-                .then(|| step.expected_crop.clone())
-                .flatten(),
-            actual_crop: at
-                .and_then(|at| region_crop(&verdict.screen, at, env.hashing.region_size)),
-        };
+        let failure = check_failure(CheckFailure {
+            step,
+            phase,
+            check: name,
+            look,
+            verdict: &verdict,
+            searched_within: (repair && self.settings.search_radius > 0)
+                .then_some(self.settings.search_radius),
+            at,
+            region_size: env.hashing.region_size,
+        });
         Ok((PhaseEnd::Failed(Box::new(failure)), Some(verdict)))
     }
 

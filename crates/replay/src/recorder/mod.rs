@@ -17,7 +17,6 @@
 //! [`identify_parameters`](crate::recorder::identify_parameters).
 
 use std::collections::BTreeMap;
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use base64::Engine;
@@ -32,15 +31,11 @@ use retrace_cache::VisualValidation;
 use retrace_cache::fields;
 use retrace_cache::params::Template;
 use retrace_cache::params::parameters_in_trajectory;
-use retrace_protocol::ContentBlock;
-use retrace_protocol::ImageSource;
 use retrace_protocol::Message;
-use retrace_protocol::MessageContent;
 use retrace_protocol::Role;
 use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
 use retrace_protocol::tool_names;
-use retrace_vision::Image;
 use retrace_vision::Method;
 use retrace_vision::VisionError;
 use serde_json::Map;
@@ -54,6 +49,12 @@ use crate::observe::ObservationQueue;
 use crate::observe::Observations;
 
 mod params;
+mod screens;
+
+use screens::ScreenKey;
+use screens::Screens;
+use screens::first_screenshot;
+use screens::result_screenshots;
 
 pub use params::Identification;
 pub use params::IdentifiedParameter;
@@ -181,91 +182,6 @@ pub enum RecordError {
     /// The model's parameter list could not be read at all.
     #[error("parameter identification: {0}")]
     Identify(String),
-}
-
-/// Where a screenshot sits in the history: message index and block index of its tool_result.
-type ScreenKey = (usize, usize);
-
-/// Screenshots of the history, decoded on first use and kept by position.
-struct Screens<'a> {
-    history: &'a [Message],
-    decoded: HashMap<ScreenKey, Image>,
-}
-
-impl<'a> Screens<'a> {
-    fn new(history: &'a [Message]) -> Self {
-        Self {
-            history,
-            decoded: HashMap::new(),
-        }
-    }
-
-    /// The decoded first image of the tool_result at `key`; `Ok(None)` when it is not an
-    /// inline PNG.
-    fn get(&mut self, key: ScreenKey) -> Result<Option<&Image>, VisionError> {
-        if !self.decoded.contains_key(&key) {
-            let Some(data) = png_data(self.history, key) else {
-                return Ok(None);
-            };
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(data.as_bytes())
-                .map_err(|e| VisionError::Decode(format!("invalid base64: {e}")))?;
-            let image = retrace_vision::decode_png(&bytes)?;
-            self.decoded.insert(key, image);
-        }
-        Ok(self.decoded.get(&key))
-    }
-}
-
-fn blocks_of(message: &Message) -> &[ContentBlock] {
-    match &message.content {
-        MessageContent::Blocks(blocks) => blocks,
-        MessageContent::Text(_) => &[],
-    }
-}
-
-/// The base64 text of the first inline PNG in the tool_result at `key`.
-fn png_data(history: &[Message], (message, block): ScreenKey) -> Option<&str> {
-    let ContentBlock::ToolResult(result) = blocks_of(history.get(message)?).get(block)? else {
-        return None;
-    };
-    match result.images().next()? {
-        ImageSource::Base64 { media_type, data }
-            if media_type.eq_ignore_ascii_case("image/png") =>
-        {
-            Some(data)
-        }
-        _ => None,
-    }
-}
-
-/// The first tool_result of `message` that holds an image.
-fn first_screenshot(message: &Message) -> Option<usize> {
-    blocks_of(message).iter().position(|block| match block {
-        ContentBlock::ToolResult(result) => result.images().next().is_some(),
-        _ => false,
-    })
-}
-
-/// Where each tool_use's own result screenshot is, by tool_use id.
-fn result_screenshots(history: &[Message]) -> HashMap<&str, ScreenKey> {
-    let mut found = HashMap::new();
-    for (index, message) in history
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.role == Role::User)
-    {
-        for (block, content) in blocks_of(message).iter().enumerate() {
-            if let ContentBlock::ToolResult(result) = content
-                && result.images().next().is_some()
-            {
-                found
-                    .entry(result.tool_use_id.as_str())
-                    .or_insert((index, block));
-            }
-        }
-    }
-    found
 }
 
 /// The cache file for a finished run.

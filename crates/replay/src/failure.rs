@@ -1,0 +1,101 @@
+//! How a check that did not pass becomes a step's [`ReplayFailure`]: its kind (a mismatch
+//! before acting, a missing effect after), the sentence people and the model read (step,
+//! action, what differed, the measure and its bound, how long replay waited, where it
+//! searched, why it stopped waiting) and its evidence (the recorded crop, the crop seen).
+
+use retrace_protocol::events::CheckPhase;
+use retrace_protocol::events::FailureKind;
+use retrace_protocol::events::ReplayFailure;
+
+use crate::checks::Look;
+use crate::evidence::region_crop;
+use crate::plan::PlannedStep;
+use crate::tally::millis;
+use crate::wait::Verdict;
+
+/// A check of one phase of a step that did not pass, with what is needed to say so.
+pub struct CheckFailure<'a> {
+    /// The step.
+    pub step: &'a PlannedStep,
+    /// Before or after acting.
+    pub phase: CheckPhase,
+    /// The check's name (`visual`, `semantic`, `effect`, `state`).
+    pub check: &'a str,
+    /// Its last look.
+    pub look: &'a Look,
+    /// What waiting ended with.
+    pub verdict: &'a Verdict,
+    /// The radius the visual search covered, when it ran.
+    pub searched_within: Option<u32>,
+    /// Where the step acts, when it acts at a point.
+    pub at: Option<(i64, i64)>,
+    /// The side of the hashed region (for the crop).
+    pub region_size: u32,
+}
+
+/// The step's failure: `Visual validation failed at step 7 (left_click at (761, 203)): ...`.
+pub fn check_failure(failed: CheckFailure<'_>) -> ReplayFailure {
+    let CheckFailure {
+        step,
+        phase,
+        check,
+        look,
+        verdict,
+        searched_within,
+        at,
+        region_size,
+    } = failed;
+    let (kind, account) = match (phase, check) {
+        (CheckPhase::Before, "visual") => (
+            FailureKind::Mismatch,
+            "Visual validation failed at".to_owned(),
+        ),
+        (CheckPhase::Before, name) => {
+            (FailureKind::Mismatch, format!("The {name} check failed at"))
+        }
+        (CheckPhase::After, "effect") => {
+            (FailureKind::Effect, "Effect check failed after".to_owned())
+        }
+        (CheckPhase::After, name) => (
+            FailureKind::Effect,
+            format!("The {name} check failed after"),
+        ),
+    };
+    let measure = match (look.distance, look.threshold) {
+        (Some(distance), Some(threshold)) => {
+            format!(" Hamming distance: {distance} > threshold: {threshold}")
+        }
+        _ => String::new(),
+    };
+    let search_note = match searched_within {
+        Some(radius) if check == "visual" => format!("; no match within {radius} px"),
+        _ => String::new(),
+    };
+    let settled_note = verdict
+        .note
+        .as_ref()
+        .map(|note| format!(" {note}"))
+        .unwrap_or_default();
+    let message = format!(
+        "{account} step {} ({}): {}.{measure} (waited {:.1} s{search_note}).{settled_note}",
+        step.number(),
+        step.describe(),
+        look.detail
+            .clone()
+            .unwrap_or_else(|| format!("the {check} check did not pass")),
+        verdict.waited.as_secs_f64(),
+    );
+    ReplayFailure {
+        step: step.number(),
+        kind,
+        action: step.describe(),
+        message,
+        distance: look.distance,
+        threshold: look.threshold,
+        waited_ms: Some(millis(verdict.waited.as_millis())),
+        expected_crop: (phase == CheckPhase::Before)
+            .then(|| step.expected_crop.clone())
+            .flatten(),
+        actual_crop: at.and_then(|at| region_crop(&verdict.screen, at, region_size)),
+    }
+}
