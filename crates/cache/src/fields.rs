@@ -37,6 +37,21 @@ pub const VIEWPORT: &str = "viewport";
 /// Metadata field: the model's last verdict on a replay, `{timestamp, success, notes}`.
 pub const LAST_VERIFICATION: &str = "last_verification";
 
+/// Metadata field: when a replay last passed (ran to its end, or was judged successful), in
+/// askui's timestamp format. askui's `last_executed_at` is set by every attempt, passed or
+/// not; this is retrace's own success time and drives its staleness check
+/// ([`crate::validators::StaleCache`]). askui drops it when it rewrites a file.
+pub const LAST_PASSED: &str = "last_passed_at";
+
+/// When a replay of the file last passed ([`LAST_PASSED`]), when the field holds a timestamp.
+pub fn last_passed_at(metadata: &CacheMetadata) -> Option<jiff::Timestamp> {
+    metadata
+        .extra
+        .get(LAST_PASSED)?
+        .as_str()
+        .and_then(crate::timestamp::parse_timestamp)
+}
+
 /// The screen size a file was recorded at ([`DISPLAY_SIZE`]), when it says and the value is
 /// two positive integers.
 pub fn display_size(metadata: &CacheMetadata) -> Option<(u32, u32)> {

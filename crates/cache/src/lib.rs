@@ -19,6 +19,8 @@
 //!   with askui's reasons; [`MetadataUpdate`] applies askui's metadata transitions.
 //! - [`fields`]: the names of the fields retrace adds to askui's format (the after-action
 //!   hash, the display size), defined once.
+//! - [`export_askui`]: a trajectory in askui 0.48's tool vocabulary (`move_mouse`,
+//!   `mouse_click`...), so askui's own cache executor replays it.
 //! - [`check()`]: problems in a file that parsed (bad hashes, undeclared parameters...);
 //!   [`summarize`]: one line per step (tool, action, point, hash).
 //!
@@ -41,6 +43,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod askui_export;
 mod check;
 mod durable;
 mod error;
@@ -56,6 +59,10 @@ mod timestamp;
 mod updates;
 pub mod validators;
 
+pub use askui_export::AskuiExport;
+pub use askui_export::ExportError;
+pub use askui_export::PIXELS_PER_NOTCH;
+pub use askui_export::export_askui;
 pub use check::KNOWN_VERSIONS;
 pub use check::Problem;
 pub use check::check;
@@ -93,4 +100,5 @@ pub use timestamp::parse_timestamp;
 pub use updates::MetadataUpdate;
 pub use updates::UpdateOutcome;
 pub use updates::apply_update;
+pub use updates::unsuccessful_reason;
 pub use validators::Validators;

@@ -58,7 +58,8 @@ pub struct CacheMetadata {
     /// The goal the agent was given; may hold `{{name}}` placeholders.
     #[serde(default)]
     pub goal: Option<String>,
-    /// When a replay last succeeded.
+    /// When a replay was last attempted, passed or not (askui 0.48 sets it on every attempt);
+    /// the last pass is [`crate::fields::LAST_PASSED`].
     #[serde(default, with = "timestamp::optional")]
     pub last_executed_at: Option<Timestamp>,
     /// Tokens the recording run used.

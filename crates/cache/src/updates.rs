@@ -1,14 +1,17 @@
 //! Metadata updates, applied to the file's JSON value rather than to the typed model, so that
 //! every field this crate does not touch (unknown ones included) is written back unchanged.
 //!
-//! The transitions are askui's (`CacheManager`): a completed replay counts an attempt and, if
-//! it was verified, sets `last_executed_at`; a failure counts an attempt, appends to
-//! `failures` with `failure_count_at_step`, then runs the validators, which may invalidate.
+//! The transitions are askui 0.48's (`CacheManager`): every attempt, passed or not, counts in
+//! `execution_attempts` and sets `last_executed_at`; a failure also appends to `failures` with
+//! `failure_count_at_step`, then runs the validators, which may invalidate; an unsuccessful
+//! verdict invalidates with askui's reason and adds no failure. retrace adds one field: a
+//! passed attempt also sets [`fields::LAST_PASSED`], which its staleness check reads.
 
 use jiff::Timestamp;
 use serde_json::Map;
 use serde_json::Value;
 
+use crate::fields;
 use crate::model::CacheMetadata;
 use crate::timestamp::format_timestamp;
 use crate::validators::Validators;
@@ -24,25 +27,30 @@ pub enum MetadataUpdate {
     /// Mark the cache valid again and clear the reason (`is_valid` and
     /// `invalidation_reason` only).
     Revalidate,
-    /// A replay ran to its end: one more attempt; when `success`, `last_executed_at` = now.
+    /// A replay ran to its end: one more attempt, `last_executed_at` = now; when `success`,
+    /// also `last_passed_at` = now.
     RecordCompletion {
         /// Whether the replay was verified to have reached its goal.
         success: bool,
     },
-    /// A replay failed at a step: one more attempt, one more failure, then the validators.
+    /// A replay failed at a step: one more attempt (`last_executed_at` = now), one more
+    /// failure, then the validators.
     RecordFailure {
         /// The trajectory index of the failed step.
         step_index: u64,
         /// What went wrong.
         error_message: String,
     },
-    /// A replay already counted as an attempt (it ran to its end) was then judged not to
-    /// have reached its goal: one more failure, no new attempt, then the validators.
-    RecordRejection {
-        /// The trajectory index the failure is filed under (the last step).
-        step_index: u64,
-        /// Why the replay was judged unsuccessful.
-        error_message: String,
+    /// A replay was judged not to have reached its goal (`verify_cache_execution` with
+    /// `success: false`): askui's `mark_execution_unsuccessful`, `is_valid: false` with the
+    /// reason [`unsuccessful_reason`], no failure added. `counted` says the attempt was
+    /// already counted (the replay ran to its end and recorded a completion), so no second
+    /// attempt is added; otherwise one is, as askui does.
+    RecordUnsuccessful {
+        /// The verdict's notes.
+        notes: String,
+        /// Whether this replay's attempt is already in `execution_attempts`.
+        counted: bool,
     },
 }
 
@@ -80,10 +88,10 @@ pub fn apply_update(
             Ok(None)
         }
         MetadataUpdate::RecordCompletion { success } => {
-            count_attempt(metadata);
+            count_attempt(metadata, now);
             if *success {
                 metadata.insert(
-                    "last_executed_at".to_owned(),
+                    fields::LAST_PASSED.to_owned(),
                     Value::String(format_timestamp(now)),
                 );
             }
@@ -93,14 +101,27 @@ pub fn apply_update(
             step_index,
             error_message,
         } => {
-            count_attempt(metadata);
+            count_attempt(metadata, now);
             record_failure(metadata, *step_index, error_message, validators, now)
         }
-        MetadataUpdate::RecordRejection {
-            step_index,
-            error_message,
-        } => record_failure(metadata, *step_index, error_message, validators, now),
+        MetadataUpdate::RecordUnsuccessful { notes, counted } => {
+            if !*counted {
+                count_attempt(metadata, now);
+            }
+            let reason = unsuccessful_reason(notes);
+            metadata.insert("is_valid".to_owned(), Value::Bool(false));
+            metadata.insert(
+                "invalidation_reason".to_owned(),
+                Value::String(reason.clone()),
+            );
+            Ok(Some(reason))
+        }
     }
+}
+
+/// askui's invalidation reason after an unsuccessful verdict.
+pub fn unsuccessful_reason(notes: &str) -> String {
+    format!("Agent reported unsuccessful cache execution: {notes}")
 }
 
 /// Appends a failure at `step_index` to `metadata.failures`, then runs the validators and
@@ -147,8 +168,13 @@ fn record_failure(
     Ok(reason)
 }
 
-/// `execution_attempts += 1` (a missing or unreadable count starts at 0).
-fn count_attempt(metadata: &mut Map<String, Value>) {
+/// `execution_attempts += 1` (a missing or unreadable count starts at 0) and
+/// `last_executed_at = now`, as askui's `record_execution_attempt`.
+fn count_attempt(metadata: &mut Map<String, Value>, now: Timestamp) {
+    metadata.insert(
+        "last_executed_at".to_owned(),
+        Value::String(format_timestamp(now)),
+    );
     let attempts = metadata
         .get("execution_attempts")
         .and_then(Value::as_u64)
@@ -250,48 +276,71 @@ mod tests {
     }
 
     #[test]
-    fn unsuccessful_completion_counts_without_timestamp() {
+    fn every_attempt_sets_last_executed_at_and_a_pass_last_passed_at() {
         let mut m = meta();
-        apply_update(
-            &mut m,
-            &MetadataUpdate::RecordCompletion { success: false },
-            &Validators::none(),
-            at("2026-11-22T00:00:00Z"),
-        )
-        .unwrap();
-        assert_eq!(m["execution_attempts"], json!(1));
-        assert!(!m.contains_key("last_executed_at"));
-    }
-
-    #[test]
-    fn a_rejection_adds_a_failure_but_no_attempt() {
-        let mut m = meta();
-        let now = at("2026-11-22T00:00:00Z");
+        let none = Validators::none();
+        let first = at("2026-11-22T00:00:00Z");
         apply_update(
             &mut m,
             &MetadataUpdate::RecordCompletion { success: true },
+            &none,
+            first,
+        )
+        .unwrap();
+        assert_eq!(m["last_passed_at"], json!("2026-11-22T00:00:00Z"));
+        let later = at("2026-12-01T00:00:00Z");
+        apply_update(
+            &mut m,
+            &MetadataUpdate::RecordCompletion { success: false },
+            &none,
+            later,
+        )
+        .unwrap();
+        assert_eq!(m["execution_attempts"], json!(2));
+        assert_eq!(m["last_executed_at"], json!("2026-12-01T00:00:00Z"));
+        assert_eq!(m["last_passed_at"], json!("2026-11-22T00:00:00Z"));
+        let fail = MetadataUpdate::RecordFailure {
+            step_index: 1,
+            error_message: "mismatch".into(),
+        };
+        let latest = at("2026-12-02T00:00:00Z");
+        apply_update(&mut m, &fail, &none, latest).unwrap();
+        assert_eq!(m["last_executed_at"], json!("2026-12-02T00:00:00Z"));
+        assert_eq!(m["last_passed_at"], json!("2026-11-22T00:00:00Z"));
+    }
+
+    #[test]
+    fn an_unsuccessful_verdict_invalidates_without_a_failure() {
+        let now = at("2026-11-22T00:00:00Z");
+        let mut m = meta();
+        let reason = apply_update(
+            &mut m,
+            &MetadataUpdate::RecordUnsuccessful {
+                notes: "the report is not shown".into(),
+                counted: false,
+            },
             &Validators::none(),
             now,
         )
         .unwrap();
+        let text = "Agent reported unsuccessful cache execution: the report is not shown";
+        assert_eq!(reason.as_deref(), Some(text));
+        assert_eq!(m["is_valid"], json!(false));
+        assert_eq!(m["invalidation_reason"], json!(text));
+        assert_eq!(m["execution_attempts"], json!(1));
+        assert_eq!(m["last_executed_at"], json!("2026-11-22T00:00:00Z"));
+        assert_eq!(m["failures"], json!([]));
+        // An attempt the replay already counted is not counted twice.
         apply_update(
             &mut m,
-            &MetadataUpdate::RecordRejection {
-                step_index: 4,
-                error_message: "the report is not shown".into(),
+            &MetadataUpdate::RecordUnsuccessful {
+                notes: "again".into(),
+                counted: true,
             },
             &Validators::none(),
             now,
         )
         .unwrap();
         assert_eq!(m["execution_attempts"], json!(1));
-        let failures = m["failures"].as_array().unwrap();
-        assert_eq!(failures.len(), 1);
-        assert_eq!(failures[0]["step_index"], json!(4));
-        assert_eq!(
-            failures[0]["error_message"],
-            json!("the report is not shown")
-        );
-        assert_eq!(failures[0]["failure_count_at_step"], json!(1));
     }
 }

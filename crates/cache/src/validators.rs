@@ -91,6 +91,10 @@ impl CacheValidator for TotalFailureRate {
 
 /// Invalidates a cache that has failures and whose last successful replay is more than
 /// `max_age_days` ago. A cache without failures is never stale.
+///
+/// The last success is retrace's [`crate::fields::LAST_PASSED`]; a file without it (written
+/// by askui, which drops the field) falls back to `last_executed_at`, as askui reads it
+/// (askui sets that on every attempt, so its check rarely fires).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StaleCache {
     /// Days without a successful replay (askui: 30).
@@ -108,7 +112,7 @@ impl CacheValidator for StaleCache {
         _step_index: Option<u64>,
         now: Timestamp,
     ) -> Option<String> {
-        let last = metadata.last_executed_at?;
+        let last = crate::fields::last_passed_at(metadata).or(metadata.last_executed_at)?;
         if metadata.failures.is_empty() {
             return None;
         }

@@ -93,3 +93,21 @@ fn reasons_are_joined() {
         None
     );
 }
+
+#[test]
+fn staleness_reads_last_passed_at_before_last_executed_at() {
+    let now = at("2026-03-01T00:00:00Z");
+    let v = Validators::default();
+    // askui's view: an attempt a minute ago, so not stale.
+    let mut m = metadata(3, &[1], Some("2026-02-28T23:59:00Z"));
+    assert_eq!(v.invalidation_reason(&m, Some(1), now), None);
+    // retrace's: the last pass was 40 days ago.
+    m.extra.insert(
+        crate::fields::LAST_PASSED.into(),
+        serde_json::json!("2026-01-20T00:00:00.000000Z"),
+    );
+    assert_eq!(
+        v.invalidation_reason(&m, Some(1), now).as_deref(),
+        Some("StaleCache: Cache not successfully executed in 40 days and has failures")
+    );
+}

@@ -462,13 +462,16 @@ impl Speaker for ReplaySpeaker {
             .map(|tool| tool.cacheable())
         {
             None => {
+                // As askui's CacheExecutor: a tool the run does not have (askui's `locate`)
+                // is the model's to do, not a fault of the file, so nothing is counted.
                 let message = format!(
-                    "Step {} uses the tool `{}`, which this run does not have (tools: {})",
+                    "Step {} uses the tool `{}`, which this run does not have (tools: {}); a \
+                     model has to do this step",
                     step.number(),
                     step.call.name,
                     turn.toolbox.names()
                 );
-                let failure = Self::refusal(&step, FailureKind::MissingTool, message);
+                let failure = Self::refusal(&step, FailureKind::NeedsModel, message);
                 return Ok(self.fail(turn, failure).await);
             }
             Some(false) => {

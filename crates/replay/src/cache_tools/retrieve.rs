@@ -14,7 +14,7 @@ use retrace_agent::tool::AgentTool;
 use retrace_agent::tool::FatalToolError;
 use retrace_agent::tool::ToolReply;
 
-/// Lists the cache files: goal, parameters, validity, step count and last successful run of
+/// Lists the cache files: goal, parameters, validity, step count, last run and last passed run of
 /// each. Invalidated files are hidden unless `include_invalid` is true.
 #[derive(Debug, Clone)]
 pub struct RetrieveTrajectoriesTool {
@@ -54,12 +54,16 @@ pub(crate) fn describe(name: &str, file: &CacheFile) -> String {
                 .unwrap_or("no reason given")
         )
     };
+    // `last_executed_at` is any attempt (askui); a pass is retrace's own field, absent
+    // from files askui wrote.
+    let last_pass = retrace_cache::fields::last_passed_at(&file.metadata)
+        .map_or_else(|| "not recorded".to_owned(), format_timestamp);
     let last_run = file
         .metadata
         .last_executed_at
         .map_or_else(|| "never".to_owned(), format_timestamp);
     format!(
-        "- {name}: goal {goal}; parameters: {parameters}; {} steps; {validity}; {} replays, {} failures; last successful replay: {last_run}",
+        "- {name}: goal {goal}; parameters: {parameters}; {} steps; {validity}; {} replays, {} failures; last replay: {last_run}; last passed: {last_pass}",
         file.trajectory.len(),
         file.metadata.execution_attempts,
         file.metadata.failures.len(),
@@ -74,7 +78,7 @@ impl AgentTool for RetrieveTrajectoriesTool {
 
     fn description(&self) -> &str {
         "List the recorded trajectories you can replay, with each one's goal, parameters, validity, \
-         number of steps and last successful replay. Invalidated trajectories are hidden unless \
+         number of steps, last replay and last passed replay. Invalidated trajectories are hidden unless \
          include_invalid is true."
     }
 

@@ -302,7 +302,7 @@ async fn verify_writes_the_verdict_to_metadata() {
 }
 
 /// A replay that ran to its end counted its attempt already: the model's verdict on it does
-/// not count another; an unsuccessful verdict files a failure at the last step instead.
+/// not count another; an unsuccessful verdict invalidates the file as askui does (no failure).
 #[tokio::test]
 async fn a_verdict_on_a_replay_already_counted_counts_no_second_attempt() {
     let (_dir, store) = example_store();
@@ -338,16 +338,19 @@ async fn a_verdict_on_a_replay_already_counted_counts_no_second_attempt() {
         after.metadata.execution_attempts,
         before.metadata.execution_attempts
     );
+    assert_eq!(after.metadata.failures, before.metadata.failures);
+    assert!(!after.metadata.is_valid);
     assert_eq!(
-        after.metadata.failures.len(),
-        before.metadata.failures.len() + 1
+        after.metadata.invalidation_reason.as_deref(),
+        Some("Agent reported unsuccessful cache execution: no report shown")
     );
-    let failure = after.metadata.failures.last().unwrap();
-    assert_eq!(failure.step_index as usize, after.trajectory.len() - 1);
-    assert_eq!(
-        failure.error_message,
-        "replayed to its end, judged unsuccessful: no report shown"
-    );
+    store
+        .update(
+            name,
+            &retrace_cache::MetadataUpdate::Revalidate,
+            &retrace_cache::Validators::none(),
+        )
+        .unwrap();
 
     // With no completed replay noted, the verdict is the attempt.
     verify
@@ -360,41 +363,36 @@ async fn a_verdict_on_a_replay_already_counted_counts_no_second_attempt() {
     );
 }
 
+/// askui 0.48's `verify_cache_execution(success=False)`: one more attempt, `last_executed_at`
+/// now, `is_valid: false` with "Agent reported unsuccessful cache execution: <notes>", no
+/// failure added (the validators do not run).
 #[tokio::test]
-async fn an_unsuccessful_verdict_on_a_stale_cache_invalidates_it() {
+async fn an_unsuccessful_verdict_invalidates_as_askui_does() {
     let (_dir, store) = example_store();
-    store
-        .update_metadata("reference_replays_with_failures", |metadata| {
-            metadata.insert("last_executed_at".into(), json!("2026-01-01T00:00:00Z"));
-            Ok(())
-        })
-        .unwrap();
+    let before = store.read("reference_replays_with_failures").unwrap();
     let reply = call(
         &store,
         tool_names::VERIFY_CACHE_EXECUTION,
-        json!({"trajectory_file": "reference_replays_with_failures", "success": false}),
+        json!({"trajectory_file": "reference_replays_with_failures", "success": false, "notes": "the rule is not open"}),
     )
     .await;
     let text = reply.text_content();
-    assert!(
-        text.starts_with(
-            "Recorded an unsuccessful replay of reference_replays_with_failures (attempt 6). "
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("This invalidated the trajectory: StaleCache: "),
-        "{text}"
+    assert_eq!(
+        text,
+        "Recorded an unsuccessful replay of reference_replays_with_failures (attempt 6) with \
+         your notes. This invalidated the trajectory: Agent reported unsuccessful cache \
+         execution: the rule is not open."
     );
     let file = store.read("reference_replays_with_failures").unwrap();
     assert!(!file.metadata.is_valid);
     assert_eq!(file.metadata.execution_attempts, 6);
-    assert_eq!(
-        file.metadata
-            .last_executed_at
-            .map(retrace_cache::format_timestamp)
-            .as_deref(),
-        Some("2026-01-01T00:00:00Z")
+    assert_eq!(file.metadata.failures, before.metadata.failures);
+    assert!(file.metadata.last_executed_at > before.metadata.last_executed_at);
+    assert!(
+        !file
+            .metadata
+            .extra
+            .contains_key(retrace_cache::fields::LAST_PASSED)
     );
     assert_eq!(
         file.metadata.extra[VERIFICATION_FIELD]["success"],

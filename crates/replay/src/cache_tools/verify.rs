@@ -27,12 +27,13 @@ pub use retrace_cache::fields::LAST_VERIFICATION as VERIFICATION_FIELD;
 /// Notes are cut to this many characters before they are written.
 const MAX_NOTES: usize = 1000;
 
-/// Records whether a replay reached its goal: [`MetadataUpdate::RecordCompletion`] (one more
-/// attempt; `last_executed_at` when successful) plus the verdict and notes in
-/// [`VERIFICATION_FIELD`]. After an unsuccessful replay the validators run and may invalidate
-/// the cache. A replay the cache executor already counted (see [`ReplayLedger`]) is not
-/// counted again: an unsuccessful verdict on it adds a failure at its last step
-/// ([`MetadataUpdate::RecordRejection`]).
+/// Records whether a replay reached its goal, as askui 0.48's `verify_cache_execution` does,
+/// plus the verdict and notes in [`VERIFICATION_FIELD`]: a successful verdict counts an
+/// attempt ([`MetadataUpdate::RecordCompletion`]: `last_executed_at`, and retrace's
+/// `last_passed_at`); an unsuccessful one invalidates the file with askui's reason
+/// (`Agent reported unsuccessful cache execution: <notes>`,
+/// [`MetadataUpdate::RecordUnsuccessful`]) and adds no failure. A replay the cache executor
+/// already counted (see [`ReplayLedger`]) is not counted again.
 pub struct VerifyCacheExecutionTool {
     store: Arc<CacheStore>,
     validators: Validators,
@@ -120,47 +121,28 @@ impl AgentTool for VerifyCacheExecutionTool {
             _ => false,
         };
         let update = match (counted, success) {
-            (false, _) => Some(MetadataUpdate::RecordCompletion { success }),
+            (false, true) => Some(MetadataUpdate::RecordCompletion { success }),
             (true, true) => None,
-            (true, false) => {
-                let steps = match self.store.read(name) {
-                    Ok(file) => file.trajectory.len(),
-                    Err(error) => return Ok(ToolReply::error(error.to_string())),
-                };
-                Some(MetadataUpdate::RecordRejection {
-                    step_index: steps.saturating_sub(1) as u64,
-                    error_message: format!(
-                        "replayed to its end, judged unsuccessful: {}",
-                        notes.as_deref().unwrap_or("no notes given")
-                    ),
-                })
-            }
+            (counted, false) => Some(MetadataUpdate::RecordUnsuccessful {
+                notes: notes.clone().unwrap_or_else(|| "no notes given".to_owned()),
+                counted,
+            }),
         };
         let result = self.store.update_metadata(name, |metadata| {
-            if let Some(update) = &update {
-                apply_update(metadata, update, &self.validators, now)?;
-            }
+            let was_valid = metadata.get("is_valid") != Some(&Value::Bool(false));
+            let reason = match &update {
+                Some(update) => apply_update(metadata, update, &self.validators, now)?,
+                None => None,
+            };
             metadata.insert(
                 VERIFICATION_FIELD.to_owned(),
                 json!({"timestamp": format_timestamp(now), "success": success, "notes": notes}),
             );
             let typed: CacheMetadata = serde_json::from_value(Value::Object(metadata.clone()))
                 .map_err(|error| format!("metadata no longer parses: {error}"))?;
-            let reason = if success {
-                None
-            } else {
-                self.validators.invalidation_reason(&typed, None, now)
-            };
-            if let Some(reason) = &reason {
-                metadata.insert("is_valid".to_owned(), Value::Bool(false));
-                metadata.insert(
-                    "invalidation_reason".to_owned(),
-                    Value::String(reason.clone()),
-                );
-            }
             Ok((
                 typed.execution_attempts,
-                typed.is_valid && reason.is_none(),
+                was_valid && reason.is_none(),
                 typed.invalidation_reason,
                 reason,
             ))

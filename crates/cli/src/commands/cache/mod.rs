@@ -1,8 +1,9 @@
-//! `retrace cache`: list, show, check, invalidate and revalidate trajectory cache files
+//! `retrace cache`: list, show, check, export, invalidate and revalidate trajectory cache files
 //! (askui v0.2/v0.3 files and legacy lists included). The work is done by `retrace-cache`;
 //! this module parses arguments and prints.
 
 mod check;
+mod export;
 mod list;
 mod mark;
 mod show;
@@ -18,6 +19,7 @@ use crate::output::out;
 ///   retrace cache list --dir .cache
 ///   retrace cache show .retrace_cache/login.json
 ///   retrace cache check .retrace_cache/*.json
+///   retrace cache export --askui .retrace_cache/login.json --out askui_login.json
 ///   retrace cache invalidate .retrace_cache/login.json --reason "login page redesigned"
 ///   retrace cache revalidate .retrace_cache/login.json
 ///
@@ -33,6 +35,7 @@ enum CacheCommand {
     List(list::ListArgs),
     Show(show::ShowArgs),
     Check(check::CheckArgs),
+    Export(export::ExportArgs),
     Invalidate(mark::InvalidateArgs),
     Revalidate(mark::RevalidateArgs),
 }
@@ -43,6 +46,7 @@ pub fn run(args: CacheArgs) -> anyhow::Result<Outcome> {
         CacheCommand::List(args) => list::run(args),
         CacheCommand::Show(args) => show::run(args),
         CacheCommand::Check(args) => check::run(args),
+        CacheCommand::Export(args) => export::run(args),
         CacheCommand::Invalidate(args) => mark::run_invalidate(args),
         CacheCommand::Revalidate(args) => mark::run_revalidate(args),
     }

@@ -65,9 +65,14 @@ fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
         out!("created:           {}", format_timestamp(meta.created_at));
     }
     out!(
-        "last success:      {}",
+        "last replay:       {}",
         meta.last_executed_at
             .map_or_else(|| "never".to_owned(), format_timestamp)
+    );
+    out!(
+        "last passed:       {}",
+        retrace_cache::fields::last_passed_at(meta)
+            .map_or_else(|| "not recorded".to_owned(), format_timestamp)
     );
     out!(
         "attempts:          {} ({} failures)",

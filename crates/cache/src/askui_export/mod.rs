@@ -1,0 +1,384 @@
+//! A trajectory in askui 0.48's tool vocabulary, so askui's own `CacheExecutor` replays it.
+//!
+//! retrace records one `computer` tool with Anthropic actions (`left_click` at `coordinate`);
+//! askui 0.48 replays per-action tools named `<base>_tags_<tags>_<uuid>` that act at the
+//! pointer (`move_mouse {x, y}`, then `mouse_click {mouse_button, number_of_clicks}`). askui
+//! checks a step's `visual_representation` only on a step whose input has a point, against the
+//! latest screenshot in its conversation, so the hash moves to the `move_mouse` step and a
+//! `screenshot` step is put before it when the step before is not one.
+//!
+//! Kept: `{{name}}` parameters, the goal, `visual_validation`, retrace's metadata and step
+//! fields askui ignores on reading (`element` and `visual_crop` on the `move_mouse` step that
+//! carries the hash, `focused_after` on `type`). Left out, each said in [`AskuiExport::notes`]:
+//! after-action fields (askui has no after-action check, and no step of the export is the
+//! one that had the effect), `wait` and `cursor_position` (askui has no such tool; askui waits
+//! `delay_time_between_actions` between steps anyway), and the replay history (its step
+//! indices name the old steps). A step askui cannot express (a held key, web executor
+//! commands, a key without an askui name) is an [`ExportError`] naming it.
+
+mod keys;
+
+use std::collections::BTreeMap;
+
+use retrace_protocol::ToolUseBlock;
+use retrace_protocol::tool_names::COMPUTER;
+use retrace_protocol::tool_names::WEB_EXECUTOR;
+use serde_json::Value;
+use serde_json::json;
+
+use crate::fields;
+use crate::model::CacheFile;
+
+/// askui's wheel step: retrace's replay of `mouse_scroll` turns 100 pixels into one notch.
+pub const PIXELS_PER_NOTCH: i64 = 100;
+
+/// One of askui's computer tools: its base name and the tags in its instance name.
+#[derive(Debug, Clone, Copy)]
+struct AskuiTool {
+    base: &'static str,
+    tags: &'static [&'static str],
+}
+
+const SCREENSHOT: AskuiTool = AskuiTool {
+    base: "screenshot",
+    tags: &["computer", "scaled_agent_os"],
+};
+const MOVE_MOUSE: AskuiTool = AskuiTool {
+    base: "move_mouse",
+    tags: &["computer", "scaled_agent_os"],
+};
+const MOUSE_CLICK: AskuiTool = AskuiTool {
+    base: "mouse_click",
+    tags: &["computer"],
+};
+const MOUSE_HOLD_DOWN: AskuiTool = AskuiTool {
+    base: "mouse_hold_down",
+    tags: &["computer"],
+};
+const MOUSE_RELEASE: AskuiTool = AskuiTool {
+    base: "mouse_release",
+    tags: &["computer"],
+};
+const MOUSE_SCROLL: AskuiTool = AskuiTool {
+    base: "mouse_scroll",
+    tags: &["computer", "scaled_agent_os"],
+};
+const TYPE: AskuiTool = AskuiTool {
+    base: "type",
+    tags: &["computer"],
+};
+const KEYBOARD_TAP: AskuiTool = AskuiTool {
+    base: "keyboard_tap",
+    tags: &["computer"],
+};
+
+/// A file in askui's vocabulary, and what the conversion left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskuiExport {
+    /// The converted file (write it with [`crate::to_askui_json`]).
+    pub file: CacheFile,
+    /// One line per kind of thing left out, naming the steps (1-based, of the input file).
+    pub notes: Vec<String>,
+}
+
+/// A step askui 0.48's tools cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("step {step} (`{action}`): {message}")]
+pub struct ExportError {
+    /// The 1-based step of the input file.
+    pub step: usize,
+    /// Its tool or action.
+    pub action: String,
+    /// Why it cannot be exported.
+    pub message: String,
+}
+
+/// `file` with its `computer` steps rewritten as askui 0.48's computer tools. Steps of other
+/// tools (askui's own, `locate`...) are kept as they are.
+pub fn export_askui(file: &CacheFile) -> Result<AskuiExport, ExportError> {
+    let mut out = Out {
+        steps: Vec::new(),
+        seed: fnv(
+            0xcbf2_9ce4_8422_2325,
+            file.metadata.created_at.to_string().as_bytes(),
+        ),
+        dropped: BTreeMap::new(),
+    };
+    for (index, step) in file.trajectory.iter().enumerate() {
+        convert(step, index + 1, &mut out)?;
+    }
+    let mut exported = file.clone();
+    exported.trajectory = out.steps;
+    let mut notes: Vec<String> = out
+        .dropped
+        .into_iter()
+        .map(|(what, steps)| format!("left out {what} at steps {steps}"))
+        .collect();
+    let metadata = &mut exported.metadata;
+    if metadata.execution_attempts > 0 || !metadata.failures.is_empty() {
+        notes.push(format!(
+            "replay history cleared ({} attempts, {} failures): its step indices name the \
+             steps before the export",
+            metadata.execution_attempts,
+            metadata.failures.len()
+        ));
+    }
+    metadata.execution_attempts = 0;
+    metadata.failures.clear();
+    metadata.last_executed_at = None;
+    metadata.extra.remove(fields::LAST_PASSED);
+    metadata.extra.remove(fields::LAST_VERIFICATION);
+    Ok(AskuiExport {
+        file: exported,
+        notes,
+    })
+}
+
+/// The steps written so far.
+struct Out {
+    steps: Vec<ToolUseBlock>,
+    /// Makes the tool-name uuids (stable for one file, so exports are reproducible).
+    seed: u64,
+    /// What was left out (`wait steps`) to the steps it was left out at (`3, 7`).
+    dropped: BTreeMap<String, String>,
+}
+
+impl Out {
+    /// askui's instance name: `<base>_tags_<tags>_<uuid>`, cut to 64 characters.
+    fn name(&self, tool: AskuiTool) -> String {
+        let a = fnv(self.seed, tool.base.as_bytes());
+        let b = fnv(a, b"retrace");
+        let uuid = format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            0x8000 | ((b >> 48) & 0x3fff),
+            b & 0xffff_ffff_ffff
+        );
+        let mut name = format!("{}_tags_{}_{uuid}", tool.base, tool.tags.join("_"));
+        name.truncate(64);
+        name
+    }
+
+    fn push(&mut self, tool: AskuiTool, id: String, input: Value) -> &mut ToolUseBlock {
+        let name = self.name(tool);
+        self.steps.push(ToolUseBlock::new(id, name, input));
+        let last = self.steps.len() - 1;
+        &mut self.steps[last]
+    }
+
+    fn drop_note(&mut self, what: &str, step: usize) {
+        let steps = self.dropped.entry(what.to_owned()).or_default();
+        if !steps.is_empty() {
+            steps.push_str(", ");
+        }
+        steps.push_str(&step.to_string());
+    }
+
+    /// `move_mouse` to `point`, carrying `source`'s hash and before-action fields; preceded
+    /// by a screenshot when it has a hash and the step before is not a screenshot.
+    fn move_to(&mut self, source: &ToolUseBlock, point: (i64, i64), checked: bool, number: usize) {
+        let hash = source.visual_representation.clone().filter(|_| checked);
+        let after_screenshot = self
+            .steps
+            .last()
+            .is_some_and(|step| step.name.starts_with("screenshot_"));
+        if hash.is_some() && !after_screenshot {
+            self.push(SCREENSHOT, format!("{}_screenshot", source.id), json!({}));
+        }
+        let step = self.push(
+            MOVE_MOUSE,
+            format!("{}_move", source.id),
+            json!({"x": point.0, "y": point.1}),
+        );
+        step.visual_representation = hash;
+        if checked {
+            for (key, value) in &source.extra {
+                if key != fields::AFTER_HASH && key != fields::ELEMENT_AFTER {
+                    step.extra.insert(key.clone(), value.clone());
+                }
+            }
+            for field in [fields::AFTER_HASH, fields::ELEMENT_AFTER] {
+                if source.extra.get(field).is_some_and(|v| !v.is_null()) {
+                    self.drop_note(&format!("`{field}`"), number);
+                }
+            }
+        }
+    }
+}
+
+/// Appends the askui steps for the 1-based step `number`.
+fn convert(step: &ToolUseBlock, number: usize, out: &mut Out) -> Result<(), ExportError> {
+    if step.name == WEB_EXECUTOR {
+        return Err(refuse(
+            step,
+            number,
+            "askui 0.48 has no tool for web executor commands",
+        ));
+    }
+    if step.name != COMPUTER {
+        out.steps.push(step.clone());
+        return Ok(());
+    }
+    let input = &step.input;
+    let action = input.get("action").and_then(Value::as_str).unwrap_or("");
+    let err = |message: String| ExportError {
+        step: number,
+        action: action.to_owned(),
+        message,
+    };
+    let point = |field: &str| -> Result<Option<(i64, i64)>, ExportError> {
+        match input.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => match value.as_array().map(Vec::as_slice) {
+                Some([x, y]) => match (x.as_i64(), y.as_i64()) {
+                    (Some(x), Some(y)) => Ok(Some((x, y))),
+                    _ => Err(err(format!("`{field}` must be two integers, got {value}"))),
+                },
+                _ => Err(err(format!("`{field}` must be [x, y], got {value}"))),
+            },
+        }
+    };
+    let held_keys = input
+        .get("text")
+        .and_then(Value::as_str)
+        .is_some_and(|text| !text.trim().is_empty());
+    match action {
+        "screenshot" => {
+            out.push(SCREENSHOT, step.id.clone(), json!({}));
+        }
+        "left_click" | "right_click" | "middle_click" | "double_click" | "triple_click" => {
+            if held_keys {
+                return Err(err(
+                    "askui's mouse_click cannot hold keys while clicking".to_owned()
+                ));
+            }
+            let (button, clicks) = match action {
+                "right_click" => ("right", 1),
+                "middle_click" => ("middle", 1),
+                "double_click" => ("left", 2),
+                "triple_click" => ("left", 3),
+                _ => ("left", 1),
+            };
+            if let Some(at) = point("coordinate")? {
+                out.move_to(step, at, true, number);
+            }
+            out.push(
+                MOUSE_CLICK,
+                step.id.clone(),
+                json!({"mouse_button": button, "number_of_clicks": clicks}),
+            );
+        }
+        "mouse_move" => {
+            let at = point("coordinate")?.ok_or_else(|| err("needs `coordinate`".into()))?;
+            out.move_to(step, at, true, number);
+        }
+        "left_click_drag" => {
+            let from =
+                point("start_coordinate")?.ok_or_else(|| err("needs `start_coordinate`".into()))?;
+            let to = point("coordinate")?.ok_or_else(|| err("needs `coordinate`".into()))?;
+            out.move_to(step, from, true, number);
+            out.push(
+                MOUSE_HOLD_DOWN,
+                format!("{}_down", step.id),
+                json!({"mouse_button": "left"}),
+            );
+            out.move_to(step, to, false, number);
+            out.push(
+                MOUSE_RELEASE,
+                step.id.clone(),
+                json!({"mouse_button": "left"}),
+            );
+        }
+        "left_mouse_down" => {
+            out.push(
+                MOUSE_HOLD_DOWN,
+                step.id.clone(),
+                json!({"mouse_button": "left"}),
+            );
+        }
+        "left_mouse_up" => {
+            out.push(
+                MOUSE_RELEASE,
+                step.id.clone(),
+                json!({"mouse_button": "left"}),
+            );
+        }
+        "scroll" => {
+            if held_keys {
+                return Err(err(
+                    "askui's mouse_scroll cannot hold keys while scrolling".into()
+                ));
+            }
+            let amount = input
+                .get("scroll_amount")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| err("needs `scroll_amount` (an integer)".into()))?;
+            let pixels = amount.saturating_mul(PIXELS_PER_NOTCH);
+            let (dx, dy) = match input.get("scroll_direction").and_then(Value::as_str) {
+                Some("up") => (0, -pixels),
+                Some("down") => (0, pixels),
+                Some("left") => (-pixels, 0),
+                Some("right") => (pixels, 0),
+                other => {
+                    return Err(err(format!(
+                        "`scroll_direction` must be up, down, left or right, got {other:?}"
+                    )));
+                }
+            };
+            if let Some(at) = point("coordinate")? {
+                out.move_to(step, at, true, number);
+            }
+            out.push(MOUSE_SCROLL, step.id.clone(), json!({"dx": dx, "dy": dy}));
+        }
+        "type" => {
+            let text = input
+                .get("text")
+                .and_then(Value::as_str)
+                .ok_or_else(|| err("needs `text`".into()))?;
+            let typed = out.push(TYPE, step.id.clone(), json!({"text": text}));
+            typed.extra = step.extra.clone();
+        }
+        "key" => {
+            let combo = input
+                .get("text")
+                .and_then(Value::as_str)
+                .ok_or_else(|| err("needs `text` (the key combination)".into()))?;
+            let (key, modifiers) = keys::keyboard_tap(combo).map_err(err)?;
+            let mut tap = json!({"key": key});
+            if !modifiers.is_empty() {
+                tap["modifier_keys"] = json!(modifiers);
+            }
+            out.push(KEYBOARD_TAP, step.id.clone(), tap);
+        }
+        "wait" => out.drop_note("`wait` (askui has no wait tool)", number),
+        "cursor_position" => out.drop_note("`cursor_position` (it only observes)", number),
+        "hold_key" => {
+            return Err(err(
+                "askui 0.48's keyboard_tap cannot hold a key for a duration".into(),
+            ));
+        }
+        other => return Err(err(format!("unknown computer action `{other}`"))),
+    }
+    Ok(())
+}
+
+fn refuse(step: &ToolUseBlock, number: usize, message: &str) -> ExportError {
+    ExportError {
+        step: number,
+        action: step.name.clone(),
+        message: message.to_owned(),
+    }
+}
+
+/// FNV-1a over `bytes`, continuing from `hash`.
+fn fnv(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
