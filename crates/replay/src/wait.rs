@@ -15,8 +15,9 @@
 //!   navigation under way, the document not complete) do not count until it is done (for at
 //!   most `ready_timeout`): a half-loaded page whose pixels happen to match is not acted on.
 //! - *Failing without the full timeout*: a step whose page has settled (no request in flight,
-//!   no navigation, the screen unchanged for `search_after`) and whose checks still fail, the
-//!   search included, fails then, not after `step_timeout`; a slow server keeps the step
+//!   no navigation, the screen unchanged for `search_after`) and whose before-action checks
+//!   still fail, the search included, fails then, not after `step_timeout` (an effect after
+//!   acting gets the whole step time: the app may be waiting on its server); a slow server keeps the step
 //!   waiting, because its request is in flight. A desktop gives no such signal: there replay
 //!   waits the step's whole time.
 //!
@@ -221,11 +222,15 @@ impl Waiter<'_> {
                     (hit, _) => last_hit = hit.map(|(hit, _)| hit),
                 }
             }
-            // A browser page that has settled will not change by waiting longer.
+            // A browser page that has settled will not change by waiting longer. Only before
+            // acting: after an action the app may be waiting on its server, and a request the
+            // page makes is not always seen in flight (a redirected form submission), so an
+            // effect is given the step's whole time.
             let settled_for = settling.last_activity.elapsed();
             let searched_since_settled = repair_at.is_none()
                 || last_search.is_some_and(|search| search >= settling.last_activity);
-            if self.env.page.is_some()
+            if repair
+                && self.env.page.is_some()
                 && busy.is_none()
                 && last_hit.is_none()
                 && settled_for >= settings.search_after

@@ -21,6 +21,15 @@ use crate::world::write_trajectory;
 /// The control of `control_at(40, 80)` as the page describes it.
 const CONTROL_BOX: (f64, f64, f64, f64) = (40.0, 80.0, 80.0, 80.0);
 
+/// Settings for a step expected to fail after acting (an effect gets the step's whole time).
+fn effect_fails() -> ReplaySettings {
+    ReplaySettings {
+        step_timeout: Duration::from_secs(2),
+        ready_timeout: Duration::from_secs(600),
+        ..ReplaySettings::default()
+    }
+}
+
 /// Settings whose step time never runs out in a test: a step that ends does so for a reason
 /// other than the clock.
 fn patient() -> ReplaySettings {
@@ -154,7 +163,13 @@ async fn typing_the_page_rewrites_fails_at_the_typing_step_without_showing_the_t
                 ..PageModel::default()
             },
         );
-        let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+        let run = replay(
+            &world,
+            ReplayRequest::new(&file),
+            effect_fails(),
+            Vec::new(),
+        )
+        .await;
         let failure = run.outcome().failure.clone();
         if !drops_dots {
             assert!(failure.is_none(), "{failure:?}");
@@ -198,7 +213,13 @@ async fn a_checkbox_that_ignores_the_click_fails_at_its_own_step() {
             ..PageModel::default()
         },
     );
-    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+    let run = replay(
+        &world,
+        ReplayRequest::new(&file),
+        effect_fails(),
+        Vec::new(),
+    )
+    .await;
     let failure = run
         .outcome()
         .failure
