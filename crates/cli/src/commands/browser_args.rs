@@ -8,12 +8,29 @@ use retrace_runner::BrowserTarget;
 use retrace_runner::browser::DEFAULT_CHROMIUM;
 use retrace_runner::browser::RemoteAccess;
 
+/// `--chromium`, declared here once for every command that launches Chromium (the browser
+/// commands through [`BrowserArgs`], `check` directly, where a spec file may name it too).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChromiumArg {
+    /// The Chromium executable to launch (default /usr/bin/chromium).
+    #[arg(long = "chromium", value_name = "PATH", env = "RETRACE_CHROMIUM")]
+    pub path: Option<PathBuf>,
+}
+
+impl ChromiumArg {
+    /// The executable given, or the default one.
+    pub fn executable(&self) -> PathBuf {
+        self.path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CHROMIUM))
+    }
+}
+
 /// Which browser a command uses.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BrowserArgs {
-    /// The Chromium executable to launch.
-    #[arg(long, env = "RETRACE_CHROMIUM", default_value = DEFAULT_CHROMIUM)]
-    pub chromium: PathBuf,
+    #[command(flatten)]
+    pub chromium: ChromiumArg,
     /// Use a running Chromium instead of launching one: its DevTools endpoint, `ws://...` or
     /// `http://HOST:PORT` (started with `--remote-debugging-port=PORT`). Each session gets a
     /// browser context of its own, so it shares no cookies with other clients.
@@ -57,7 +74,7 @@ impl BrowserArgs {
                 },
             },
             None => BrowserTarget::Launch {
-                chromium: self.chromium.clone(),
+                chromium: self.chromium.executable(),
             },
         };
         BrowserConfig { target, size }

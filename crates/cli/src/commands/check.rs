@@ -14,6 +14,7 @@ use retrace_protocol::events::Events;
 use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Verdict;
 
+use crate::commands::browser_args::ChromiumArg;
 use crate::outcome::Outcome;
 
 /// Compare candidate pages with a baseline, pixel by pixel, in one headless Chromium: each
@@ -83,9 +84,8 @@ pub struct CheckArgs {
     /// Where evidence goes (default ./retrace-check).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// The Chromium executable.
-    #[arg(long, env = "RETRACE_CHROMIUM")]
-    pub chromium: Option<PathBuf>,
+    #[command(flatten)]
+    pub chromium: ChromiumArg,
     /// Print one JSON document (`pages[]` with verdicts, differences, attempts, evidence)
     /// instead of a line per page.
     #[arg(long)]
@@ -128,7 +128,7 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     }
     set(&mut spec.jobs, &args.jobs);
     set(&mut spec.out_dir, &args.out);
-    set(&mut spec.chromium, &args.chromium);
+    set(&mut spec.chromium, &args.chromium.path);
     if spec.baseline.is_empty() || spec.candidate.is_empty() {
         anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
     }

@@ -54,7 +54,10 @@ pub struct DemoArgs {
 pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
     let runtime = retrace_runner::runtime()?;
     if let Some(path) = &args.rerecord {
-        runtime.block_on(retrace_runner::demo::rerecord(&args.browser.chromium, path))?;
+        runtime.block_on(retrace_runner::demo::rerecord(
+            &args.browser.chromium.executable(),
+            path,
+        ))?;
         out!("recorded the demo flow to {}", path.display());
         return Ok(Outcome::Pass);
     }
@@ -79,7 +82,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
                 retrace_runner::demo::demo_parameters().secrets(),
             ));
         }
-        let mut job = demo.job(layout, &args.browser.chromium);
+        let mut job = demo.job(layout, &args.browser.chromium.executable());
         job.browser = args.browser.config(job.browser.size);
         let report = runtime.block_on(retrace_runner::run_replay(&job, &events));
         if !args.json {

@@ -46,7 +46,9 @@ fn failures_come_first_with_their_evidence_inlined_and_passes_without_images() {
     assert_eq!(html.matches("class=\"screenshot\"").count(), 2);
     // minijinja escapes `/` too (`&#x2f;`): the browser shows the text as written.
     let text = html.replace("&#x2f;", "/");
-    assert!(text.contains("step 3 (left_click at (220, 311)): mismatch, distance 26 &gt; 10"));
+    assert!(text.contains(
+        "<span class=\"headline\">step 3 (left_click at (220, 311)): mismatch, distance 26 &gt; 10</span>"
+    ));
     assert!(text.contains("retrace replay flows/flow-"));
     assert!(text.contains("+4, -3 px"), "the repair offset is shown");
     assert!(text.contains("visual 26/10 MISMATCH"));
