@@ -185,8 +185,13 @@ impl EventSink for ConsoleSink {
                     errors.join("; ")
                 ));
             }
-            Event::CacheWritten { path, steps, .. } => {
+            Event::CacheWritten {
+                path, steps, notes, ..
+            } => {
                 self.print(&format!("  recorded {steps} steps to {}", path.display()));
+                for note in notes {
+                    self.print(&format!("    {note}"));
+                }
             }
             // Step events are the timeline's (printed above, once their step is complete).
             Event::ScreenSettled { .. }

@@ -72,6 +72,7 @@ use crate::provider::Provider;
 use crate::provider::ProviderConfig;
 use crate::provider::TurnTracker;
 use crate::record::Recording;
+use crate::record::ToolFormat;
 use crate::record::record_run;
 use crate::replay::session_log;
 
@@ -150,6 +151,8 @@ pub struct ActJob {
     pub model_size: Option<(u32, u32)>,
     /// Hash size of the recorded regions (8: askui's 64-bit hashes; 16: finer).
     pub hash_size: u32,
+    /// The tool vocabulary a recording is written in.
+    pub tool_format: ToolFormat,
     /// How the trajectory cache is used.
     pub cache: CacheMode,
     /// The trajectory directory.
@@ -179,6 +182,13 @@ impl ActJob {
     pub fn check(&self) -> Result<(), RunnerError> {
         self.filled_goal()?;
         self.provider.api_key()?;
+        if self.tool_format == ToolFormat::Askui && self.hash_size != 8 {
+            return Err(RunnerError::Input(format!(
+                "--tool-format askui records askui's 64-bit hashes: drop --hash-size {} (askui \
+                 checks 8 only)",
+                self.hash_size
+            )));
+        }
         if matches!(self.mode, ActMode::Structured { .. })
             && self.cache.executes()
             && !self.cache.records()
@@ -222,6 +232,7 @@ impl ActJob {
             display_size: self.model_size(),
             viewport: self.browser.size,
             hash_size: self.hash_size,
+            tool_format: self.tool_format,
             observations,
             parameters: self.parameters.clone(),
         }

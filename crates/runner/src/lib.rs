@@ -33,6 +33,7 @@ pub use error::RunnerError;
 pub use parameters::Parameters;
 pub use provider::Provider;
 pub use provider::ProviderConfig;
+pub use record::ToolFormat;
 pub use replay::ReplayJob;
 pub use replay::run_replay;
 pub use replay::run_replay_in;

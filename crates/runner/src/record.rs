@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use retrace_agent::RunReport;
 use retrace_agent::RunStatus;
 use retrace_agent::tool::Toolbox;
+use retrace_cache::export_askui;
 use retrace_protocol::Message;
 use retrace_protocol::Role;
 use retrace_protocol::events::Event;
@@ -23,6 +24,33 @@ use retrace_replay::recorder::RecordSettings;
 
 use crate::error::RunnerError;
 use crate::parameters::Parameters;
+
+/// The tool vocabulary a recording is written in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ToolFormat {
+    /// retrace's own: one `computer` tool with Anthropic's actions, after-action hashes and
+    /// the page's facts kept (every check replay can make).
+    #[default]
+    Retrace,
+    /// askui 0.48's computer tools (`move_mouse`, `mouse_click`, ...), so askui's own cache
+    /// executor replays the file; what askui cannot use is left out
+    /// ([`retrace_cache::export_askui`]).
+    Askui,
+}
+
+impl std::str::FromStr for ToolFormat {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "retrace" => Ok(ToolFormat::Retrace),
+            "askui" => Ok(ToolFormat::Askui),
+            _ => Err(format!(
+                "unknown tool format `{text}`: use retrace or askui"
+            )),
+        }
+    }
+}
 
 /// Where and how a run is recorded.
 #[derive(Debug, Clone)]
@@ -43,6 +71,8 @@ pub struct Recording {
     pub observations: Observations,
     /// Values to turn back into placeholders.
     pub parameters: Parameters,
+    /// The tool vocabulary the file is written in.
+    pub tool_format: ToolFormat,
 }
 
 /// Acting steps (not observing, not steering the conversation) in the history.
@@ -90,6 +120,17 @@ pub fn record_run(
         run.usage,
         &settings,
     )?;
+    let (file, notes) = match recording.tool_format {
+        ToolFormat::Retrace => (file, Vec::new()),
+        ToolFormat::Askui => {
+            let export = export_askui(&file).map_err(|error| {
+                RunnerError::Input(format!(
+                    "this run cannot be recorded in askui's tools: {error}"
+                ))
+            })?;
+            (export.file, export.notes)
+        }
+    };
     let store = settings.store();
     let replayed_name = replay
         .and_then(|replay| replay.file.file_name())
@@ -108,6 +149,7 @@ pub fn record_run(
         path: path.clone(),
         steps: file.trajectory.len(),
         previous,
+        notes,
     });
     Ok(Some(path))
 }

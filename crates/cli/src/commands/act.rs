@@ -11,6 +11,7 @@ use retrace_runner::ActMode;
 use retrace_runner::CacheMode;
 use retrace_runner::Provider;
 use retrace_runner::ProviderConfig;
+use retrace_runner::ToolFormat;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
@@ -79,6 +80,11 @@ pub struct ActArgs {
     /// for apps without a DOM, where only the pixels can tell a renamed control).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(4..=32))]
     pub hash_size: u32,
+    /// The tool vocabulary a recording is written in: `retrace` (every check replay can make)
+    /// or `askui` (askui 0.48's computer tools, so askui's own cache executor replays the
+    /// file; after-action hashes and page facts are left out, and said).
+    #[arg(long, value_name = "FORMAT", default_value = "retrace", value_parser = |s: &str| s.parse::<ToolFormat>())]
+    pub tool_format: ToolFormat,
     /// Trajectory caching: `record` (save a successful run), `execute` (let the model replay
     /// saved runs), `auto` (both), `none`. Older names: write, read, both, no.
     #[arg(long, default_value = "none", value_parser = |s: &str| s.parse::<CacheMode>())]
@@ -139,6 +145,7 @@ impl ActArgs {
             browser: self.browser.config(self.size),
             model_size: self.model_size,
             hash_size: self.hash_size,
+            tool_format: self.tool_format,
             cache: self.cache,
             cache_dir: self.cache_dir.clone(),
             cache_file: self.cache_file.clone(),

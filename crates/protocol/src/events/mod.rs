@@ -167,6 +167,9 @@ pub enum Event {
         steps: usize,
         /// Where the file it replaced was kept, for a repaired recording.
         previous: Option<PathBuf>,
+        /// What the file's format could not keep (askui's tools have no after-action hash).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        notes: Vec<String>,
     },
     /// The conversation ended.
     RunFinished {

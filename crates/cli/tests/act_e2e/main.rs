@@ -3,6 +3,8 @@
 //! recorded.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
+mod askui_format;
+
 use std::path::Path;
 use std::process::Output;
 
