@@ -15,7 +15,9 @@
 //!   navigation under way, the document not complete) do not count until it is done (for at
 //!   most `ready_timeout`): a half-loaded page whose pixels happen to match is not acted on.
 //! - *Failing without the full timeout*: a step whose page has settled (no request in flight,
-//!   no navigation, the screen unchanged for `search_after`) and whose before-action checks
+//!   no navigation, no change for `search_after` where the step's control could be: its
+//!   region and the search radius around it, so a progress bar elsewhere does not hold the
+//!   step) and whose before-action checks
 //!   still fail, the search included, fails then, not after `step_timeout` (an effect after
 //!   acting gets the whole step time: the app may be waiting on its server); a slow server keeps the step
 //!   waiting, because its request is in flight. A desktop gives no such signal: there replay
@@ -34,6 +36,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 use retrace_vision::Image;
+use retrace_vision::Region;
 
 use crate::checks::CheckEnv;
 use crate::checks::Look;
@@ -114,10 +117,11 @@ impl Settling {
         }
     }
 
-    /// Notes a screenshot and whether the page was busy when it was taken.
-    fn saw(&mut self, screen: &Arc<Image>, busy: bool) {
+    /// Notes a screenshot and whether the page was busy when it was taken. Only `watched`
+    /// counts as a change (the whole screen when `None`).
+    fn saw(&mut self, screen: &Arc<Image>, busy: bool, watched: Option<Region>) {
         let changed = self.previous.as_ref().is_none_or(|previous| {
-            !retrace_vision::is_stable(previous, screen, None).unwrap_or(false)
+            !retrace_vision::is_stable(previous, screen, watched).unwrap_or(false)
         });
         if changed || busy {
             self.last_activity = Instant::now();
@@ -178,8 +182,22 @@ impl Waiter<'_> {
             let asked_at = started.elapsed();
             let screen = self.capture(View::Rendered).await?;
             let busy = self.page_busy().await;
-            settling.saw(&screen, busy.is_some());
+            // Where the step's control could be: its region and the search around it. A
+            // change elsewhere (a progress bar in a corner) does not keep this step waiting.
+            let watched = at.map(|at| {
+                let reach = self.env.hashing.region_size + 2 * settings.search_radius;
+                retrace_vision::action_region(at, reach, screen.width(), screen.height())
+            });
+            settling.saw(&screen, busy.is_some(), watched);
             let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
+            tracing::debug!(
+                step = step.number(),
+                at_ms = asked_at.as_millis() as u64,
+                busy = busy.as_deref().unwrap_or("no"),
+                still_ms = settling.last_activity.elapsed().as_millis() as u64,
+                passed = verdict.passed(),
+                "waiting"
+            );
             if verdict.passed() {
                 match &busy {
                     None => return Ok(verdict),
@@ -238,7 +256,7 @@ impl Waiter<'_> {
             {
                 verdict.waited = started.elapsed();
                 verdict.note = Some(format!(
-                    "the page settled (no request, no navigation, no change on screen for {:.1} s) without matching",
+                    "the page settled (no request, no navigation, no change around the control for {:.1} s) without matching",
                     settled_for.as_secs_f64()
                 ));
                 return Ok(verdict);

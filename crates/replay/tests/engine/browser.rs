@@ -16,6 +16,7 @@ use crate::replay;
 use crate::world::Step;
 use crate::world::World;
 use crate::world::control_at;
+use crate::world::squares;
 use crate::world::write_trajectory;
 
 /// The control of `control_at(40, 80)` as the page describes it.
@@ -71,6 +72,55 @@ async fn a_control_renamed_under_the_same_pixels_fails_naming_both_names() {
         failure.message
     );
     // The page had settled and nothing matched: it failed then, not at the step's 600 s.
+    assert!(
+        failure.message.contains("the page settled"),
+        "{}",
+        failure.message
+    );
+    assert!(world.inputs().is_empty(), "nothing was clicked");
+}
+
+/// A change on screen away from the step's control (a progress bar in a corner) does not keep
+/// a settled page's failing step waiting: only the control's region and the search around it
+/// count.
+#[tokio::test]
+async fn a_change_far_from_the_control_does_not_hold_a_failing_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let recorded = element("button", "New invoice", CONTROL_BOX);
+    let file = write_trajectory(
+        dir.path(),
+        &[Step::click(POINT, &screen, &screen).with("element", as_json(&recorded))],
+    );
+    let world = World::browser(
+        screen.clone(),
+        PageModel {
+            elements: vec![element("button", "Add invoice", CONTROL_BOX)],
+            ..PageModel::default()
+        },
+    );
+    // A square blinking in the far corner for every screenshot the step could take.
+    let blinking = squares(&[(40, 80), (80, 120), (200, 200)]);
+    world.queue(
+        (0..4000)
+            .map(|frame| {
+                if frame % 2 == 0 {
+                    blinking.clone()
+                } else {
+                    screen.clone()
+                }
+            })
+            .collect(),
+    );
+    let settings = ReplaySettings {
+        search_radius: 10,
+        step_timeout: Duration::from_secs(20),
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    let failure = run.outcome().failure.clone().expect("the rename fails");
+    assert_eq!((failure.step, failure.kind), (1, FailureKind::Mismatch));
+    // It failed once the control's surroundings stood still, not when the step's time ran out.
     assert!(
         failure.message.contains("the page settled"),
         "{}",
