@@ -56,6 +56,9 @@ pub struct TestPlan {
     pub settings: ReplaySettings,
     /// Parameter values.
     pub parameters: Parameters,
+    /// The environment variable each parameter's value was read from, when it came from one:
+    /// a rerun command names it instead of spelling a secret out.
+    pub parameter_vars: BTreeMap<String, String>,
     /// Tags from the matching sections.
     pub tags: Vec<String>,
     /// Why it cannot run, if it cannot.
@@ -112,7 +115,7 @@ impl PlanInputs {
             problems.push(error);
             None
         });
-        let (parameters, missing) = self.parameters(file, &sections, env);
+        let (parameters, parameter_vars, missing) = self.parameters(file, &sections, env);
         if !missing.is_empty() {
             problems.push(format!(
                 "needs values for its parameters: {} (set them in retrace.toml [parameters], a \
@@ -127,6 +130,7 @@ impl PlanInputs {
             size,
             settings: replay,
             parameters,
+            parameter_vars,
             tags,
             problem: (!problems.is_empty()).then(|| problems.join("; ")),
         }
@@ -138,15 +142,19 @@ impl PlanInputs {
         file: &Path,
         sections: &[&super::config::FileSection],
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> (Parameters, Vec<String>) {
+    ) -> (Parameters, BTreeMap<String, String>, Vec<String>) {
         let needed = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
             .map(|cache| retrace_cache::params::parameters_in_trajectory(&cache.trajectory))
             .unwrap_or_default();
+        // A value, and the variable it was read from when it came from the environment.
         let from_source = |source: &ParameterSource| match source {
-            ParameterSource::Value(value) => Some(value.clone()),
-            ParameterSource::Env { env: variable } => env(variable),
+            ParameterSource::Value(value) => Some((value.clone(), None)),
+            ParameterSource::Env { env: variable } => {
+                env(variable).map(|value| (value, Some(variable.clone())))
+            }
         };
         let mut pairs = Vec::new();
+        let mut vars = BTreeMap::new();
         let mut missing = Vec::new();
         for name in needed {
             let mut value = self.suite.parameters.get(&name).and_then(from_source);
@@ -156,10 +164,11 @@ impl PlanInputs {
                 }
             }
             if let Some(found) = self.params_file.get(&name) {
-                value = Some(found.clone());
+                value = Some((found.clone(), None));
             }
-            if let Some(found) = env(&format!("{PARAM_ENV_PREFIX}{}", name.to_uppercase())) {
-                value = Some(found);
+            let variable = format!("{PARAM_ENV_PREFIX}{}", name.to_uppercase());
+            if let Some(found) = env(&variable) {
+                value = Some((found, Some(variable)));
             }
             if let Some((_, found)) = self
                 .flag_params
@@ -167,16 +176,21 @@ impl PlanInputs {
                 .rev()
                 .find(|(given, _)| *given == name)
             {
-                value = Some(found.clone());
+                value = Some((found.clone(), None));
             }
             match value {
-                Some(value) => pairs.push((name, value)),
+                Some((value, variable)) => {
+                    if let Some(variable) = variable {
+                        vars.insert(name.clone(), variable);
+                    }
+                    pairs.push((name, value));
+                }
                 None => missing.push(name),
             }
         }
         let mut secrets = self.suite.secrets.clone();
         secrets.extend(self.flag_secrets.iter().cloned());
-        (Parameters::new(pairs, secrets), missing)
+        (Parameters::new(pairs, secrets), vars, missing)
     }
 }
 

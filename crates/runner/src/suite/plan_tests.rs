@@ -99,6 +99,12 @@ fn parameters_come_from_file_then_params_file_then_environment_then_flags() {
     assert_eq!(value(&plan, "username").as_deref(), Some("from-file"));
     assert_eq!(value(&plan, "password").as_deref(), Some("from-env-var"));
     assert!(plan.parameters.is_secret("password"));
+    // Where each value came from, for a rerun command that never spells a secret out.
+    assert_eq!(
+        plan.parameter_vars.get("password").map(String::as_str),
+        Some("DEMO_PW")
+    );
+    assert_eq!(plan.parameter_vars.get("username"), None);
     inputs
         .params_file
         .insert("username".into(), "from-params-file".into());
@@ -122,6 +128,7 @@ fn parameters_come_from_file_then_params_file_then_environment_then_flags() {
     let plan = inputs.plan(&file, &env);
     assert_eq!(value(&plan, "username").as_deref(), Some("from-flag"));
     assert_eq!(plan.problem, None);
+    assert!(plan.parameter_vars.is_empty(), "{:?}", plan.parameter_vars);
 }
 
 #[test]

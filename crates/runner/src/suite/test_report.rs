@@ -96,7 +96,8 @@ fn base(plan: &TestPlan, status: TestStatus) -> TestReport {
 }
 
 /// `retrace replay FILE --url URL ...` with the test's settings. Secret values are never
-/// spelled out: they are read from `RETRACE_PARAM_<NAME>` by the shell.
+/// spelled out: the shell reads them from the variable the run read them from
+/// (`RETRACE_PARAM_<NAME>` when they came from a flag).
 pub fn rerun_command(plan: &TestPlan) -> String {
     let mut words = vec![
         "retrace".to_owned(),
@@ -114,7 +115,12 @@ pub fn rerun_command(plan: &TestPlan) -> String {
         let shown = if !plan.parameters.is_secret(name) {
             quote(&format!("{name}={value}"))
         } else {
-            format!("\"{name}=${PARAM_ENV_PREFIX}{}\"", name.to_uppercase())
+            let variable = plan
+                .parameter_vars
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| format!("{PARAM_ENV_PREFIX}{}", name.to_uppercase()));
+            format!("\"{name}=${variable}\"")
         };
         words.push(format!("--param {shown}"));
     }

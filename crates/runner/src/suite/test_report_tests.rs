@@ -27,6 +27,7 @@ fn plan() -> TestPlan {
             ],
             Vec::new(),
         ),
+        parameter_vars: BTreeMap::new(),
         tags: vec!["smoke".into()],
         problem: None,
     }
@@ -109,5 +110,15 @@ fn the_rerun_command_names_the_file_url_and_parameters_but_never_a_secret() {
         command.contains("\"password=$RETRACE_PARAM_PASSWORD\""),
         "{command}"
     );
+    assert!(!command.contains("hunter2"), "{command}");
+}
+
+#[test]
+fn the_rerun_command_reads_a_secret_from_the_variable_the_suite_named() {
+    let mut plan = plan();
+    plan.parameter_vars
+        .insert("password".into(), "DEMO_PASSWORD".into());
+    let command = rerun_command(&plan);
+    assert!(command.contains("\"password=$DEMO_PASSWORD\""), "{command}");
     assert!(!command.contains("hunter2"), "{command}");
 }
