@@ -126,6 +126,8 @@ fn four_shards_merged_report_what_one_unsharded_run_reports() {
         &[("JOB_COMPLETION_INDEX", "2"), ("RETRACE_SHARD_TOTAL", "4")],
         &[],
     ];
+    // Collected so all four start before any is waited for.
+    #[allow(clippy::needless_collect)]
     let children: Vec<_> = shard_env
         .iter()
         .enumerate()
