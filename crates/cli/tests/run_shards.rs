@@ -160,6 +160,11 @@ fn four_shards_merged_report_what_one_unsharded_run_reports() {
         .map(|child| child.wait_with_output().unwrap())
         .collect();
 
+    let shown: String = outputs.iter().map(explain).collect();
+    assert!(
+        !shown.contains(PROXY_TOKEN),
+        "the farm's token leaked: {shown}"
+    );
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for (position, output) in outputs.iter().enumerate() {
         assert!(
@@ -208,6 +213,12 @@ fn four_shards_merged_report_what_one_unsharded_run_reports() {
     assert_eq!(merged["shards"].as_array().unwrap().len(), 4);
     for name in ["junit.xml", "report.html"] {
         assert!(suite.join("merged").join(name).is_file(), "{name}");
+    }
+    for folder in ["collected", "merged"] {
+        assert!(
+            !suite_run::all_text_below(&suite.join(folder)).contains(PROXY_TOKEN),
+            "the farm's token reached a report in {folder}/"
+        );
     }
     drop(farm_browser);
 }

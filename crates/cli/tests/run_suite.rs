@@ -16,6 +16,7 @@ use retrace_test_support::demo::DemoThread;
 use retrace_test_support::demo::Latency;
 use retrace_test_support::processes;
 use retrace_test_support::suite_run;
+use retrace_test_support::suite_run::all_text_below;
 use retrace_test_support::suite_run::stdout_json;
 use serde_json::Value;
 
@@ -27,23 +28,6 @@ fn retrace(cwd: &Path) -> Command {
 
 fn demo_recording(root: &Path, relative: &str) -> PathBuf {
     suite_run::write_recording(root, relative, DEMO_RECORDING)
-}
-
-/// Every file below `dir`, read as text.
-fn all_text_below(dir: &Path) -> String {
-    let mut text = String::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                text.push_str(&String::from_utf8_lossy(&std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    text
 }
 
 /// The Done-when suite: 40 recordings of the demo flow (35 against the layout they were

@@ -69,3 +69,24 @@ pub fn stdout_json(output: &Output) -> Value {
         )
     })
 }
+
+/// Every file below `dir`, read as text (lossily), for checking what reached the reports.
+///
+/// # Panics
+/// When a folder or file cannot be read.
+#[allow(clippy::unwrap_used)] // a test helper: failing loudly is the point
+pub fn all_text_below(dir: &Path) -> String {
+    let mut text = String::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                text.push_str(&String::from_utf8_lossy(&std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    text
+}
