@@ -291,6 +291,23 @@ mod tests {
             assert!(kind.is_file_name(name), "{name}");
             assert!(kind.is_file_name(kind.file_name()));
         }
+        // A shard's report is written under those names.
+        let dir = tempfile::tempdir().unwrap();
+        let mix = sample::Mix {
+            tests: 2,
+            failed: 1,
+            error: 0,
+            flaky: 0,
+            skipped: 0,
+        };
+        let mut report = sample::report(dir.path(), mix);
+        report.shard = shard;
+        let written = write_reports(&report, &ReportKind::ALL, dir.path()).unwrap();
+        let written: Vec<_> = written
+            .iter()
+            .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(written, names);
         for other in [
             "report-shard-2-of-4.html",
             "report-shard-x-of-4.json",
