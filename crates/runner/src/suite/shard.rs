@@ -15,6 +15,9 @@
 //! - [`ShardMode::Slice`]: the ids sorted byte-wise, the k-th (0-based) in shard `k mod N + 1`:
 //!   the evenest split, but adding a file moves the files sorted after it.
 //!
+//! Shards are dealt from the tests `--grep` and `--tag` keep (the same filters must be given
+//! to every shard; in hash mode they do not change a file's shard anyway).
+//!
 //! When `--shard` is not given, the shard comes from the CI's environment, first found wins:
 //! GitLab `parallel:` (`CI_NODE_INDEX` 1-based, `CI_NODE_TOTAL`), CircleCI parallelism
 //! (`CIRCLE_NODE_INDEX` 0-based, `CIRCLE_NODE_TOTAL`), a Kubernetes Indexed Job
