@@ -15,57 +15,19 @@ use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::demo::Latency;
 use retrace_test_support::processes;
+use retrace_test_support::suite_run;
+use retrace_test_support::suite_run::all_text_below;
+use retrace_test_support::suite_run::stdout_json;
 use serde_json::Value;
 
 const PASSWORD: &str = retrace_demo::DEMO_PASSWORD;
 
 fn retrace(cwd: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retrace"));
-    command
-        .current_dir(cwd)
-        .env_remove("RETRACE_URL")
-        .env_remove("RETRACE_JOBS")
-        .env_remove("RETRACE_PARAM_PASSWORD");
-    command
+    suite_run::retrace_in(env!("CARGO_BIN_EXE_retrace"), cwd)
 }
 
-/// Writes the bundled demo recording to `root/relative`, its goal marked with `relative` so
-/// every copy is a file of its own (its own content hash).
 fn demo_recording(root: &Path, relative: &str) -> PathBuf {
-    let mut file: Value = serde_json::from_str(DEMO_RECORDING).unwrap();
-    let goal = file["metadata"]["goal"].as_str().unwrap().to_owned();
-    file["metadata"]["goal"] = Value::from(format!("{goal} ({relative})"));
-    let path = root.join(relative);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
-    path
-}
-
-fn stdout_json(output: &std::process::Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "no JSON report ({error}); stdout: {}\nstderr: {}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
-}
-
-/// Every file below `dir`, read as text.
-fn all_text_below(dir: &Path) -> String {
-    let mut text = String::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                text.push_str(&String::from_utf8_lossy(&std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    text
+    suite_run::write_recording(root, relative, DEMO_RECORDING)
 }
 
 /// The Done-when suite: 40 recordings of the demo flow (35 against the layout they were

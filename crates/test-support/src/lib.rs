@@ -4,7 +4,8 @@
 //! askui example files live, fake model servers, the demo app on a random port, nginx as a
 //! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages, what
 //! a test needs from the machine ([`requirements`], [`require!`]), CPU load beside a test
-//! ([`cpu_load`]) and a sample suite report with real evidence files ([`suite_report`]).
+//! ([`cpu_load`]), a sample suite report with real evidence files ([`suite_report`]) and
+//! `retrace run` started clean on folders of recordings ([`suite_run`]).
 //! Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ pub mod remote_browser;
 pub mod requirements;
 pub mod router_thread;
 pub mod suite_report;
+pub mod suite_run;
 pub mod xvfb;
 
 /// The `shared/` directory that sits beside the repository checkout.

@@ -1,4 +1,4 @@
-//! `retrace report`: work on written suite reports. `merge` adds shards' `report.json` up
+//! `retrace report`: work on written suite reports. `merge` adds shards' JSON reports up
 //! into one report of each kind; a thin shell over `retrace_report::suite`.
 
 use std::path::PathBuf;
@@ -14,7 +14,8 @@ use crate::output::out;
 ///
 /// Examples:
 ///   retrace report merge shard-1/ shard-2/ shard-3/ --out report/
-///   retrace report merge reports/*/report.json --out report/ --report junit,json
+///   retrace report merge all-shards/ --out report/     (a folder of report-shard-I-of-N.json)
+///   retrace report merge reports/*/report*.json --out report/ --report junit,json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ReportArgs {
@@ -24,11 +25,11 @@ pub struct ReportArgs {
 
 #[derive(Debug, Subcommand)]
 enum ReportAction {
-    /// Merge several shards' reports (directories holding `report.json`, or the files) into
-    /// one: totals recounted, each shard's evidence copied under `--out`, every report kind
+    /// Merge several shards' reports (directories holding `report.json` or the shards'
+    /// `report-shard-I-of-N.json`, or the files) into one: totals recounted, each shard's evidence copied under `--out`, every report kind
     /// written there. Exit 0 when written, 2 on a bad or unknown-version report (named).
     Merge {
-        /// The shards' report directories or `report.json` files.
+        /// The shards' report directories or JSON report files.
         #[arg(required = true, value_name = "DIR")]
         inputs: Vec<PathBuf>,
         /// Where to write the merged reports (created if missing).

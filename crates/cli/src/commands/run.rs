@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use retrace_protocol::events::Events;
+use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
 use retrace_runner::suite;
 use retrace_runner::suite::Interrupt;
@@ -14,6 +15,8 @@ use retrace_runner::suite::SuiteJob;
 use retrace_runner::suite::SuiteRequest;
 use retrace_runner::suite::SuiteVerdict;
 use retrace_runner::suite::config::Defaults;
+use retrace_runner::suite::shard;
+use retrace_runner::suite::shard::ShardMode;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
@@ -36,6 +39,15 @@ use retrace_report::suite::ReportKind;
 /// passes is reported flaky. Run-time state goes to .retrace_state/ beside the suite, not
 /// into the trajectories (unless --write-metadata); files marked invalid are skipped.
 ///
+/// --shard I/N runs the I-th of N disjoint parts of the suite (1-based), so N CI jobs run
+/// every test once; a test's shard is FNV-1a 64 of its path relative to the suite root
+/// (`/`-separated) mod N, or with --shard-mode slice its place in the sorted list mod N.
+/// Without --shard the shard comes from GitLab (CI_NODE_INDEX 1-based, CI_NODE_TOTAL),
+/// CircleCI (CIRCLE_NODE_INDEX 0-based, CIRCLE_NODE_TOTAL) or a Kubernetes Indexed Job
+/// (JOB_COMPLETION_INDEX 0-based, with RETRACE_SHARD_TOTAL). Tests of other shards are not
+/// run nor reported; reports are named report-shard-I-of-N.json (junit, html alike) and
+/// `retrace report merge` adds them up.
+///
 /// Exit codes: 0 every test passed (flaky included), 1 a test failed, 2 a test could not
 /// run, the suite was interrupted (Ctrl-C), or the input is bad.
 ///
@@ -43,6 +55,7 @@ use retrace_report::suite::ReportKind;
 ///   retrace run flows/ --url http://127.0.0.1:8080/ --param username=demo --jobs 4
 ///   RETRACE_PARAM_PASSWORD=s3cret retrace run --suite retrace.toml --tag smoke --report junit,json
 ///   retrace run 'flows/**/login*.json' --list
+///   retrace run flows/ --shard 2/4 --report junit,json --out reports/
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunArgs {
@@ -83,7 +96,15 @@ pub struct RunArgs {
     /// Only tests with this tag (repeatable: any of them).
     #[arg(long = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
-    /// Print what would run, with its url, and exit.
+    /// Run only shard INDEX of TOTAL (1-based: 2/4 is the second of four); default: from the
+    /// CI's variables (see above), else the whole suite.
+    #[arg(long, value_name = "INDEX/TOTAL", value_parser = shard::parse_shard)]
+    pub shard: Option<Shard>,
+    /// How tests are dealt to shards: `hash` (a file keeps its shard as others come and go)
+    /// or `slice` (round-robin over the sorted list: the evenest split).
+    #[arg(long, value_name = "MODE", default_value = "hash", value_parser = parse_shard_mode)]
+    pub shard_mode: ShardMode,
+    /// Print what would run, with its url (and, when sharded, every test's shard), and exit.
     #[arg(long)]
     pub list: bool,
     /// Also write each replay's result into its trajectory's metadata, as askui does.
@@ -125,22 +146,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         secrets: args.parameters.secret.clone(),
         grep: args.grep.clone(),
         tags: args.tags.clone(),
+        shard: shard::resolve(args.shard, args.shard_mode, &|name| {
+            std::env::var(name).ok()
+        })?,
     };
     let loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
     if args.list {
-        for plan in &loaded.plans {
-            let target = match (&plan.problem, &plan.url) {
-                (Some(problem), _) => format!("cannot run: {problem}"),
-                (None, Some(url)) => url.clone(),
-                (None, None) => String::new(),
-            };
-            let tags = if plan.tags.is_empty() {
-                String::new()
-            } else {
-                format!("  [{}]", plan.tags.join(", "))
-            };
-            out!("{}  {target}{tags}", plan.id);
-        }
+        print_list(&loaded)?;
         return Ok(Outcome::Pass);
     }
     let kinds = match &args.report {
@@ -192,6 +204,55 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         SuiteVerdict::Failed => Outcome::CheckFailed,
         SuiteVerdict::Error => Outcome::Error,
     })
+}
+
+/// `--list`: each test with its url; when sharded, a line naming the shard, then every test
+/// the filters kept with its shard, this shard's marked `run here` with their urls.
+fn print_list(loaded: &suite::LoadedSuite) -> anyhow::Result<()> {
+    let describe = |plan: &suite::plan::TestPlan| {
+        let target = match (&plan.problem, &plan.url) {
+            (Some(problem), _) => format!("cannot run: {problem}"),
+            (None, Some(url)) => url.clone(),
+            (None, None) => String::new(),
+        };
+        let tags = if plan.tags.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", plan.tags.join(", "))
+        };
+        format!("{target}{tags}")
+    };
+    let Some(selection) = &loaded.shard else {
+        for plan in &loaded.plans {
+            out!("{}  {}", plan.id, describe(plan));
+        }
+        return Ok(());
+    };
+    let Shard { index, total } = selection.shard;
+    let mode = match selection.mode {
+        ShardMode::Hash => "hash",
+        ShardMode::Slice => "slice",
+    };
+    out!(
+        "shard {index}/{total} by {mode} (from {}): {} of {} tests",
+        selection.source,
+        loaded.plans.len(),
+        loaded.assignment.len()
+    );
+    let mut mine = loaded.plans.iter();
+    for (id, shard) in &loaded.assignment {
+        if *shard == index {
+            let detail = mine.next().map(describe).unwrap_or_default();
+            out!("{id}  shard {shard}/{total}  run here  {detail}");
+        } else {
+            out!("{id}  shard {shard}/{total}");
+        }
+    }
+    Ok(())
+}
+
+fn parse_shard_mode(text: &str) -> Result<ShardMode, String> {
+    text.parse()
 }
 
 fn print_summary(report: &SuiteReport, written: &[PathBuf]) -> anyhow::Result<()> {

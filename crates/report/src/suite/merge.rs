@@ -2,8 +2,9 @@
 //!
 //! [`merge`] joins the tests (in the order given), recounts the totals, keeps each shard's
 //! [`Shard`] in [`SuiteReport::shards`], takes the earliest start and the longest wall time
-//! (shards run side by side). [`merge_dirs`] reads the shards' directories and copies their
-//! evidence files into the output directory (`shard-N/...`, N the argument's position), so the
+//! (shards run side by side). [`merge_dirs`] reads the shards' directories (each may hold one
+//! `report.json` or several shards' `report-shard-I-of-N.json`) and copies their evidence files
+//! into the output directory (`shard-N/...`, N the report's position), so the
 //! merged reports' artefact paths resolve there and the directory can be archived alone.
 
 use std::path::Path;
@@ -55,29 +56,58 @@ pub fn merge(reports: Vec<SuiteReport>) -> SuiteReport {
     }
 }
 
-/// Reads each input (a directory holding `report.json`, or a report file), copies its
-/// evidence into `out_dir/shard-N/`, and merges the reports.
+/// Reads each input (a directory holding `report.json` or shards' `report-shard-I-of-N.json`,
+/// or a report file), copies each report's evidence into `out_dir/shard-N/` (N its position
+/// among the reports read), and merges the reports.
 ///
 /// # Errors
 /// An input that is not a readable suite report of this version (the error names the file);
 /// an evidence file that exists but cannot be copied.
 pub fn merge_dirs(inputs: &[PathBuf], out_dir: &Path) -> Result<SuiteReport, ReportError> {
-    let mut reports = Vec::with_capacity(inputs.len());
-    for (index, input) in inputs.iter().enumerate() {
-        let (file, dir) = if input.is_dir() {
-            (input.join(ReportKind::Json.file_name()), input.clone())
+    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            files.extend(
+                report_files_in(input)?
+                    .into_iter()
+                    .map(|file| (file, input.clone())),
+            );
         } else {
             let dir = input
                 .parent()
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|| PathBuf::from("."));
-            (input.clone(), dir)
-        };
-        let mut report = read_report(&file)?;
-        relocate_evidence(&mut report, &dir, out_dir, &format!("shard-{}", index + 1))?;
+            files.push((input.clone(), dir));
+        }
+    }
+    let mut reports = Vec::with_capacity(files.len());
+    for (index, (file, dir)) in files.iter().enumerate() {
+        let mut report = read_report(file)?;
+        relocate_evidence(&mut report, dir, out_dir, &format!("shard-{}", index + 1))?;
         reports.push(report);
     }
     Ok(merge(reports))
+}
+
+/// The JSON reports in `dir` (`report.json`, `report-shard-I-of-N.json`), in shard order;
+/// `report.json` alone when there is none, so reading it names what is missing.
+fn report_files_in(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(ReportError::io(dir))? {
+        let entry = entry.map_err(ReportError::io(dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(shard) = ReportKind::Json.shard_of_file_name(&name)
+            && entry.path().is_file()
+        {
+            let order = shard.map(|shard| (shard.total, shard.index));
+            files.push((order, entry.path()));
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Ok(vec![dir.join(ReportKind::Json.file_name())]);
+    }
+    Ok(files.into_iter().map(|(_, file)| file).collect())
 }
 
 /// Copies every artefact file of `report` from `from_dir` to `out_dir/prefix/` and points the

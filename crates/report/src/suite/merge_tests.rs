@@ -149,3 +149,38 @@ fn a_bad_shard_report_is_named() {
     let error = merge_dirs(std::slice::from_ref(&missing), &root.path().join("out")).unwrap_err();
     assert!(error.to_string().contains("missing"), "{error}");
 }
+
+#[test]
+fn shards_collected_into_one_folder_merge_in_shard_order() {
+    let root = tempfile::tempdir().unwrap();
+    let collected = root.path().join("collected");
+    let whole = sample::report(
+        &collected,
+        sample::Mix {
+            tests: 12,
+            failed: 2,
+            error: 1,
+            flaky: 0,
+            skipped: 0,
+        },
+    );
+    // Shards 10, 2 and 1 of 12 (a name sort would put 10 before 2), plus a stray JSON file.
+    let mut expected = Vec::new();
+    for index in [1_u32, 2, 10] {
+        let tests = vec![whole.tests[index as usize - 1].clone()];
+        expected.extend(tests.iter().cloned());
+        let shard = SuiteReport {
+            shard: Some(Shard { index, total: 12 }),
+            totals: Totals::of(&tests),
+            tests,
+            ..whole.clone()
+        };
+        write_reports(&shard, &[ReportKind::Json, ReportKind::Junit], &collected).unwrap();
+    }
+    std::fs::write(collected.join("package.json"), "{}").unwrap();
+    let merged = merge_dirs(std::slice::from_ref(&collected), &root.path().join("out")).unwrap();
+    let indexes: Vec<u32> = merged.shards.iter().map(|shard| shard.index).collect();
+    assert_eq!(indexes, [1, 2, 10]);
+    assert_eq!(without_paths(&merged.tests), without_paths(&expected));
+    assert_eq!(merged.totals.tests, 3);
+}

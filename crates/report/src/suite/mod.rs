@@ -8,7 +8,10 @@
 //! - [`sink::SuiteReportSink`]: the event stream's `TestFinished`/`SuiteFinished` collected
 //!   into the report (and, when asked, the reports written as the suite finishes).
 //!
-//! [`write_reports`] writes the kinds asked for into one directory. Every file is written to a
+//! [`write_reports`] writes the kinds asked for into one directory, named after the shard the
+//! report covers when it covers one (`report-shard-2-of-4.json`, `junit-shard-2-of-4.xml`,
+//! `report-shard-2-of-4.html`), so the shards' reports can be collected into one directory
+//! and merged from there. Every file is written to a
 //! temporary file beside it and renamed into place, so a report is whole or absent, never
 //! half-written. Artefact paths in the report are relative to that directory.
 
@@ -18,6 +21,7 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
 
 pub mod html;
@@ -56,6 +60,43 @@ impl ReportKind {
             ReportKind::Junit => "junit.xml",
             ReportKind::Json => "report.json",
         }
+    }
+
+    /// The file this kind is written to for a report of `shard` (see the module doc); the
+    /// plain [`ReportKind::file_name`] for a whole suite.
+    pub fn file_name_for(self, shard: Option<Shard>) -> String {
+        let Some(Shard { index, total }) = shard else {
+            return self.file_name().to_owned();
+        };
+        let (stem, extension) = self
+            .file_name()
+            .split_once('.')
+            .unwrap_or((self.file_name(), ""));
+        format!("{stem}-shard-{index}-of-{total}.{extension}")
+    }
+
+    /// Whether `name` is a file this kind is written to, for a whole suite or a shard.
+    pub fn is_file_name(self, name: &str) -> bool {
+        self.shard_of_file_name(name).is_some()
+    }
+
+    /// What a file this kind is written to covers: `Some(None)` for a whole suite's,
+    /// `Some(Some(shard))` for a shard's; `None` when `name` is not such a file.
+    pub fn shard_of_file_name(self, name: &str) -> Option<Option<Shard>> {
+        if name == self.file_name() {
+            return Some(None);
+        }
+        let (stem, extension) = self.file_name().split_once('.')?;
+        let (index, total) = name
+            .strip_prefix(stem)?
+            .strip_prefix("-shard-")?
+            .strip_suffix(extension)?
+            .strip_suffix('.')?
+            .split_once("-of-")?;
+        Some(Some(Shard {
+            index: index.parse().ok()?,
+            total: total.parse().ok()?,
+        }))
     }
 
     /// The kinds of a comma-separated list (`html,junit`), each once, in the order given.
@@ -157,8 +198,9 @@ impl ReportError {
     }
 }
 
-/// Writes `report` as each of `kinds` into `out_dir` (created if missing), returning the files
-/// written, in the order of `kinds`. Artefact paths in the report are read relative to
+/// Writes `report` as each of `kinds` into `out_dir` (created if missing), named after its
+/// shard ([`ReportKind::file_name_for`]), returning the files written, in the order of
+/// `kinds`. Artefact paths in the report are read relative to
 /// `out_dir` (the HTML report inlines the images).
 ///
 /// # Errors
@@ -172,7 +214,7 @@ pub fn write_reports(
     std::fs::create_dir_all(out_dir).map_err(ReportError::io(out_dir))?;
     let mut written = Vec::new();
     for &kind in kinds {
-        let path = out_dir.join(kind.file_name());
+        let path = out_dir.join(kind.file_name_for(report.shard));
         let text = match kind {
             ReportKind::Json => json::to_json(report),
             ReportKind::Junit => junit::to_junit(report, out_dir)?,
@@ -230,6 +272,51 @@ mod tests {
             error.to_string(),
             "unknown report `pdf` (expected html, junit or json)"
         );
+    }
+
+    #[test]
+    fn a_shard_report_is_named_after_its_shard() {
+        let shard = Some(Shard { index: 2, total: 4 });
+        let names = ReportKind::ALL.map(|kind| kind.file_name_for(shard));
+        assert_eq!(
+            names,
+            [
+                "report-shard-2-of-4.json",
+                "junit-shard-2-of-4.xml",
+                "report-shard-2-of-4.html"
+            ]
+        );
+        assert_eq!(ReportKind::Json.file_name_for(None), "report.json");
+        for (kind, name) in ReportKind::ALL.into_iter().zip(&names) {
+            assert!(kind.is_file_name(name), "{name}");
+            assert!(kind.is_file_name(kind.file_name()));
+        }
+        // A shard's report is written under those names.
+        let dir = tempfile::tempdir().unwrap();
+        let mix = sample::Mix {
+            tests: 2,
+            failed: 1,
+            error: 0,
+            flaky: 0,
+            skipped: 0,
+        };
+        let mut report = sample::report(dir.path(), mix);
+        report.shard = shard;
+        let written = write_reports(&report, &ReportKind::ALL, dir.path()).unwrap();
+        let written: Vec<_> = written
+            .iter()
+            .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(written, names);
+        for other in [
+            "report-shard-2-of-4.html",
+            "report-shard-x-of-4.json",
+            "report-shard-2.json",
+            "report.json.bak",
+            "xreport.json",
+        ] {
+            assert!(!ReportKind::Json.is_file_name(other), "{other}");
+        }
     }
 
     #[test]

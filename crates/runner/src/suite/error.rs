@@ -38,6 +38,9 @@ pub enum SuiteError {
     /// A `--grep` or `--tag` filter is malformed.
     #[error("{0}")]
     Filter(String),
+    /// A `--shard` or a CI's shard variables are malformed or out of range (named).
+    #[error("{0}")]
+    Shard(String),
     /// A parameter a test needs has no value, or a secret has a value where it must not.
     #[error("{0}")]
     Parameter(String),

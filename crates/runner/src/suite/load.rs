@@ -1,6 +1,6 @@
 //! [`load_suite`]: from what the user asked (`retrace run` paths, a suite file, flags) to the
 //! tests to run: discovery, the suite file and its layers, one plan per file, then the
-//! `--grep` and `--tag` filters. Everything that can be wrong with the input is found here,
+//! `--grep` and `--tag` filters, then the shard. Everything that can be wrong with the input is found here,
 //! before any browser starts.
 
 use std::path::Path;
@@ -14,6 +14,8 @@ use super::discover::discover;
 use super::error::SuiteError;
 use super::plan::PlanInputs;
 use super::plan::TestPlan;
+use super::shard::ShardSelection;
+use super::shard::assign;
 
 /// What the user asked for.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +36,9 @@ pub struct SuiteRequest {
     pub grep: Option<String>,
     /// `--tag`: tests with any of these tags.
     pub tags: Vec<String>,
+    /// `--shard` (or the CI's shard variables): run only this part of the tests the filters
+    /// keep.
+    pub shard: Option<ShardSelection>,
 }
 
 /// The tests to run and how.
@@ -43,8 +48,13 @@ pub struct LoadedSuite {
     pub name: String,
     /// The folder of the suite file (the current one without a suite file).
     pub root: PathBuf,
-    /// The tests that passed the filters, in order.
+    /// The tests that passed the filters and belong to this shard, in order.
     pub plans: Vec<TestPlan>,
+    /// The shard run, when sharded.
+    pub shard: Option<ShardSelection>,
+    /// When sharded: every test that passed the filters (this shard's and the others'), by
+    /// id, with its shard, in order.
+    pub assignment: Vec<(String, u32)>,
     /// Tests at once.
     pub jobs: usize,
     /// Attempts after an infrastructure error.
@@ -99,7 +109,7 @@ pub fn load_suite(
         .map(regex::Regex::new)
         .transpose()
         .map_err(|error| SuiteError::Filter(format!("--grep: {error}")))?;
-    let plans = discover(&request.paths)?
+    let plans: Vec<TestPlan> = discover(&request.paths)?
         .iter()
         .map(|file| inputs.plan(file, env))
         .filter(|plan| grep.as_ref().is_none_or(|grep| grep.is_match(&plan.id)))
@@ -107,6 +117,25 @@ pub fn load_suite(
             request.tags.is_empty() || plan.tags.iter().any(|tag| request.tags.contains(tag))
         })
         .collect();
+    let (plans, assignment) = match &request.shard {
+        None => (plans, Vec::new()),
+        Some(selection) => {
+            let ids: Vec<&str> = plans.iter().map(|plan| plan.id.as_str()).collect();
+            let shards = assign(&ids, selection.shard.total, selection.mode);
+            let assignment = plans
+                .iter()
+                .zip(&shards)
+                .map(|(plan, shard)| (plan.id.clone(), *shard))
+                .collect();
+            let mine = plans
+                .into_iter()
+                .zip(shards)
+                .filter(|(_, shard)| *shard == selection.shard.index)
+                .map(|(plan, _)| plan)
+                .collect();
+            (mine, assignment)
+        }
+    };
     let defaults = inputs.defaults();
     let name = std::path::absolute(&root)
         .ok()
@@ -119,6 +148,8 @@ pub fn load_suite(
         name,
         root,
         plans,
+        shard: request.shard.clone(),
+        assignment,
         jobs: defaults.jobs.unwrap_or_else(default_jobs).max(1),
         retries: defaults.retries.unwrap_or(0),
     })

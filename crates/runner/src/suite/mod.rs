@@ -5,6 +5,7 @@
 //! - [`discover`]: files, folders and globs to a sorted list of trajectory files;
 //! - [`config`]: the suite file `retrace.toml` and the `RETRACE_*`/flag layers over it;
 //! - [`plan`]: one [`plan::TestPlan`] per file (url, size, settings, parameters, tags);
+//! - [`shard`]: which tests belong to `--shard I/N` (or the CI's shard variables);
 //! - [`load`]: all of the above, plus `--grep`/`--tag`: [`load::load_suite`];
 //! - [`state`]: `.retrace_state/`, what runs learn about each file, read by validators;
 //! - [`schedule`]: running the tests (jobs, retries, interrupt) in a [`browsers::BrowserPool`];
@@ -22,6 +23,7 @@ pub mod interrupt;
 pub mod load;
 pub mod plan;
 pub mod schedule;
+pub mod shard;
 pub mod state;
 pub mod test_report;
 pub mod timeline;
@@ -131,7 +133,7 @@ pub async fn run_suite(job: SuiteJob, events: &Events, interrupt: &Interrupt) ->
     let report = SuiteReport {
         version: SuiteReport::VERSION,
         name: job.suite.name.clone(),
-        shard: None,
+        shard: job.suite.shard.as_ref().map(|selection| selection.shard),
         started_at,
         wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         totals: Totals::of(&tests),
