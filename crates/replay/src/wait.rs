@@ -38,6 +38,8 @@ use std::time::Instant;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
+use retrace_protocol::tool_input;
+
 use crate::checks::CheckEnv;
 use crate::checks::Look;
 use crate::checks::Relocation;
@@ -46,6 +48,12 @@ use crate::plan::PlannedStep;
 use crate::request::WaitMode;
 use crate::screen::Screen;
 
+/// Actions that act on the focused element rather than at a point.
+const KEYBOARD_ACTIONS: [&str; 4] = ["type", "key", "keyboard_tap", "hold_key"];
+
+/// CSS pixels around a focused field that a keyboard step also watches (its label, a hint
+/// or an error shown beside it).
+const FOCUS_MARGIN: f64 = 24.0;
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
 /// error, not a failed step): generous, because a loaded machine is slow, not broken.
 pub const SCREENSHOT_BUDGET: Duration = Duration::from_secs(30);
@@ -148,7 +156,7 @@ impl Waiter<'_> {
                 tokio::time::sleep(delay).await;
                 self.capture(View::AsShown).await?
             }
-            WaitMode::Stable => self.settled_screen(started).await?.0,
+            WaitMode::Stable => self.settled_screen(started, false).await?.0,
             WaitMode::Visual => return self.poll_visual(step, at, checks, repair, started).await,
         };
         // One look, then one search if it failed.
@@ -267,33 +275,70 @@ impl Waiter<'_> {
 
     /// Waits until two screenshots in a row are the same and the page (on a browser) is not
     /// busy, or the step's time is up: what a step nothing checks waits for before it acts.
-    /// Returns whether it settled and how long it took. A fixed delay just sleeps.
-    pub async fn until_settled(&self) -> Result<(bool, Duration), ScreenError> {
+    /// A keyboard step on a browser page with a focused field watches that field (and a
+    /// margin around it) instead of the whole screen: the keys go there, and an animation
+    /// elsewhere does not make typing unsafe. Returns whether it settled and how long it
+    /// took. A fixed delay just sleeps.
+    pub async fn until_settled(&self, step: &PlannedStep) -> Result<(bool, Duration), ScreenError> {
         let started = Instant::now();
         if let WaitMode::Fixed(delay) = self.env.settings.wait {
             tokio::time::sleep(delay).await;
             return Ok((true, started.elapsed()));
         }
-        let (_, settled) = self.settled_screen(started).await?;
+        let keyboard = KEYBOARD_ACTIONS.contains(&tool_input::action_name(&step.call).as_str());
+        let (_, settled) = self.settled_screen(started, keyboard).await?;
         Ok((settled, started.elapsed()))
     }
 
-    /// Polls until two consecutive screenshots show the same picture on a page that is not
-    /// busy, or the step's time is up; the last screenshot and whether it settled.
-    async fn settled_screen(&self, started: Instant) -> Result<(Arc<Image>, bool), ScreenError> {
+    /// Polls until two consecutive screenshots show the same picture (around the focused
+    /// field, for a keyboard step on a page that has one) on a page that is not busy, or the
+    /// step's time is up; the last screenshot and whether it settled.
+    async fn settled_screen(
+        &self,
+        started: Instant,
+        keyboard: bool,
+    ) -> Result<(Arc<Image>, bool), ScreenError> {
         let settings = &self.env.settings;
         let mut previous = self.capture(View::Rendered).await?;
         loop {
             tokio::time::sleep(settings.poll_interval).await;
             let asked_at = started.elapsed();
             let next = self.capture(View::Rendered).await?;
-            let still = retrace_vision::is_stable(&previous, &next, None).unwrap_or(false);
+            let watched = match keyboard {
+                true => self.focus_region(next.width(), next.height()).await,
+                false => None,
+            };
+            let still = retrace_vision::is_stable(&previous, &next, watched).unwrap_or(false);
             let ready = asked_at >= settings.ready_timeout || self.page_busy().await.is_none();
             if (still && ready) || asked_at >= settings.step_timeout {
                 return Ok((next, still && ready));
             }
             previous = next;
         }
+    }
+
+    /// The focused field's box with a [`FOCUS_MARGIN`] around it, in screenshot pixels;
+    /// `None` without a page or a focused element other than the document's body.
+    async fn focus_region(&self, width: u32, height: u32) -> Option<Region> {
+        let page = self.env.page.as_ref()?;
+        let focused = page.focused_element().await.ok()??;
+        if matches!(focused.tag.as_str(), "body" | "html") {
+            return None;
+        }
+        let bounds = &focused.bounds;
+        let (left, top) = page.to_trajectory((bounds.x - FOCUS_MARGIN, bounds.y - FOCUS_MARGIN));
+        let (right, bottom) = page.to_trajectory((
+            bounds.x + bounds.width + FOCUS_MARGIN,
+            bounds.y + bounds.height + FOCUS_MARGIN,
+        ));
+        let clamp = |value: i64, most: u32| u32::try_from(value.max(0)).unwrap_or(most).min(most);
+        let region = Region::new(
+            clamp(left, width),
+            clamp(top, height),
+            clamp(right, width),
+            clamp(bottom, height),
+        );
+        region.fits(width, height).then_some(region)
     }
 
     /// Why the page is busy now (a request in flight, a navigation, a document not yet

@@ -431,7 +431,7 @@ impl ReplaySpeaker {
             screen: self.screen.as_ref(),
             env: &env,
         };
-        let (settled, waited) = waiter.until_settled().await.map_err(|error| {
+        let (settled, waited) = waiter.until_settled(step).await.map_err(|error| {
             speaker_error(
                 turn,
                 format!("waiting before step {}: {error}", step.number()),

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use retrace_protocol::events::Event;
 use retrace_protocol::events::FailureKind;
 use retrace_replay::ReplayRequest;
 use retrace_replay::ReplaySettings;
@@ -187,6 +188,62 @@ async fn a_busy_page_whose_pixels_match_is_not_acted_on_until_it_is_quiet() {
         world.page().probes >= 4,
         "the page was asked until it was quiet"
     );
+}
+
+/// A keyboard step watches the focused field, not the whole screen: a square blinking far
+/// from the field does not hold the typing until the step's time runs out.
+#[tokio::test]
+async fn typing_waits_for_the_focused_field_to_be_still_not_the_whole_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let field = element("textbox", "Customer", CONTROL_BOX);
+    let file = write_trajectory(dir.path(), &[Step::typing("Acme Corp")]);
+    let world = World::browser(
+        screen.clone(),
+        PageModel {
+            elements: vec![field.clone()],
+            focused: Some(field),
+            ..PageModel::default()
+        },
+    );
+    let blinking = squares(&[(40, 80), (80, 120), (200, 200)]);
+    world.queue(
+        (0..4000)
+            .map(|frame| {
+                if frame % 2 == 0 {
+                    blinking.clone()
+                } else {
+                    screen.clone()
+                }
+            })
+            .collect(),
+    );
+    let settings = ReplaySettings {
+        step_timeout: Duration::from_secs(20),
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    assert!(
+        run.outcome().failure.is_none(),
+        "{:?}",
+        run.outcome().failure
+    );
+    let settled: Vec<bool> = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ScreenSettled {
+                step: 1, settled, ..
+            } => Some(*settled),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        settled,
+        [true],
+        "the field stood still, so the step settled"
+    );
+    assert_eq!(world.inputs().len(), 1, "typed once");
 }
 
 #[tokio::test]

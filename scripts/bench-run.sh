@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# `retrace run` throughput, all measured in one run against one demo app with a fixed latency
+# (every sign-in waits LATENCY ms on the server):
+#   1. RUNS replays of the bundled demo flow (sign in, New invoice, fill, save: 12 steps, every
+#      visual, semantic, state and effect check on) with `retrace run --jobs 1`, 2 and 4;
+#   2. the same RUNS files, one fresh `retrace replay` process each, one after another (the loop
+#      users write today): the baseline of the speed-up;
+#   3. the same flow written by hand as a Playwright test (Python `playwright` from PyPI, the
+#      system Chromium, a new context per test, selector auto-waits), RUNS runs at each
+#      parallelism.
+# Prints tests per minute, the speed-up over the loop, and per test the time that is retrace's
+# (or Playwright's) own: the test's wall time minus the latency the app gave it.
+# Usage: scripts/bench-run.sh [RUNS] [LATENCY_MS]   (default 40 and 300; BENCH_DEBUG=1 uses
+# the debug binary, skipping the release build: only ratios between retrace runs then mean
+# anything). Playwright goes in a venv under $HOME/.cache/retrace-bench/ on first use.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+runs="${1:-40}"
+latency="${2:-300}"
+if [ "${BENCH_DEBUG:-0}" = 1 ]; then
+  cargo build --locked -p retrace-cli >/dev/null
+  retrace="$CARGO_TARGET_DIR/debug/retrace"
+else
+  cargo build --release --locked -p retrace-cli >/dev/null
+  retrace="$CARGO_TARGET_DIR/release/retrace"
+fi
+CACHE="$HOME/.cache/retrace-bench"
+if ! "$CACHE/venv/bin/python" -c 'import playwright' 2>/dev/null; then
+  python3 -m venv "$CACHE/venv"
+  "$CACHE/venv/bin/pip" install --quiet playwright==1.63.0
+fi
+
+work="$(mktemp -d)"
+trap 'kill "${demo_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+"$retrace" serve-demo --port 0 --latency-ms "$latency" --json >"$work/demo.json" 2>"$work/demo.log" &
+demo_pid=$!
+for _ in $(seq 600); do [ -s "$work/demo.json" ] && break; sleep 0.1; done
+url="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$work/demo.json")"
+
+mkdir -p "$work/suite"
+for n in $(seq -w 1 "$runs"); do cp crates/runner/assets/demo_flow.json "$work/suite/flow-$n.json"; done
+params=(--param username=demo --param password=retrace-demo-pw)
+
+# `retrace run --jobs J`: "jobs=J tests=N passed=P wall_s=W own_ms=M" (M: median of each
+# test's wall time minus the app's latency).
+suite() {
+  local start end
+  start=$(date +%s.%N)
+  "$retrace" run "$work/suite" --url "$url" "${params[@]}" --jobs "$1" --report json \
+    --out "$work/out-$1" >/dev/null 2>&1 || true
+  end=$(date +%s.%N)
+  python3 - "$work/out-$1/report.json" "$1" "$start" "$end" "$latency" <<'PY'
+import json, statistics, sys
+doc = json.load(open(sys.argv[1]))
+tests = doc["tests"]
+own = [t["wall_ms"] - int(sys.argv[5]) for t in tests]
+passed = sum(t["status"] == "passed" for t in tests)
+print(f"jobs={sys.argv[2]} tests={len(tests)} passed={passed} "
+      f"wall_s={float(sys.argv[4]) - float(sys.argv[3]):.1f} own_ms={statistics.median(own):.0f}")
+PY
+}
+
+# One `retrace replay` process per file, one after another.
+loop() {
+  local start end passed=0
+  start=$(date +%s.%N)
+  for file in "$work"/suite/flow-*.json; do
+    if "$retrace" replay "$file" --url "$url" "${params[@]}" >/dev/null 2>&1; then passed=$((passed + 1)); fi
+  done
+  end=$(date +%s.%N)
+  python3 -c "import sys; print(f'loop tests=$runs passed=$passed wall_s={float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end"
+}
+
+# The Playwright test, RUNS times, J at a time.
+playwright() {
+  "$CACHE/venv/bin/python" scripts/bench_playwright_flow.py "$url" "$runs" "$1" "${RETRACE_CHROMIUM:-/usr/bin/chromium}" |
+    python3 -c "
+import json, statistics, sys
+doc = json.load(sys.stdin)
+own = [t - $latency for t in doc['test_ms']]
+print(f'playwright jobs=$1 tests={len(own)} wall_s={doc[\"wall_ms\"] / 1000:.1f} own_ms={statistics.median(own):.0f}')"
+}
+
+results=()
+for jobs in 1 2 4; do line=$(suite "$jobs"); echo "$line"; results+=("$line"); done
+line=$(loop); echo "$line"; results+=("$line")
+for jobs in 1 4; do line=$(playwright "$jobs"); echo "$line"; results+=("$line"); done
+
+python3 - "$runs" "${results[@]}" <<'PY'
+import sys
+runs = int(sys.argv[1])
+rows = {}
+for line in sys.argv[2:]:
+    fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+    name = line.split()[0] if not line.startswith("jobs=") else "run"
+    rows[(name, fields.get("jobs"))] = fields
+per_minute = lambda f: runs / float(f["wall_s"]) * 60
+loop = rows[("loop", None)]
+print(f"\nretrace run, tests per minute (and speed-up over a retrace replay process per file, "
+      f"{per_minute(loop):.1f}/min):")
+for jobs in ("1", "2", "4"):
+    f = rows[("run", jobs)]
+    print(f"  --jobs {jobs}: {per_minute(f):.1f}/min, {per_minute(f) / per_minute(loop):.2f}x")
+print("own time per test (wall minus the app's latency), retrace / Playwright at the same parallelism:")
+for jobs in ("1", "4"):
+    ours, theirs = rows[("run", jobs)], rows[("playwright", jobs)]
+    print(f"  jobs {jobs}: {ours['own_ms']} ms / {theirs['own_ms']} ms = "
+          f"{float(ours['own_ms']) / float(theirs['own_ms']):.2f}x")
+PY
