@@ -338,6 +338,8 @@ impl ReplaySpeaker {
                 waited_ms: None,
                 expected_crop: None,
                 actual_crop: None,
+                actual_screen: None,
+                actual_element: None,
             }));
         }
         match self
@@ -361,6 +363,8 @@ impl ReplaySpeaker {
             waited_ms: None,
             expected_crop: None,
             actual_crop: None,
+            actual_screen: None,
+            actual_element: None,
         }
     }
 }

@@ -36,6 +36,8 @@ use retrace_protocol::Role;
 use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
 use retrace_protocol::tool_names;
+use retrace_vision::Image;
+use retrace_vision::ImageHash;
 use retrace_vision::Method;
 use retrace_vision::VisionError;
 use serde_json::Map;
@@ -237,16 +239,11 @@ pub fn build_cache_file(
                         source,
                     })?;
                     let Some(image) = image else { return Ok(None) };
-                    let region = retrace_vision::action_region(
-                        point,
-                        settings.region_size,
-                        image.width(),
-                        image.height(),
-                    );
-                    let hash = retrace_vision::region_hash(
+                    let hash = region_hash_at(
                         image,
-                        region,
+                        point,
                         settings.method,
+                        settings.region_size,
                         settings.hash_size,
                     )
                     .map_err(|source| RecordError::Hash {
@@ -263,10 +260,8 @@ pub fn build_cache_file(
                     && recorded.visual_representation.is_some()
                     && let Some(key) = before
                     && let Ok(Some(image)) = screens.get(key)
-                    && let Some(crop) =
-                        crate::evidence::region_crop(image, point, settings.region_size)
+                    && let Some(text) = crop_text(image, point, settings.region_size)
                 {
-                    let text = base64::engine::general_purpose::STANDARD.encode(crop.bytes());
                     recorded
                         .extra
                         .insert(fields::EXPECTED_CROP.to_owned(), Value::String(text));
@@ -360,6 +355,26 @@ pub fn build_cache_file(
     Ok(file)
 }
 
+/// The hash of the `region_size` square around `point` in `image`: what a step stores as
+/// `visual_representation` (and `_after`), and what `retrace approve` stores again.
+pub fn region_hash_at(
+    image: &Image,
+    point: (i64, i64),
+    method: Method,
+    region_size: u32,
+    hash_size: u32,
+) -> Result<ImageHash, VisionError> {
+    let region = retrace_vision::action_region(point, region_size, image.width(), image.height());
+    retrace_vision::region_hash(image, region, method, hash_size)
+}
+
+/// The same square as a base64 PNG: what a step stores as `visual_crop`; `None` when it
+/// cannot be encoded.
+pub fn crop_text(image: &Image, point: (i64, i64), region_size: u32) -> Option<String> {
+    let crop = crate::evidence::region_crop(image, point, region_size)?;
+    Some(base64::engine::general_purpose::STANDARD.encode(crop.bytes()))
+}
+
 /// Stores what the page said about a step in its extra fields (absent ones stay absent).
 fn store_observation(step: &mut ToolUseBlock, observation: Observation) {
     let fields = [
@@ -442,6 +457,18 @@ pub fn record_repaired(
     name: &str,
     file: &CacheFile,
 ) -> Result<RepairedRecord, RecordError> {
+    record_replacing(store, name, file, "repaired")
+}
+
+/// Writes `file` as `name` in place of the recording there, keeping that one beside it as
+/// `<name>.previous-<UTC time>.json`, marked invalid with the reason `replaced by the <how>
+/// recording <name>` (`repaired` after a model's repair, `approved` by `retrace approve`).
+pub fn record_replacing(
+    store: &CacheStore,
+    name: &str,
+    file: &CacheFile,
+    how: &str,
+) -> Result<RepairedRecord, RecordError> {
     let path = store.resolve(name)?;
     let previous = if path.exists() {
         let stem = path
@@ -466,7 +493,7 @@ pub fn record_repaired(
         store.update(
             &previous_name,
             &MetadataUpdate::Invalidate {
-                reason: format!("replaced by the repaired recording {file_name}"),
+                reason: format!("replaced by the {how} recording {file_name}"),
             },
             &Validators::none(),
         )?;
