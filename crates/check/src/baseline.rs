@@ -221,3 +221,59 @@ async fn approve_at(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn fingerprint() -> Fingerprint {
+        Fingerprint {
+            browser: "HeadlessChrome/140.0.7339.185".into(),
+            device_scale_factor: 1.0,
+            fonts: fnv_hex("serif:100.000"),
+        }
+    }
+
+    #[test]
+    fn each_difference_of_environment_is_named_with_both_values() {
+        let stored = fingerprint();
+        assert!(stored.differences(&fingerprint()).is_empty());
+        let now = Fingerprint {
+            device_scale_factor: 2.0,
+            fonts: fnv_hex("serif:101.000"),
+            ..fingerprint()
+        };
+        let differences = stored.differences(&now);
+        assert_eq!(differences.len(), 2, "{differences:?}");
+        assert_eq!(differences[0], "device scale factor: stored 1, now 2");
+        assert!(differences[1].starts_with("fonts digest: stored "));
+    }
+
+    #[test]
+    fn a_folder_without_a_fingerprint_or_a_shot_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = load_fingerprint(dir.path()).unwrap_err();
+        assert!(error.contains(FINGERPRINT_FILE) && error.contains("retrace check approve"));
+        let viewport = Viewport {
+            width: 1280,
+            height: 720,
+        };
+        let error = stored_capture(dir.path(), "/site/pricing", viewport).unwrap_err();
+        assert!(error.contains("site_pricing@1280x720.png"), "{error}");
+    }
+
+    #[test]
+    fn a_baseline_that_is_not_a_url_is_a_folder_of_shots() {
+        let mut spec = CheckSpec {
+            baseline: "shots/".into(),
+            candidate: "http://127.0.0.1:1/".into(),
+            ..CheckSpec::default()
+        };
+        assert_eq!(spec.stored_baseline(), Some(Path::new("shots/")));
+        spec.validate().unwrap();
+        spec.baseline = "https://prod.example".into();
+        assert_eq!(spec.stored_baseline(), None);
+    }
+}

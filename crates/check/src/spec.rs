@@ -332,12 +332,11 @@ impl CheckSpec {
     }
 
     /// `base` + `path`, without a doubled slash.
-    /// The folder of stored baseline shots, when `baseline` names one (anything that is not
-    /// an http(s) URL) rather than a site.
+    /// The folder of stored baseline shots, when `baseline` names one (a path: no `://`)
+    /// rather than a site.
     pub fn stored_baseline(&self) -> Option<&std::path::Path> {
         let url = self.baseline.as_str();
-        (!url.is_empty() && !url.starts_with("http://") && !url.starts_with("https://"))
-            .then(|| std::path::Path::new(url))
+        (!url.is_empty() && !url.contains("://")).then(|| std::path::Path::new(url))
     }
 
     pub fn url(base: &str, path: &str) -> String {
