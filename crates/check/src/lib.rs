@@ -30,10 +30,16 @@
 //!
 //! The model judge is half built (module `judgement`): its prompt, the cache key of a
 //! judgement and the strict reading of an answer by the seed's rules are here and tested;
-//! asking a model (and the judgement cache store) is not wired into the check yet. Also not
-//! built: stored PNG baselines, HTML/JUnit report views.
+//! asking a model (and the judgement cache store) is not wired into the check yet.
+//!
+//! **Stored baselines** (module `baseline`): `baseline` may name a folder of PNG shots
+//! instead of a site, taken with their environment's fingerprint (browser version, device
+//! scale, fonts digest); a fingerprint that does not match makes every page an ERROR naming
+//! what differs. [`approve_baseline`] stores the candidate's shots as the new baseline. The
+//! results feed the suite reports (HTML, JUnit, JSON) as tests of kind `check`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod baseline;
 mod capture;
 mod classify;
 mod cluster;
@@ -47,6 +53,10 @@ mod run;
 mod spec;
 mod stabilise;
 
+pub use baseline::FINGERPRINT_FILE;
+pub use baseline::Fingerprint;
+pub use baseline::approve_baseline;
+pub use baseline::shot_path;
 pub use capture::CaptureError;
 pub use classify::classify;
 pub use cluster::PixelBox;

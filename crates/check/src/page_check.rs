@@ -99,6 +99,22 @@ pub async fn check_page(
     }
 }
 
+/// The ERROR of a page that could not be compared at all (the environment is not the stored
+/// baseline's): no attempt made.
+pub fn refused(spec: &CheckSpec, path: &str, viewport: Viewport, reason: &str) -> PageCheck {
+    PageCheck {
+        path: path.to_owned(),
+        viewport: (viewport.width, viewport.height),
+        verdict: Verdict::Error,
+        confidence: None,
+        differences: Vec::new(),
+        attempts: Vec::new(),
+        evidence: Vec::new(),
+        thresholds: serde_json::to_value(&spec.thresholds).unwrap_or_default(),
+        error: Some(reason.to_owned()),
+    }
+}
+
 async fn one_attempt(
     browser: &ChromiumBrowser,
     spec: &CheckSpec,
@@ -109,7 +125,16 @@ async fn one_attempt(
     let dir = evidence::attempt_dir(&spec.out_dir, path, viewport, attempt);
     let run = browser.new_run();
     let mut sides = Vec::new();
+    if let Some(dir) = spec.stored_baseline() {
+        match crate::baseline::stored_capture(dir, path, viewport) {
+            Ok(stored) => sides.push(stored),
+            Err(error) => return AttemptResult::error(format!("baseline: {error}"), vec![]),
+        }
+    }
     for (side, base) in [("baseline", &spec.baseline), ("candidate", &spec.candidate)] {
+        if side == "baseline" && spec.stored_baseline().is_some() {
+            continue;
+        }
         match capture(&run, &CheckSpec::url(base, path), spec).await {
             Ok(captured) => sides.push(captured),
             Err(error) => {

@@ -28,6 +28,9 @@ pub enum CheckError {
     /// The spec is not usable.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// A stored baseline could not be written.
+    #[error("storing the baseline: {0}")]
+    Baseline(String),
     /// The browser did not start.
     #[error("cannot start Chromium ({}) at {viewport}: {detail}", executable.display())]
     Browser {
@@ -86,6 +89,12 @@ pub async fn run_check(spec: &CheckSpec, events: &Events) -> Result<CheckRun, Ch
                     detail: error.to_string(),
                 })?;
         let browser = &browser;
+        // Stored shots are only comparable in the environment they were taken in.
+        let refused = match spec.stored_baseline() {
+            Some(dir) => crate::baseline::environment_mismatch(dir, browser).await,
+            None => None,
+        };
+        let refused = refused.as_deref();
         let checked: Vec<PageCheck> = futures::stream::iter(spec.pages.iter())
             .map(|path| async move {
                 let id = test_id(path, viewport);
@@ -94,7 +103,10 @@ pub async fn run_check(spec: &CheckSpec, events: &Events) -> Result<CheckRun, Ch
                     attempt: 1,
                 });
                 let started = Instant::now();
-                let check = check_page(browser, spec, path, viewport, events).await;
+                let check = match refused {
+                    Some(reason) => crate::page_check::refused(spec, path, viewport, reason),
+                    None => check_page(browser, spec, path, viewport, events).await,
+                };
                 events.emit(Event::TestFinished(Box::new(test_report(
                     spec,
                     id,

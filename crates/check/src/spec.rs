@@ -271,6 +271,9 @@ impl CheckSpec {
     /// Checks every value, naming the first bad field.
     pub fn validate(&self) -> Result<(), SpecError> {
         for (field, url) in [("baseline", &self.baseline), ("candidate", &self.candidate)] {
+            if field == "baseline" && self.stored_baseline().is_some() {
+                continue;
+            }
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(SpecError::field(
                     field,
@@ -329,6 +332,13 @@ impl CheckSpec {
     }
 
     /// `base` + `path`, without a doubled slash.
+    /// The folder of stored baseline shots, when `baseline` names one (a path: no `://`)
+    /// rather than a site.
+    pub fn stored_baseline(&self) -> Option<&std::path::Path> {
+        let url = self.baseline.as_str();
+        (!url.is_empty() && !url.contains("://")).then(|| std::path::Path::new(url))
+    }
+
     pub fn url(base: &str, path: &str) -> String {
         format!("{}{path}", base.trim_end_matches('/'))
     }

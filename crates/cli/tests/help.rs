@@ -15,6 +15,7 @@ fn every_command_shows_its_examples_one_per_line() {
         "demo",
         "replay",
         "act",
+        "approve",
         "schema",
         "report",
     ] {

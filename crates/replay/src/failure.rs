@@ -1,10 +1,13 @@
 //! How a check that did not pass becomes a step's [`ReplayFailure`]: its kind (a mismatch
 //! before acting, a missing effect after), the sentence people and the model read (step,
 //! action, what differed, the measure and its bound, how long replay waited, where it
-//! searched, why it stopped waiting) and its evidence (the recorded crop, the crop seen).
+//! searched, why it stopped waiting) and its evidence (the recorded crop, the crop seen, and
+//! for `retrace approve` the whole screen seen and the element found at the point).
 
+use retrace_protocol::element::ElementInfo;
 use retrace_protocol::events::CheckPhase;
 use retrace_protocol::events::FailureKind;
+use retrace_protocol::events::Png;
 use retrace_protocol::events::ReplayFailure;
 
 use crate::checks::Look;
@@ -97,5 +100,28 @@ pub fn check_failure(failed: CheckFailure<'_>) -> ReplayFailure {
             .then(|| step.expected_crop.clone())
             .flatten(),
         actual_crop: at.and_then(|at| region_crop(&verdict.screen, at, region_size)),
+        actual_screen: whole_screen(&verdict.screen),
+        actual_element: found_element(verdict),
     }
+}
+
+/// The whole screen as PNG; `None` when it cannot be encoded (approval then has no evidence).
+fn whole_screen(screen: &retrace_vision::Image) -> Option<Png> {
+    retrace_vision::encode_png_rgba(screen.width(), screen.height(), &screen.to_rgba())
+        .ok()
+        .map(Png::from)
+}
+
+/// The element the first failing check that asks the page found, its field value left out
+/// (it may be a secret, and no check compares a clicked element's value).
+fn found_element(verdict: &Verdict) -> Option<Box<ElementInfo>> {
+    verdict
+        .looks
+        .iter()
+        .filter(|(_, look)| !look.passed)
+        .find_map(|(_, look)| look.found.clone())
+        .map(|mut element| {
+            element.value = None;
+            Box::new(element)
+        })
 }

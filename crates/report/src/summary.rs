@@ -166,6 +166,8 @@ mod tests {
             waited_ms: Some(10),
             expected_crop: None,
             actual_crop: None,
+            actual_screen: None,
+            actual_element: None,
         };
         let line = replay_line(&outcome(ReplayStatus::Failed, Some(failure)), 1200);
         assert!(

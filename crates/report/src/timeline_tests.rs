@@ -114,6 +114,8 @@ fn a_step_failing_before_anything_was_said_of_it_still_gets_a_record() {
         waited_ms: None,
         expected_crop: None,
         actual_crop: None,
+        actual_screen: None,
+        actual_element: None,
     };
     let mut assembler = StepAssembler::new();
     assert!(

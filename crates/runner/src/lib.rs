@@ -1,7 +1,8 @@
 //! retrace-runner: wiring and scheduling. It turns what the user asked for (a typed job) into
 //! a running session: a browser launched or connected ([`browser`]), a model provider
 //! ([`provider`]), the tools and speakers of a model run ([`act`]) or a replay ([`replay`]),
-//! the recording of a successful run ([`record`]), the demo ([`demo`]).
+//! the recording of a successful run ([`record`]), the demo ([`demo`]), and approving an
+//! intended change into a trajectory ([`approve`]).
 //!
 //! Every session reports through the event stream it is given and ends with a
 //! [`retrace_protocol::events::Event::SessionFinished`] carrying its
@@ -13,6 +14,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
+pub mod approve;
 pub mod browser;
 pub mod collect;
 pub mod demo;
@@ -27,6 +29,8 @@ pub use act::ActJob;
 pub use act::ActMode;
 pub use act::CacheMode;
 pub use act::run_act;
+pub use approve::ApproveRequest;
+pub use approve::approve;
 pub use browser::BrowserConfig;
 pub use browser::BrowserTarget;
 pub use error::RunnerError;

@@ -172,6 +172,8 @@ pub fn test(index: usize, status: TestStatus) -> TestReport {
                 waited_ms: Some(5000),
                 expected_crop: None,
                 actual_crop: None,
+                actual_screen: None,
+                actual_element: None,
             };
             test.step = Some(3);
             test.steps = steps(3, Some(3));

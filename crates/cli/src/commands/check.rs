@@ -14,6 +14,10 @@ use retrace_protocol::events::Events;
 use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Verdict;
 
+use retrace_report::suite::ReportKind;
+
+use super::check_report;
+use super::check_report::CheckTests;
 use crate::commands::browser_args::ChromiumArg;
 use crate::outcome::Outcome;
 
@@ -30,16 +34,27 @@ use crate::outcome::Outcome;
 ///
 /// Exit code: 0 all PASS, 1 any FAIL, 2 any ERROR and no FAIL (or bad input).
 ///
+/// With --baseline DIR the baseline is a folder of stored shots with the fingerprint of the
+/// environment they were taken in (browser version, device scale, fonts); `retrace check
+/// approve` stores the candidate's shots there. A fingerprint that does not match this
+/// environment is an ERROR naming what differs, not a FAIL. --report html,junit,json writes
+/// the suite reports into --out (the HTML opens offline).
+///
 /// Example: `retrace check --baseline https://prod.example --candidate http://localhost:8000
-/// --page / --page /pricing --jobs 4`
+/// --page / --page /pricing --jobs 4 --report html,junit`
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
+    /// `approve`: store the candidate's shots (and this environment's fingerprint) in the
+    /// --baseline folder as the new baseline, instead of checking.
+    #[arg(value_enum, value_name = "ACTION")]
+    pub action: Option<CheckAction>,
     /// A JSON spec (`baseline`, `candidate`, `pages`, `viewports`, `jobs`, `out_dir`,
     /// `thresholds`, `timeouts`, `retry`, `capture`); flags given as well override it.
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
-    /// The baseline's base URL ("production").
-    #[arg(long, value_name = "URL")]
+    /// The baseline's base URL ("production"), or a folder of stored shots (taken by
+    /// `retrace check approve`; a fingerprint of another environment is an ERROR).
+    #[arg(long, value_name = "URL|DIR")]
     pub baseline: Option<String>,
     /// The candidate's base URL ("refactored").
     #[arg(long, value_name = "URL")]
@@ -90,6 +105,18 @@ pub struct CheckArgs {
     /// instead of a line per page.
     #[arg(long)]
     pub json: bool,
+    /// Reports to write into --out beside the evidence, comma-separated: html (offline,
+    /// self-contained: both screenshots, the diff, the boxes, the typed differences, the
+    /// thresholds), junit (FAIL a failure, ERROR an error), json.
+    #[arg(long, value_delimiter = ',', value_name = "KINDS", value_parser = crate::suite_reports::parse_kind)]
+    pub report: Vec<ReportKind>,
+}
+
+/// What `retrace check` does besides checking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckAction {
+    /// Store the candidate's shots as the baseline.
+    Approve,
 }
 
 fn parse_viewport(text: &str) -> Result<Viewport, String> {
@@ -205,20 +232,45 @@ fn label(verdict: Verdict) -> &'static str {
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let spec = spec_of(&args)?;
-    let events = if args.json {
-        Events::none()
-    } else {
-        Events::none().with(Arc::new(PageLines))
-    };
+    if args.action == Some(CheckAction::Approve) {
+        return approve(&spec);
+    }
+    let tests = Arc::new(CheckTests::new());
+    let mut events = Events::none().with(tests.clone());
+    if !args.json {
+        events.subscribe(Arc::new(PageLines));
+    }
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?
         .block_on(retrace_check::run_check(&spec, &events))?;
+    let written = check_report::write(&tests, &args.report, &spec.out_dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&result)?);
+    } else {
+        for path in written {
+            println!("report: {}", path.display());
+        }
     }
     Ok(match result.verdict() {
         Verdict::Pass => Outcome::Pass,
         Verdict::Fail => Outcome::CheckFailed,
         Verdict::Error => Outcome::Error,
     })
+}
+
+/// `retrace check approve`: the candidate's shots stored as the baseline.
+fn approve(spec: &CheckSpec) -> anyhow::Result<Outcome> {
+    let Some(dir) = spec.stored_baseline() else {
+        anyhow::bail!(
+            "`retrace check approve` stores shots in a folder: give --baseline DIR, not the URL {}",
+            spec.baseline
+        );
+    };
+    let written = retrace_runner::runtime()
+        .context("cannot start the async runtime")?
+        .block_on(retrace_check::approve_baseline(spec, dir))?;
+    for path in &written {
+        println!("stored {}", path.display());
+    }
+    Ok(Outcome::Pass)
 }

@@ -6,9 +6,11 @@ use clap::Subcommand;
 use crate::outcome::Outcome;
 
 mod act;
+mod approve;
 mod browser_args;
 mod cache;
 mod check;
+mod check_report;
 mod demo;
 mod diff;
 mod do_actions;
@@ -37,6 +39,7 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     Run(run::RunArgs),
     Act(act::ActArgs),
+    Approve(approve::ApproveArgs),
     Schema(schema::SchemaArgs),
     Report(report::ReportArgs),
 }
@@ -55,6 +58,7 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Replay(args) => replay::run(args),
         Command::Run(args) => run::run(args),
         Command::Act(args) => act::run(args),
+        Command::Approve(args) => approve::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Report(args) => report::run(args),
     }

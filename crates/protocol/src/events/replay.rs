@@ -103,6 +103,15 @@ pub struct ReplayFailure {
     /// The same region of the screen replay last saw (PNG). Not serialised, as above.
     #[serde(skip)]
     pub actual_crop: Option<Png>,
+    /// The whole screen replay last saw when the step failed, in the trajectory's
+    /// coordinates (PNG): what `retrace approve` re-hashes the step from. Not serialised.
+    #[serde(skip)]
+    pub actual_screen: Option<Png>,
+    /// The element found at the step's point when a check that asks the page (semantic
+    /// before acting, state after) did not pass, its field value left out: what
+    /// `retrace approve` records for the step. Not serialised.
+    #[serde(skip)]
+    pub actual_element: Option<Box<crate::element::ElementInfo>>,
 }
 
 /// PNG bytes carried by an event (evidence crops), shared and shown by size only.

@@ -21,6 +21,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use retrace_protocol::element::ElementInfo;
 use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
 
@@ -83,6 +84,17 @@ pub struct Look {
     pub threshold: Option<u32>,
     /// A note for people when it did not pass.
     pub detail: Option<String>,
+    /// The element a check that asks the page found at the point, when it did not pass:
+    /// what `retrace approve` records for the step.
+    pub found: Option<ElementInfo>,
+}
+
+impl Look {
+    /// The same look, naming the element found at the point.
+    pub(crate) fn finding(mut self, found: ElementInfo) -> Self {
+        self.found = Some(found);
+        self
+    }
 }
 
 /// Where a check found the recorded thing when it had moved.
@@ -163,6 +175,7 @@ pub(crate) fn pass() -> Look {
         distance: None,
         threshold: None,
         detail: None,
+        found: None,
     }
 }
 
@@ -173,6 +186,7 @@ pub(crate) fn mismatch(detail: String) -> Look {
         distance: None,
         threshold: None,
         detail: Some(detail),
+        found: None,
     }
 }
 
@@ -184,5 +198,6 @@ pub(crate) fn distance_look(distance: u32, threshold: u32, what: &str) -> Look {
         distance: Some(distance),
         threshold: Some(threshold),
         detail: (!passed).then(|| what.to_owned()),
+        found: None,
     }
 }

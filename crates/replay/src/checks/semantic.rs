@@ -88,8 +88,11 @@ impl StepCheck for SemanticCheck {
                 "expected {}, found {}",
                 describe(recorded),
                 describe(&found)
-            )),
-            Some(found) if found.disabled => mismatch(format!("{} is disabled", describe(&found))),
+            ))
+            .finding(found),
+            Some(found) if found.disabled => {
+                mismatch(format!("{} is disabled", describe(&found))).finding(found)
+            }
             Some(found) if !found.receives_events => mismatch(format!(
                 "{} does not receive a click there: {}",
                 describe(&found),
@@ -97,7 +100,8 @@ impl StepCheck for SemanticCheck {
                     .blocked_reason
                     .as_deref()
                     .unwrap_or("something is in the way")
-            )),
+            ))
+            .finding(found),
             Some(_) => pass(),
         })
     }

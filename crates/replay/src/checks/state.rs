@@ -137,7 +137,10 @@ impl StepCheck for StateCheck {
             .await
             .map_err(|error| error.to_string())?;
         Ok(match found {
-            Some(found) => state_difference(recorded, &found).map_or_else(pass, mismatch),
+            Some(found) => match state_difference(recorded, &found) {
+                Some(difference) => mismatch(difference).finding(found),
+                None => pass(),
+            },
             None => mismatch(format!(
                 "{} should be at the point after the action; nothing is",
                 describe(recorded)

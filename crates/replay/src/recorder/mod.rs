@@ -24,9 +24,7 @@ use retrace_cache::CacheError;
 use retrace_cache::CacheFile;
 use retrace_cache::CacheMetadata;
 use retrace_cache::CacheStore;
-use retrace_cache::MetadataUpdate;
 use retrace_cache::ParameterValues;
-use retrace_cache::Validators;
 use retrace_cache::VisualValidation;
 use retrace_cache::fields;
 use retrace_cache::params::Template;
@@ -36,6 +34,8 @@ use retrace_protocol::Role;
 use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
 use retrace_protocol::tool_names;
+use retrace_vision::Image;
+use retrace_vision::ImageHash;
 use retrace_vision::Method;
 use retrace_vision::VisionError;
 use serde_json::Map;
@@ -50,6 +50,7 @@ use crate::observe::Observations;
 
 mod params;
 mod screens;
+mod write;
 
 use screens::ScreenKey;
 use screens::Screens;
@@ -62,6 +63,10 @@ pub use params::add_parameters;
 pub use params::identify_parameters;
 pub use params::is_parameter_name;
 pub use params::parameterize_value;
+pub use write::RepairedRecord;
+pub use write::record;
+pub use write::record_repaired;
+pub use write::record_replacing;
 
 /// The default cache directory.
 pub const DEFAULT_CACHE_DIR: &str = ".retrace_cache";
@@ -237,16 +242,11 @@ pub fn build_cache_file(
                         source,
                     })?;
                     let Some(image) = image else { return Ok(None) };
-                    let region = retrace_vision::action_region(
-                        point,
-                        settings.region_size,
-                        image.width(),
-                        image.height(),
-                    );
-                    let hash = retrace_vision::region_hash(
+                    let hash = region_hash_at(
                         image,
-                        region,
+                        point,
                         settings.method,
+                        settings.region_size,
                         settings.hash_size,
                     )
                     .map_err(|source| RecordError::Hash {
@@ -263,10 +263,8 @@ pub fn build_cache_file(
                     && recorded.visual_representation.is_some()
                     && let Some(key) = before
                     && let Ok(Some(image)) = screens.get(key)
-                    && let Some(crop) =
-                        crate::evidence::region_crop(image, point, settings.region_size)
+                    && let Some(text) = crop_text(image, point, settings.region_size)
                 {
-                    let text = base64::engine::general_purpose::STANDARD.encode(crop.bytes());
                     recorded
                         .extra
                         .insert(fields::EXPECTED_CROP.to_owned(), Value::String(text));
@@ -360,6 +358,26 @@ pub fn build_cache_file(
     Ok(file)
 }
 
+/// The hash of the `region_size` square around `point` in `image`: what a step stores as
+/// `visual_representation` (and `_after`), and what `retrace approve` stores again.
+pub fn region_hash_at(
+    image: &Image,
+    point: (i64, i64),
+    method: Method,
+    region_size: u32,
+    hash_size: u32,
+) -> Result<ImageHash, VisionError> {
+    let region = retrace_vision::action_region(point, region_size, image.width(), image.height());
+    retrace_vision::region_hash(image, region, method, hash_size)
+}
+
+/// The same square as a base64 PNG: what a step stores as `visual_crop`; `None` when it
+/// cannot be encoded.
+pub fn crop_text(image: &Image, point: (i64, i64), region_size: u32) -> Option<String> {
+    let crop = crate::evidence::region_crop(image, point, region_size)?;
+    Some(base64::engine::general_purpose::STANDARD.encode(crop.bytes()))
+}
+
 /// Stores what the page said about a step in its extra fields (absent ones stay absent).
 fn store_observation(step: &mut ToolUseBlock, observation: Observation) {
     let fields = [
@@ -410,72 +428,6 @@ fn warn_on_leftover_values(file: &CacheFile, values: &[(String, String)]) {
             tracing::warn!(parameter = %name, "the value of a parameter still occurs in the recording (inside other text)");
         }
     }
-}
-
-/// Writes `file` to `store` as `name`, or under a generated name when `None`. Returns the
-/// path written.
-pub fn record(
-    store: &CacheStore,
-    name: Option<&str>,
-    file: &CacheFile,
-) -> Result<PathBuf, RecordError> {
-    Ok(match name {
-        Some(name) => store.write(name, file)?,
-        None => store.write_new(file)?,
-    })
-}
-
-/// What [`record_repaired`] wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepairedRecord {
-    /// The repaired recording.
-    pub path: PathBuf,
-    /// Where the file it replaced was kept (`<name>.previous-<time>.json`), when there was one.
-    pub previous: Option<PathBuf>,
-}
-
-/// Writes the trajectory of a run the model had to repair as `name`, keeping the file it
-/// replaces beside it as `<name>.previous-<UTC time>.json`. The kept copy is marked invalid
-/// (so listings and the model do not offer it) with a reason naming the new file.
-pub fn record_repaired(
-    store: &CacheStore,
-    name: &str,
-    file: &CacheFile,
-) -> Result<RepairedRecord, RecordError> {
-    let path = store.resolve(name)?;
-    let previous = if path.exists() {
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("trajectory")
-            .to_owned();
-        let at = jiff::Timestamp::now()
-            .strftime("%Y%m%dT%H%M%S%6fZ")
-            .to_string();
-        let previous_name = format!("{stem}.previous-{at}.json");
-        let previous_path = store.resolve(&previous_name)?;
-        std::fs::copy(&path, &previous_path).map_err(|source| RecordError::KeepPrevious {
-            path: previous_path.clone(),
-            source,
-        })?;
-        let file_name = path
-            .file_name()
-            .and_then(|s| s.to_str())
-            .unwrap_or(name)
-            .to_owned();
-        store.update(
-            &previous_name,
-            &MetadataUpdate::Invalidate {
-                reason: format!("replaced by the repaired recording {file_name}"),
-            },
-            &Validators::none(),
-        )?;
-        Some(previous_path)
-    } else {
-        None
-    };
-    let path = store.write(name, file)?;
-    Ok(RepairedRecord { path, previous })
 }
 
 #[cfg(test)]

@@ -237,6 +237,8 @@ impl ReplaySpeaker {
                 waited_ms: None,
                 expected_crop: None,
                 actual_crop: None,
+                actual_screen: None,
+                actual_element: None,
             }));
         }
         match self
@@ -260,6 +262,8 @@ impl ReplaySpeaker {
             waited_ms: None,
             expected_crop: None,
             actual_crop: None,
+            actual_screen: None,
+            actual_element: None,
         }
     }
 }

@@ -7,7 +7,10 @@
 //! crop, the actual crop and their pixel diff side by side and as a slider, then the final
 //! screenshot, and the command that reruns the test. Images are inlined as base64 data URIs
 //! and only for tests that did not pass, each bounded in size ([`MAX_CROP_BYTES`],
-//! [`MAX_SCREENSHOT_BYTES`]); one too large or missing is named instead of inlined.
+//! [`MAX_SCREENSHOT_BYTES`]); one too large or missing is named instead of inlined. A page
+//! check that did not pass shows its baseline and candidate screenshots with the changed
+//! boxes outlined (side by side, as a slider) and its diff image, its typed differences and
+//! the thresholds it used (module `html_check`).
 
 use std::path::Path;
 
@@ -21,6 +24,9 @@ use serde::Serialize;
 use super::ReportError;
 use super::ReportKind;
 use super::outcome;
+
+#[path = "html_check.rs"]
+mod check_view;
 
 /// The template, compiled into the binary.
 const TEMPLATE: &str = include_str!("../../templates/report.html");
@@ -105,6 +111,8 @@ struct TestView<'a> {
     /// A page check's differences, one line each.
     differences: Vec<String>,
     evidence: Option<EvidenceView>,
+    /// A page check's screenshots, diff, boxes and thresholds (tests that did not pass).
+    shots: Option<check_view::ShotsView>,
     final_screenshot: Option<String>,
     /// Evidence that could not be shown, and why.
     notes: Vec<String>,
@@ -142,11 +150,12 @@ impl<'a> TestView<'a> {
         let failed_step = outcome::failed_step(test);
         let passed = matches!(test.status, TestStatus::Passed | TestStatus::Flaky);
         let mut notes = Vec::new();
-        let (evidence, final_screenshot) = if passed || test.status == TestStatus::Skipped {
-            (None, None)
+        let (evidence, shots, final_screenshot) = if passed || test.status == TestStatus::Skipped {
+            (None, None, None)
         } else {
             (
                 evidence(test, report_dir, &mut notes),
+                check_view::shots(test, report_dir, &mut notes),
                 test.artifacts.final_screenshot.as_ref().and_then(|path| {
                     inline_image(report_dir, path, MAX_SCREENSHOT_BYTES, &mut notes)
                 }),
@@ -191,6 +200,7 @@ impl<'a> TestView<'a> {
                 .collect(),
             differences: differences(test),
             evidence,
+            shots,
             final_screenshot,
             notes,
         }
@@ -246,7 +256,7 @@ fn differences(test: &TestReport) -> Vec<String> {
 }
 
 /// The serde name of a unit enum value (`major`, `styling`).
-fn serde_label(value: &impl Serialize) -> String {
+pub(super) fn serde_label(value: &impl Serialize) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(name)) => name,
         _ => String::new(),
@@ -305,7 +315,7 @@ fn pixel_diff(expected: &[u8], actual: &[u8], notes: &mut Vec<String>) -> Option
 }
 
 /// The image at `report_dir/path` as a data URI, or a note saying why not.
-fn inline_image(
+pub(super) fn inline_image(
     report_dir: &Path,
     path: &Path,
     max_bytes: u64,

@@ -97,6 +97,9 @@ fn test_case(suite: &str, test: &TestReport, attachments_dir: &Path) -> TestCase
             }
             let ty = match outcome::replay_failure(test) {
                 Some(failure) => failure.kind.label(),
+                None if test.status == TestStatus::Failed && test.check.is_some() => {
+                    "visual_difference"
+                }
                 None if test.status == TestStatus::Failed => "mismatch",
                 None => "infrastructure",
             };
@@ -139,7 +142,11 @@ fn system_out(test: &TestReport, attachments_dir: &Path) -> String {
         &artifacts.diff_crop,
         &artifacts.final_screenshot,
     ];
-    for path in images.into_iter().flatten() {
+    let check_images = artifacts
+        .other
+        .iter()
+        .filter(|path| path.extension().is_some_and(|ext| ext == "png"));
+    for path in images.into_iter().flatten().chain(check_images) {
         lines.push(format!(
             "[[ATTACHMENT|{}]]",
             attachments_dir.join(path).display()

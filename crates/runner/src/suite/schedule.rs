@@ -127,6 +127,16 @@ async fn run_one(plan: &TestPlan, shared: &Shared, semaphore: Arc<Semaphore>) ->
     if let Err(error) = shared.state.record(&plan.id, &plan.file, &verdict) {
         tracing::warn!("could not update the state of {}: {error}", plan.id);
     }
+    let failure = report
+        .attempts
+        .last()
+        .and_then(|attempt| attempt.replay.as_ref())
+        .and_then(|replay| replay.failure.as_ref());
+    if let (RunVerdict::Failed { .. }, Some(failure)) = (&verdict, failure)
+        && let Err(error) = shared.state.keep_failure(&plan.id, &plan.file, failure)
+    {
+        tracing::warn!("could not keep the failed step of {}: {error}", plan.id);
+    }
     report
 }
 

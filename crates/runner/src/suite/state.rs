@@ -9,6 +9,10 @@
 //! `last_executed_at`), and askui's validators ([`Validators`]) read them after each failure,
 //! exactly as they read a trajectory's own metadata.
 //!
+//! A failed run also keeps what it saw at the failed step ([`FailureEvidence`]: the whole
+//! screen as a PNG beside the state, the element found there), so `retrace approve` can
+//! re-record that step from it; it describes the same content as the state, and goes with it.
+//!
 //! The content hash is FNV-1a (64 bits): it only tells a changed file from the same one, so
 //! it needs no cryptographic strength.
 
@@ -18,6 +22,9 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 use retrace_cache::CacheFailure;
 use retrace_cache::validators::Validators;
+use retrace_protocol::element::ElementInfo;
+use retrace_protocol::events::FailureKind;
+use retrace_protocol::events::ReplayFailure;
 use serde::Deserialize;
 use serde::Serialize;
 
@@ -47,6 +54,29 @@ pub struct FileState {
     pub is_valid: bool,
     /// Why it was retired.
     pub invalidation_reason: Option<String>,
+    /// What the last failed run saw at its failed step, for `retrace approve`; cleared when
+    /// a run passes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<FailureEvidence>,
+}
+
+/// What a failed run saw at the step that failed: enough to re-record that step's hash, crop
+/// and element as they are now ([`crate::approve`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureEvidence {
+    /// The 1-based step that failed.
+    pub step: usize,
+    /// How it failed (a mismatch before acting, an effect after...).
+    pub kind: FailureKind,
+    /// The failure's account.
+    pub message: String,
+    /// The whole screen seen when it failed (trajectory coordinates), a PNG file in the
+    /// state folder; `None` when it could not be kept.
+    pub screen: Option<String>,
+    /// The element found at the step's point, when a check asking the page failed (no field
+    /// value: it may be a secret).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<ElementInfo>,
 }
 
 /// How a run of a trajectory ended, as the state store counts it.
@@ -149,6 +179,9 @@ impl StateStore {
             RunVerdict::Passed => {
                 state.execution_attempts += 1;
                 state.last_executed_at = Some(now);
+                if let Some(screen) = state.last_failure.take().and_then(|kept| kept.screen) {
+                    let _ = std::fs::remove_file(self.dir.join(screen));
+                }
             }
             RunVerdict::Failed { step, message } => {
                 state.execution_attempts += 1;
@@ -194,6 +227,40 @@ impl StateStore {
             .invalidation_reason(&metadata, Some(step_index), now)
     }
 
+    /// Keeps what the failed run of test `id` saw at its failed step: the whole screen as
+    /// `<state name>.failed-step.png` beside its state, and the facts in its state (replacing
+    /// those of an earlier failure). Call after [`StateStore::record`] counted the failure.
+    pub fn keep_failure(
+        &self,
+        id: &str,
+        file: &Path,
+        failure: &ReplayFailure,
+    ) -> Result<FileState, SuiteError> {
+        let mut state = self.load(id, file);
+        let screen = match &failure.actual_screen {
+            Some(png) => {
+                std::fs::create_dir_all(&self.dir)
+                    .map_err(|source| SuiteError::io(&self.dir, source))?;
+                let path = self.screen_path_of(id);
+                retrace_cache::atomic_write(&path, png.bytes()).map_err(|error| {
+                    SuiteError::io(&path, std::io::Error::other(error.to_string()))
+                })?;
+                path.file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+            }
+            None => None,
+        };
+        state.last_failure = Some(FailureEvidence {
+            step: failure.step,
+            kind: failure.kind,
+            message: failure.message.clone(),
+            screen,
+            element: failure.actual_element.as_deref().cloned(),
+        });
+        self.write(id, &state)?;
+        Ok(state)
+    }
+
     fn write(&self, id: &str, state: &FileState) -> Result<(), SuiteError> {
         std::fs::create_dir_all(&self.dir).map_err(|source| SuiteError::io(&self.dir, source))?;
         let path = self.path_of(id);
@@ -205,13 +272,22 @@ impl StateStore {
 
     /// The state file of test `id`: its path with separators spelled `__`.
     pub fn path_of(&self, id: &str) -> PathBuf {
-        let name: String = id
-            .chars()
-            .map(|c| if c == '/' || c == '\\' { '~' } else { c })
-            .collect();
-        self.dir
-            .join(format!("{}.state.json", name.replace('~', "__")))
+        self.dir.join(format!("{}.state.json", state_name(id)))
     }
+
+    /// Where the screen of test `id`'s last failed step is kept.
+    pub fn screen_path_of(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{}.failed-step.png", state_name(id)))
+    }
+}
+
+/// Test `id` as a file name: separators spelled `__`.
+fn state_name(id: &str) -> String {
+    let name: String = id
+        .chars()
+        .map(|c| if c == '/' || c == '\\' { '~' } else { c })
+        .collect();
+    name.replace('~', "__")
 }
 
 /// FNV-1a (64 bits) of the file's bytes, as 16 hex digits; empty when it cannot be read.

@@ -80,3 +80,46 @@ fn a_file_marked_invalid_in_its_own_metadata_is_invalid() {
         Some("replaced by login_v2")
     );
 }
+
+#[test]
+fn a_failed_step_keeps_its_screen_until_a_run_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = trajectory(dir.path());
+    let store = StateStore::beside(dir.path());
+    let id = "flows/login.json";
+    let failure = ReplayFailure {
+        step: 7,
+        kind: FailureKind::Mismatch,
+        action: "left_click at (761, 203)".into(),
+        message: "Visual validation failed at step 7".into(),
+        distance: Some(26),
+        threshold: Some(10),
+        waited_ms: Some(100),
+        expected_crop: None,
+        actual_crop: None,
+        actual_screen: Some(vec![1, 2, 3].into()),
+        actual_element: None,
+    };
+    store
+        .record(
+            id,
+            &file,
+            &RunVerdict::Failed {
+                step: 7,
+                message: failure.message.clone(),
+            },
+        )
+        .unwrap();
+    let state = store.keep_failure(id, &file, &failure).unwrap();
+    let kept = state.last_failure.clone().unwrap();
+    assert_eq!((kept.step, kept.kind), (7, FailureKind::Mismatch));
+    let screen = store.dir().join(kept.screen.unwrap());
+    assert_eq!(screen, store.screen_path_of(id));
+    assert_eq!(std::fs::read(&screen).unwrap(), vec![1, 2, 3]);
+    assert_eq!(store.load(id, &file), state);
+    assert_eq!(state.failures.len(), 1, "the failure is still counted once");
+
+    let passed = store.record(id, &file, &RunVerdict::Passed).unwrap();
+    assert_eq!(passed.last_failure, None);
+    assert!(!screen.exists());
+}

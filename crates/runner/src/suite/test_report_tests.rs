@@ -53,6 +53,8 @@ fn attempt(status: SessionStatus, failed_step: Option<usize>) -> SessionReport {
             waited_ms: None,
             expected_crop: None,
             actual_crop: None,
+            actual_screen: None,
+            actual_element: None,
         }),
         checks_off: Vec::new(),
         duration_ms: 1,

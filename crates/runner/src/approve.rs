@@ -1,0 +1,230 @@
+//! [`approve`]: `retrace approve FILE [--step N]`, an intended UI change accepted. The step
+//! a suite run failed at is re-recorded from what that run saw there ([`FailureEvidence`]
+//! in `.retrace_state/`): its hash and crop before acting (a mismatch) or its hash after
+//! acting (a missing effect) computed from the kept screen exactly as the recorder computes
+//! them ([`recorder::region_hash_at`], [`recorder::crop_text`]), and the element found at
+//! its point when a check asking the page failed. The file is rewritten as a repair is
+//! ([`recorder::record_replacing`]): the previous version kept beside it, marked invalid.
+//!
+//! Nothing is guessed: with no failed run on record for the file as it is now, or for
+//! another step than the one asked, approval is refused, naming the file and the step.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use retrace_cache::CacheFile;
+use retrace_cache::CacheStore;
+use retrace_cache::fields;
+use retrace_protocol::ToolUseBlock;
+use retrace_protocol::element::ElementInfo;
+use retrace_protocol::events::FailureKind;
+use retrace_replay::recorder;
+use retrace_vision::Image;
+use retrace_vision::ImageHash;
+use retrace_vision::Method;
+use serde_json::Value;
+
+use crate::error::RunnerError;
+use crate::suite::plan::test_id;
+use crate::suite::state::FailureEvidence;
+use crate::suite::state::STATE_DIR;
+use crate::suite::state::StateStore;
+
+/// What to approve.
+#[derive(Debug, Clone)]
+pub struct ApproveRequest {
+    /// The trajectory file.
+    pub file: PathBuf,
+    /// The suite root whose `.retrace_state/` holds its runs (the suite file's folder, else
+    /// the current one, as for `retrace run`).
+    pub root: PathBuf,
+    /// Only this 1-based step; `None`: the step the last failed run failed at.
+    pub step: Option<usize>,
+}
+
+/// What [`approve`] changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approved {
+    /// The rewritten trajectory.
+    pub path: PathBuf,
+    /// Where its previous version was kept.
+    pub previous: Option<PathBuf>,
+    /// The 1-based step re-recorded.
+    pub step: usize,
+    /// The step's fields written (`visual_representation`, `visual_crop`, `element`...).
+    pub fields: Vec<&'static str>,
+}
+
+/// Re-records the failed step of `request.file` from its last failed run's evidence and
+/// writes the file, keeping the previous version beside it.
+pub fn approve(request: &ApproveRequest) -> Result<Approved, RunnerError> {
+    let file = &request.file;
+    let shown = file.display();
+    let refuse = |why: String| RunnerError::Input(format!("{shown}: {why}"));
+    let mut cache = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
+    let store = StateStore::beside(&request.root);
+    let id = test_id(&request.root, file);
+    let state = store.load(&id, file);
+    let Some(evidence) = state.last_failure else {
+        let what = request.step.map_or_else(
+            || "its failed step".to_owned(),
+            |step| format!("step {step}"),
+        );
+        return Err(refuse(format!(
+            "cannot approve {what}: no failed run of this file as it is now is on record in {} \
+             (run it with `retrace run` first)",
+            store.dir().display()
+        )));
+    };
+    if let Some(step) = request.step.filter(|step| *step != evidence.step) {
+        return Err(refuse(format!(
+            "cannot approve step {step}: it did not fail in the last failed run (step {} did)",
+            evidence.step
+        )));
+    }
+    let step = evidence.step;
+    let screen = kept_screen(&store, &evidence).map_err(|why| {
+        refuse(format!(
+            "cannot approve step {step}: {why} (run it again with `retrace run`)"
+        ))
+    })?;
+    let fields = restate_step(&mut cache, &evidence, &screen)
+        .map_err(|why| refuse(format!("cannot approve step {step}: {why}")))?;
+    let name = file
+        .file_name()
+        .and_then(|name| name.to_str())
+        .ok_or_else(|| refuse("not a file name".into()))?;
+    let dir = file
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let written = recorder::record_replacing(&CacheStore::new(dir), name, &cache, "approved")?;
+    if let Some(kept) = &evidence.screen {
+        // The state now describes other content; its screen goes with it.
+        let _ = std::fs::remove_file(store.dir().join(kept));
+    }
+    Ok(Approved {
+        path: written.path,
+        previous: written.previous,
+        step,
+        fields,
+    })
+}
+
+/// The screen the failed run kept, decoded.
+fn kept_screen(store: &StateStore, evidence: &FailureEvidence) -> Result<Image, String> {
+    let Some(name) = &evidence.screen else {
+        return Err(format!("its failed run kept no screenshot in {STATE_DIR}/"));
+    };
+    let path = store.dir().join(name);
+    let bytes = std::fs::read(&path).map_err(|error| format!("{}: {error}", path.display()))?;
+    retrace_vision::decode_png(&bytes).map_err(|error| format!("{}: {error}", path.display()))
+}
+
+/// Writes into the failed step of `cache` what `screen` shows there; the fields written.
+fn restate_step(
+    cache: &mut CacheFile,
+    evidence: &FailureEvidence,
+    screen: &Image,
+) -> Result<Vec<&'static str>, String> {
+    let (method, region_size) = match &cache.metadata.visual_validation {
+        Some(visual) => (
+            visual.method.parse::<Method>().unwrap_or(Method::Phash),
+            visual.region_size,
+        ),
+        None => (Method::Phash, 100),
+    };
+    let before_phase = match evidence.kind {
+        FailureKind::Mismatch => true,
+        FailureKind::Effect => false,
+        other => {
+            return Err(format!(
+                "it failed as {} ({}), not on what the screen shows; approve re-records screens \
+                 and elements only",
+                other.label(),
+                evidence.message
+            ));
+        }
+    };
+    let total = cache.trajectory.len();
+    let step = cache
+        .trajectory
+        .get_mut(evidence.step.wrapping_sub(1))
+        .ok_or_else(|| format!("the file has {total} steps"))?;
+    let point = retrace_protocol::tool_input::action_point(&step.input)
+        .ok_or_else(|| "the step acts at no point, so it has no region to re-record".to_owned())?;
+    let (hash_field, element_field) = if before_phase {
+        (None, fields::ELEMENT)
+    } else {
+        (Some(fields::AFTER_HASH), fields::ELEMENT_AFTER)
+    };
+    let recorded = match hash_field {
+        None => step.visual_representation.clone(),
+        Some(key) => step
+            .extra
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    };
+    // The file's own hash size (askui's 64-bit hashes unless it was recorded finer).
+    let hash_size = recorded
+        .as_deref()
+        .and_then(|hex| ImageHash::from_hex(hex).ok())
+        .map_or(8, |hash| (hash.bits().len() as f64).sqrt() as u32);
+    let hash = recorder::region_hash_at(screen, point, method, region_size, hash_size)
+        .map_err(|error| format!("cannot hash the region around {point:?}: {error}"))?
+        .to_string();
+    let mut written = Vec::new();
+    if recorded.as_deref() != Some(hash.as_str()) {
+        match hash_field {
+            None => {
+                step.visual_representation = Some(hash);
+                written.push("visual_representation");
+                if let Some(crop) = recorder::crop_text(screen, point, region_size) {
+                    step.extra
+                        .insert(fields::EXPECTED_CROP.to_owned(), Value::String(crop));
+                    written.push(fields::EXPECTED_CROP);
+                }
+            }
+            Some(key) => {
+                step.extra.insert(key.to_owned(), Value::String(hash));
+                written.push(fields::AFTER_HASH);
+            }
+        }
+    }
+    if let Some(found) = &evidence.element
+        && restate_element(step, element_field, found)?
+    {
+        written.push(element_field);
+    }
+    if written.is_empty() {
+        return Err(format!(
+            "what the failed run saw there matches what is recorded, so there is nothing to \
+             re-record (the failure was: {})",
+            evidence.message
+        ));
+    }
+    Ok(written)
+}
+
+/// Writes `found` as the step's `key` element, keeping the recorded field value (which may
+/// hold a `{{parameter}}`); whether it changed.
+fn restate_element(
+    step: &mut ToolUseBlock,
+    key: &str,
+    found: &ElementInfo,
+) -> Result<bool, String> {
+    let mut value = serde_json::to_value(found).map_err(|error| error.to_string())?;
+    if let (Value::Object(object), Some(kept)) = (
+        &mut value,
+        step.extra
+            .get(key)
+            .and_then(|old| old.get("value"))
+            .cloned(),
+    ) {
+        object.insert("value".to_owned(), kept);
+    }
+    let changed = step.extra.get(key) != Some(&value);
+    step.extra.insert(key.to_owned(), value);
+    Ok(changed)
+}
