@@ -85,7 +85,7 @@ pub struct Judgement {
 }
 
 impl Judgement {
-    fn error(confidence: Option<u8>, message: String) -> Self {
+    pub(crate) fn error(confidence: Option<u8>, message: String) -> Self {
         Self {
             verdict: Verdict::Error,
             confidence,
