@@ -413,6 +413,29 @@ mod tests {
     }
 
     #[test]
+    fn judge_options_and_timeouts_read_with_defaults_and_bad_ones_are_named() {
+        let spec = parse_spec(
+            r#"{"baseline":"http://a","candidate":"http://b",
+               "judge":{"when":"always","context":"a.css:3"},"timeouts":{"model_ms":5}}"#,
+        )
+        .unwrap();
+        spec.validate().unwrap();
+        assert_eq!(spec.judge.when, crate::JudgeWhen::Always);
+        assert_eq!(spec.judge.min_confidence, 80);
+        assert_eq!(spec.timeouts.model(), Duration::from_millis(5));
+        assert_eq!(spec.timeouts.page_ms, 600_000);
+        assert!(spec.judgement_dir().ends_with("retrace-check/judgements"));
+        let error = parse_spec(r#"{"judge":{"when":"sometimes"}}"#).unwrap_err();
+        assert_eq!(error.field, "judge.when");
+        let mut bad = spec.clone();
+        bad.judge.min_confidence = 101;
+        assert_eq!(bad.validate().unwrap_err().field, "judge.min_confidence");
+        let mut bad = spec;
+        bad.timeouts.model_ms = 0;
+        assert_eq!(bad.validate().unwrap_err().field, "timeouts.model_ms");
+    }
+
+    #[test]
     fn a_spec_file_error_names_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("check.json");
