@@ -3,8 +3,8 @@
 //! (`retrace_schema::verdict_schema`) with the seed's rules: anything unparsable or invalid is
 //! an ERROR; a PASS listing differences is a FAIL; a PASS under the confidence floor is an
 //! ERROR; and one more, a PASS while the pixel layer is above its hard ceiling is an ERROR
-//! ("the judge disagrees with the pixels"). Asking a model is not wired yet (see the crate
-//! docs).
+//! ("the judge disagrees with the pixels"). Asking the model is module `judge`'s job; the
+//! cache store is `judgement_cache`.
 
 use std::sync::Arc;
 
@@ -85,7 +85,7 @@ pub struct Judgement {
 }
 
 impl Judgement {
-    fn error(confidence: Option<u8>, message: String) -> Self {
+    pub(crate) fn error(confidence: Option<u8>, message: String) -> Self {
         Self {
             verdict: Verdict::Error,
             confidence,

@@ -28,15 +28,26 @@
 //!    `out_dir/<page>@<WxH>/attempt-<n>/`. An ERROR (did not load, not ready, never still) is
 //!    retried after the configured backoff; a FAIL never is.
 //!
-//! The model judge is half built (module `judgement`): its prompt, the cache key of a
-//! judgement and the strict reading of an answer by the seed's rules are here and tested;
-//! asking a model (and the judgement cache store) is not wired into the check yet.
-//!
 //! **Stored baselines** (module `baseline`): `baseline` may name a folder of PNG shots
 //! instead of a site, taken with their environment's fingerprint (browser version, device
 //! scale, fonts digest); a fingerprint that does not match makes every page an ERROR naming
 //! what differs. [`approve_baseline`] stores the candidate's shots as the new baseline. The
 //! results feed the suite reports (HTML, JUnit, JSON) as tests of kind `check`.
+//!
+//! **The model judge** (optional; `judge_options`, `judge`, `judgement`,
+//!    `judgement_cache`): given a model ([`run_check_with_judge`]) and asked for
+//!    (`judge.when`: `noise` asks only when every difference is a pixel box and the differing
+//!    pixels are at or under the hard ceiling `judge.ceiling_ratio` of the page, default 1%;
+//!    `always` whenever the screenshots differ; identical bytes never ask), it sees both
+//!    screenshots, the diff image and the structural diff, and answers in the comparison
+//!    schema, read by the seed's rules (unusable → ERROR; PASS listing differences → FAIL;
+//!    PASS under `judge.min_confidence` → ERROR; PASS above the ceiling → ERROR, "the judge
+//!    disagrees with the pixels"). Its PASS clears the pixel boxes only; its ERROR is retried
+//!    like any other. Judgements are cached by (both screenshots, masks, model, prompt
+//!    version), so an unchanged page is never judged twice.
+//!
+//! One [`Timeouts`] holds every limit (navigation, readiness, stability, the model's answer,
+//! a page's total, the run's total) and each page's report echoes it.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod baseline;
@@ -46,7 +57,10 @@ mod cluster;
 mod colour;
 mod elements;
 mod evidence;
+mod judge;
+mod judge_options;
 mod judgement;
+mod judgement_cache;
 mod page_check;
 mod pixels;
 mod run;
@@ -64,19 +78,21 @@ pub use cluster::cluster;
 pub use colour::delta_e;
 pub use elements::PageElement;
 pub use evidence::page_slug;
+pub use judge_options::JudgeOptions;
+pub use judge_options::JudgeWhen;
 pub use judgement::DEFAULT_MIN_CONFIDENCE;
 pub use judgement::JUDGE_PROMPT_VERSION;
 pub use judgement::Judgement;
 pub use judgement::judge_prompt;
 pub use judgement::judgement_cache_key;
 pub use judgement::read_judgement;
-pub use page_check::check_page;
 pub use pixels::Frame;
 pub use pixels::PixelComparison;
 pub use pixels::compare;
 pub use run::CheckError;
 pub use run::CheckRun;
 pub use run::run_check;
+pub use run::run_check_with_judge;
 pub use run::test_id;
 pub use spec::CaptureOptions;
 pub use spec::CheckSpec;

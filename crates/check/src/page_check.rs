@@ -2,19 +2,26 @@
 //! browser context (baseline first, then candidate), compares them and types what differs;
 //! any difference above the thresholds, or a console error only the candidate logged, is a
 //! FAIL; a side that did not load, get ready or hold still is an ERROR, retried after the
-//! configured backoff (a FAIL never is). Every attempt is logged as a `CheckAttemptFinished`
-//! event with its evidence.
+//! configured backoff (a FAIL never is). When a model judge is given and the differences
+//! call for it (module `judge`), its judgement decides between them: its ERROR is retried
+//! like any other. A page has `timeouts.page_ms` for all its attempts and backoffs (less when
+//! the run's `timeouts.run_ms` ends first). Every attempt is logged as a
+//! `CheckAttemptFinished` event with its verdict, the judge's confidence and differences, and
+//! its evidence.
 
 use std::path::PathBuf;
+use std::time::Duration;
 use std::time::Instant;
 
 use retrace_drive::chromium::ChromiumBrowser;
+use retrace_llm::VlmProvider;
 use retrace_protocol::events::ChangeKind;
 use retrace_protocol::events::CheckAttempt;
 use retrace_protocol::events::Difference;
 use retrace_protocol::events::DifferenceKind;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
+use retrace_protocol::events::JudgeRecord;
 use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Severity;
 use retrace_protocol::events::Verdict;
@@ -24,6 +31,7 @@ use crate::capture::CaptureError;
 use crate::capture::capture;
 use crate::classify::classify;
 use crate::evidence;
+use crate::judge;
 use crate::pixels::PixelComparison;
 use crate::pixels::compare;
 use crate::spec::CheckSpec;
@@ -35,6 +43,7 @@ struct AttemptResult {
     differences: Vec<Difference>,
     error: Option<String>,
     evidence: Vec<PathBuf>,
+    judge: Option<JudgeRecord>,
 }
 
 impl AttemptResult {
@@ -44,34 +53,79 @@ impl AttemptResult {
             differences: Vec::new(),
             error: Some(message),
             evidence,
+            judge: None,
         }
     }
 }
 
-/// Checks `path` at `viewport` in `browser` (launched at that viewport), with retries.
+/// What a page check may use: the browser, the spec, the judge (when one is given), and the
+/// run's end.
+#[derive(Clone, Copy)]
+pub struct PageContext<'a> {
+    /// Launched at the viewport checked.
+    pub browser: &'a ChromiumBrowser,
+    /// The check.
+    pub spec: &'a CheckSpec,
+    /// The model judge.
+    pub judge: Option<&'a dyn VlmProvider>,
+    /// When the run's `timeouts.run_ms` ends.
+    pub run_deadline: tokio::time::Instant,
+}
+
+/// The earlier of the page's own limit and the run's, and the sentence naming it.
+fn page_deadline(context: &PageContext<'_>) -> (tokio::time::Instant, String) {
+    let timeouts = &context.spec.timeouts;
+    let own = tokio::time::Instant::now() + Duration::from_millis(timeouts.page_ms);
+    if own <= context.run_deadline {
+        let why = format!(
+            "the page ran out of time: timeouts.page_ms ({} ms)",
+            timeouts.page_ms
+        );
+        (own, why)
+    } else {
+        let why = format!(
+            "the run ran out of time: timeouts.run_ms ({} ms)",
+            timeouts.run_ms
+        );
+        (context.run_deadline, why)
+    }
+}
+
+/// Checks `path` at `viewport` in the context's browser (launched at that viewport), with
+/// retries, within the page's time.
 pub async fn check_page(
-    browser: &ChromiumBrowser,
-    spec: &CheckSpec,
+    context: PageContext<'_>,
     path: &str,
     viewport: Viewport,
     events: &Events,
 ) -> PageCheck {
+    let spec = context.spec;
+    let (deadline, out_of_time) = page_deadline(&context);
     let mut attempts: Vec<CheckAttempt> = Vec::new();
     let mut last: Option<AttemptResult> = None;
     for attempt in 1..=spec.retry.retries.saturating_add(1) {
         if attempt > 1 {
-            tokio::time::sleep(spec.retry.backoff(attempt - 1)).await;
+            let wait = spec.retry.backoff(attempt - 1);
+            if tokio::time::Instant::now() + wait >= deadline {
+                break;
+            }
+            tokio::time::sleep(wait).await;
         }
         let started = Instant::now();
-        let result = one_attempt(browser, spec, path, viewport, attempt).await;
+        let attempted = one_attempt(context, path, viewport, attempt);
+        let (result, timed_out) = match tokio::time::timeout_at(deadline, attempted).await {
+            Ok(result) => (result, false),
+            Err(_) => (AttemptResult::error(out_of_time.clone(), vec![]), true),
+        };
         let record = CheckAttempt {
             attempt,
             verdict: result.verdict,
-            confidence: None,
+            confidence: result.judge.as_ref().and_then(|j| j.confidence),
             differences: result.differences.clone(),
             error: result.error.clone(),
             evidence: result.evidence.clone(),
             duration_ms: started.elapsed().as_millis() as u64,
+            judge: result.judge.clone(),
         };
         events.emit(Event::CheckAttemptFinished {
             path: path.to_owned(),
@@ -79,7 +133,7 @@ pub async fn check_page(
             attempt: Box::new(record.clone()),
         });
         attempts.push(record);
-        let retry = result.verdict == Verdict::Error;
+        let retry = result.verdict == Verdict::Error && !timed_out;
         last = Some(result);
         if !retry {
             break;
@@ -90,12 +144,14 @@ pub async fn check_page(
         path: path.to_owned(),
         viewport: (viewport.width, viewport.height),
         verdict: last.verdict,
-        confidence: None,
+        confidence: last.judge.as_ref().and_then(|j| j.confidence),
         differences: last.differences,
         attempts,
         evidence: last.evidence,
         thresholds: serde_json::to_value(&spec.thresholds).unwrap_or_default(),
         error: last.error,
+        judge: last.judge,
+        timeouts: serde_json::to_value(&spec.timeouts).unwrap_or_default(),
     }
 }
 
@@ -112,18 +168,20 @@ pub fn refused(spec: &CheckSpec, path: &str, viewport: Viewport, reason: &str) -
         evidence: Vec::new(),
         thresholds: serde_json::to_value(&spec.thresholds).unwrap_or_default(),
         error: Some(reason.to_owned()),
+        judge: None,
+        timeouts: serde_json::to_value(&spec.timeouts).unwrap_or_default(),
     }
 }
 
 async fn one_attempt(
-    browser: &ChromiumBrowser,
-    spec: &CheckSpec,
+    context: PageContext<'_>,
     path: &str,
     viewport: Viewport,
     attempt: u32,
 ) -> AttemptResult {
+    let spec = context.spec;
     let dir = evidence::attempt_dir(&spec.out_dir, path, viewport, attempt);
-    let run = browser.new_run();
+    let run = context.browser.new_run();
     let mut sides = Vec::new();
     if let Some(dir) = spec.stored_baseline() {
         match crate::baseline::stored_capture(dir, path, viewport) {
@@ -156,16 +214,39 @@ async fn one_attempt(
     let Ok((baseline, candidate, comparison)) = compared else {
         return AttemptResult::error("the comparison panicked".to_owned(), vec![]);
     };
-    let differences = differences(spec, &baseline, &candidate, &comparison);
+    let found = differences(spec, &baseline, &candidate, &comparison);
     let written = evidence::write_images(&dir, &baseline.png, &candidate.png, &comparison);
     let mut evidence = match written {
         Ok(paths) => paths,
         Err(error) => return AttemptResult::error(format!("evidence: {error}"), vec![]),
     };
-    let verdict = if differences.is_empty() {
-        Verdict::Pass
-    } else {
-        Verdict::Fail
+    let judged = match context.judge {
+        Some(provider) if judge::should_ask(&spec.judge, &comparison, &found) => {
+            let diff_png = evidence
+                .iter()
+                .find(|p| p.ends_with("diff.png"))
+                .and_then(|p| std::fs::read(p).ok());
+            let structural = serde_json::json!({
+                "diff_pixels": comparison.diff_pixels,
+                "page_pixels": u64::from(comparison.width) * u64::from(comparison.height),
+                "size_changed": comparison.size_changed,
+                "differences": found,
+            });
+            let inputs = judge::JudgeInputs {
+                baseline_png: &baseline.png,
+                candidate_png: &candidate.png,
+                diff_png: diff_png.as_deref(),
+                structural: &structural,
+            };
+            let over = judge::over_ceiling(&comparison, &spec.judge);
+            Some(judge::ask(provider, spec, &inputs, over).await)
+        }
+        _ => None,
+    };
+    let (verdict, differences, error) = match &judged {
+        Some(judged) => judge::combine(judged, found),
+        None if found.is_empty() => (Verdict::Pass, found, None),
+        None => (Verdict::Fail, found, None),
     };
     let summary = serde_json::json!({
         "path": path,
@@ -179,6 +260,8 @@ async fn one_attempt(
         "console_errors": {"baseline": baseline.console_errors, "candidate": candidate.console_errors},
         "shots": {"baseline": baseline.shots, "candidate": candidate.shots},
         "thresholds": spec.thresholds,
+        "judge": judged,
+        "error": error,
     });
     let json = serde_json::to_vec_pretty(&summary).unwrap_or_default();
     match evidence::write(&dir, "result.json", &json) {
@@ -188,8 +271,9 @@ async fn one_attempt(
     AttemptResult {
         verdict,
         differences,
-        error: None,
+        error,
         evidence,
+        judge: judged,
     }
 }
 

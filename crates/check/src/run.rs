@@ -8,6 +8,7 @@ use std::time::Instant;
 use futures::StreamExt;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
+use retrace_llm::VlmProvider;
 use retrace_protocol::events::Artifacts;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
@@ -17,6 +18,8 @@ use retrace_protocol::events::TestReport;
 use retrace_protocol::events::TestStatus;
 use retrace_protocol::events::Verdict;
 
+use crate::judge_options::JudgeWhen;
+use crate::page_check::PageContext;
 use crate::page_check::check_page;
 use crate::spec::CheckSpec;
 use crate::spec::SpecError;
@@ -69,9 +72,29 @@ pub fn test_id(path: &str, viewport: Viewport) -> String {
     format!("{path}@{viewport}")
 }
 
-/// Runs the check `spec` describes (validated first).
+/// Runs the check `spec` describes (validated first), with no model judge.
 pub async fn run_check(spec: &CheckSpec, events: &Events) -> Result<CheckRun, CheckError> {
+    run_check_with_judge(spec, None, events).await
+}
+
+/// Runs the check `spec` describes (validated first); `judge` is the model asked when
+/// `spec.judge.when` calls for it (used as given: wrap it in no retrying provider, the
+/// check's own retries are logged per attempt). The whole run has `timeouts.run_ms`.
+pub async fn run_check_with_judge(
+    spec: &CheckSpec,
+    judge: Option<&dyn VlmProvider>,
+    events: &Events,
+) -> Result<CheckRun, CheckError> {
     spec.validate()?;
+    if spec.judge.when != JudgeWhen::Off && judge.is_none() {
+        return Err(CheckError::Spec(SpecError {
+            file: None,
+            field: "judge.when".to_owned(),
+            message: "a model judge is asked for but no model was given".to_owned(),
+        }));
+    }
+    let run_deadline =
+        tokio::time::Instant::now() + std::time::Duration::from_millis(spec.timeouts.run_ms);
     let mut pages = Vec::new();
     for &viewport in &spec.viewports {
         let config = ChromiumConfig {
@@ -88,13 +111,18 @@ pub async fn run_check(spec: &CheckSpec, events: &Events) -> Result<CheckRun, Ch
                     viewport,
                     detail: error.to_string(),
                 })?;
-        let browser = &browser;
         // Stored shots are only comparable in the environment they were taken in.
         let refused = match spec.stored_baseline() {
-            Some(dir) => crate::baseline::environment_mismatch(dir, browser).await,
+            Some(dir) => crate::baseline::environment_mismatch(dir, &browser).await,
             None => None,
         };
         let refused = refused.as_deref();
+        let context = PageContext {
+            browser: &browser,
+            spec,
+            judge,
+            run_deadline,
+        };
         let checked: Vec<PageCheck> = futures::stream::iter(spec.pages.iter())
             .map(|path| async move {
                 let id = test_id(path, viewport);
@@ -105,7 +133,7 @@ pub async fn run_check(spec: &CheckSpec, events: &Events) -> Result<CheckRun, Ch
                 let started = Instant::now();
                 let check = match refused {
                     Some(reason) => crate::page_check::refused(spec, path, viewport, reason),
-                    None => check_page(browser, spec, path, viewport, events).await,
+                    None => check_page(context, path, viewport, events).await,
                 };
                 events.emit(Event::TestFinished(Box::new(test_report(
                     spec,

@@ -12,6 +12,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::judge_options::JudgeOptions;
+
 /// A viewport, written `WIDTHxHEIGHT` (`1280x720`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Viewport {
@@ -92,7 +94,8 @@ impl Default for Thresholds {
     }
 }
 
-/// Every time limit of a check, in milliseconds, in one place.
+/// Every time limit of a check, in milliseconds, in one place: every part reads its limit
+/// here, and each page's report echoes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Timeouts {
@@ -104,6 +107,12 @@ pub struct Timeouts {
     pub stability_ms: u64,
     /// How long the network must be quiet to count as idle.
     pub network_idle_ms: u64,
+    /// One answer of the model judge.
+    pub model_ms: u64,
+    /// A whole page at one viewport, every attempt and backoff included.
+    pub page_ms: u64,
+    /// The whole check: a page still unfinished when it runs out is an ERROR.
+    pub run_ms: u64,
 }
 
 impl Default for Timeouts {
@@ -113,6 +122,9 @@ impl Default for Timeouts {
             readiness_ms: 30_000,
             stability_ms: 30_000,
             network_idle_ms: 500,
+            model_ms: 120_000,
+            page_ms: 600_000,
+            run_ms: 3_600_000,
         }
     }
 }
@@ -121,6 +133,11 @@ impl Timeouts {
     /// [`Timeouts::navigation_ms`] as a duration.
     pub fn navigation(&self) -> Duration {
         Duration::from_millis(self.navigation_ms)
+    }
+
+    /// [`Timeouts::model_ms`] as a duration.
+    pub fn model(&self) -> Duration {
+        Duration::from_millis(self.model_ms)
     }
 }
 
@@ -199,6 +216,8 @@ pub struct CheckSpec {
     pub retry: Retry,
     /// How pages are captured.
     pub capture: CaptureOptions,
+    /// The model judge.
+    pub judge: JudgeOptions,
 }
 
 impl Default for CheckSpec {
@@ -218,6 +237,7 @@ impl Default for CheckSpec {
             timeouts: Timeouts::default(),
             retry: Retry::default(),
             capture: CaptureOptions::default(),
+            judge: JudgeOptions::default(),
         }
     }
 }
@@ -303,6 +323,13 @@ impl CheckSpec {
             ("thresholds.pixel_threshold", t.pixel_threshold, 0.0, 1.0),
             ("thresholds.max_diff_ratio", t.max_diff_ratio, 0.0, 1.0),
             ("thresholds.delta_e", t.delta_e, 0.0, 100.0),
+            ("judge.ceiling_ratio", self.judge.ceiling_ratio, 0.0, 1.0),
+            (
+                "judge.min_confidence",
+                f64::from(self.judge.min_confidence),
+                0.0,
+                100.0,
+            ),
         ];
         for (field, value, low, high) in ranges {
             if !(low..=high).contains(&value) {
@@ -316,6 +343,9 @@ impl CheckSpec {
             ("timeouts.navigation_ms", self.timeouts.navigation_ms),
             ("timeouts.readiness_ms", self.timeouts.readiness_ms),
             ("timeouts.stability_ms", self.timeouts.stability_ms),
+            ("timeouts.model_ms", self.timeouts.model_ms),
+            ("timeouts.page_ms", self.timeouts.page_ms),
+            ("timeouts.run_ms", self.timeouts.run_ms),
         ];
         for (field, value) in timeouts {
             if value == 0 {
@@ -329,6 +359,14 @@ impl CheckSpec {
             ));
         }
         Ok(())
+    }
+
+    /// Where judgements are kept.
+    pub fn judgement_dir(&self) -> PathBuf {
+        self.judge
+            .cache_dir
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join("judgements"))
     }
 
     /// `base` + `path`, without a doubled slash.
@@ -382,6 +420,29 @@ mod tests {
             bad.validate().unwrap_err().field,
             "thresholds.pixel_threshold"
         );
+    }
+
+    #[test]
+    fn judge_options_and_timeouts_read_with_defaults_and_bad_ones_are_named() {
+        let spec = parse_spec(
+            r#"{"baseline":"http://a","candidate":"http://b",
+               "judge":{"when":"always","context":"a.css:3"},"timeouts":{"model_ms":5}}"#,
+        )
+        .unwrap();
+        spec.validate().unwrap();
+        assert_eq!(spec.judge.when, crate::JudgeWhen::Always);
+        assert_eq!(spec.judge.min_confidence, 80);
+        assert_eq!(spec.timeouts.model(), Duration::from_millis(5));
+        assert_eq!(spec.timeouts.page_ms, 600_000);
+        assert!(spec.judgement_dir().ends_with("retrace-check/judgements"));
+        let error = parse_spec(r#"{"judge":{"when":"sometimes"}}"#).unwrap_err();
+        assert_eq!(error.field, "judge.when");
+        let mut bad = spec.clone();
+        bad.judge.min_confidence = 101;
+        assert_eq!(bad.validate().unwrap_err().field, "judge.min_confidence");
+        let mut bad = spec;
+        bad.timeouts.model_ms = 0;
+        assert_eq!(bad.validate().unwrap_err().field, "timeouts.model_ms");
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!   in a row (`RETRACE_CHECK_RUNS=20` for the 20 runs).
 //! - Each seeded regression is FAIL with the right difference type and a box overlapping the
 //!   demo's documented box of the change; the console error is a `console_error` difference.
-//! - The page that never loads is ERROR after the configured retries, every attempt logged.
+//! - The page that never loads is ERROR after the configured retries, every attempt logged;
+//!   with a page total shorter than its navigation limit, ERROR at that total, not retried.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use retrace_check::CheckSpec;
@@ -283,4 +284,26 @@ async fn a_page_that_never_loads_is_an_error_after_its_retries() {
     });
     assert_eq!(report.unwrap().status, TestStatus::Error);
     assert_eq!(result.verdict(), Verdict::Error);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_out_of_its_total_time_is_an_error_naming_the_limit_and_not_retried() {
+    require!(Chromium);
+    let baseline = serve(Variant::Baseline).await;
+    let candidate = serve(Variant::NeverLoads).await;
+    let path = seeded_change(Variant::NeverLoads).unwrap().path;
+    let (mut spec, _out) = spec(&baseline, &candidate, &[path]);
+    // The page never loads: its 3 s total ends long before the 60 s navigation limit would.
+    spec.timeouts = Timeouts {
+        navigation_ms: 60_000,
+        page_ms: 3_000,
+        ..Timeouts::default()
+    };
+    let result = run_check(&spec, &Events::none()).await.unwrap();
+    let page = &result.pages[0];
+    assert_eq!(page.verdict, Verdict::Error, "{}", summary(&result.pages));
+    assert_eq!(page.attempts.len(), 1, "no time is left for a retry");
+    let error = page.error.as_deref().unwrap_or_default();
+    assert!(error.contains("timeouts.page_ms (3000 ms)"), "{error}");
+    assert_eq!(page.timeouts["page_ms"], 3_000);
 }

@@ -1,12 +1,17 @@
 //! `retrace check` end to end: two demo servers (baseline and a candidate with the 4 px
 //! shift), real headless Chromium, the binary's lines, JSON document and exit codes; a bad
-//! spec file is named with its field.
+//! spec file is named with its field; `--judge` with a scripted model over the real
+//! Anthropic protocol (its verdict in the lines and the JSON, a rerun served from the cache),
+//! and `--judge` with no key refused before a browser starts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
+use retrace_test_support::cli::runtime;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
+use retrace_test_support::fake_model::FakeAnthropic;
+use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::require;
 
 const BIN: &str = env!("CARGO_BIN_EXE_retrace");
@@ -87,4 +92,89 @@ fn a_bad_spec_is_an_error_naming_the_file_and_field() {
     let output = run_retrace(BIN, &["check", "--baseline", "http://a"], None);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--candidate"));
+}
+
+#[test]
+fn a_judge_overrules_noise_and_a_rerun_is_served_from_its_cache() {
+    require!(Chromium);
+    let baseline = demo(retrace_demo::Variant::Baseline);
+    let candidate = demo(retrace_demo::Variant::Colour);
+    let runtime = runtime();
+    let answer = r#"{"verdict":"PASS","confidence":93,"visual_differences":[],"summary":"same"}"#;
+    let fake = runtime.block_on(FakeAnthropic::start(vec![ScriptStep::text(answer)]));
+    let base_url = fake.base_url();
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "check",
+        "--baseline",
+        baseline.url(),
+        "--candidate",
+        candidate.url(),
+        "--page",
+        "/site/features",
+        "--out",
+        out.path().to_str().unwrap(),
+        "--retries",
+        "0",
+        "--judge",
+        "--context",
+        "icons.css:3",
+        "--model",
+        "claude-judge",
+    ];
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let output = run_retrace(BIN, &json_args, Some(&base_url));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let page = &json_summary(&output)["pages"][0];
+    assert_eq!(page["verdict"], "PASS", "{page}");
+    assert_eq!(page["judge"]["verdict"], "PASS", "{page}");
+    assert_eq!(page["judge"]["confidence"], 93, "{page}");
+    assert_eq!(page["judge"]["model"], "claude-judge", "{page}");
+    assert_eq!(page["timeouts"]["model_ms"], 120_000, "{page}");
+    assert_eq!(fake.requests().len(), 1);
+    assert!(
+        fake.requests()[0]
+            .body()
+            .to_string()
+            .contains("icons.css:3")
+    );
+
+    let output = run_retrace(BIN, &args, Some(&base_url));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(
+            "PASS  /site/features @1280x720 (judge claude-judge: PASS, confidence 93, cached)"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(fake.requests().len(), 1, "the rerun asked no model");
+}
+
+#[test]
+fn a_judge_without_a_key_is_refused_before_any_browser_starts() {
+    let output = run_retrace(
+        BIN,
+        &[
+            "check",
+            "--baseline",
+            "http://127.0.0.1:9/",
+            "--candidate",
+            "http://127.0.0.1:9/",
+            "--judge=always",
+            "--chromium",
+            "/nonexistent/chromium",
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
+    assert!(!stderr.contains("Chromium"), "{stderr}");
 }

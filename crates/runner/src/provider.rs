@@ -105,7 +105,6 @@ impl ProviderConfig {
         events: &Events,
         tracker: Arc<TurnTracker>,
     ) -> Result<Arc<dyn VlmProvider>, RunnerError> {
-        let key = self.api_key()?;
         let events = events.clone();
         let observer = Arc::new(move |attempt: u32, delay: Duration, error: &VlmError| {
             events.emit(Event::Retry {
@@ -115,6 +114,28 @@ impl ProviderConfig {
                 error: error.to_string(),
             });
         });
+        Ok(match self.client()? {
+            Client::Anthropic(client) => Arc::new(
+                RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
+            ),
+            Client::OpenAi(client) => Arc::new(
+                RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
+            ),
+        })
+    }
+
+    /// The provider with no retries of its own, for a caller whose retries are its own (the
+    /// visual check's judge logs each attempt with its verdict).
+    pub fn build_unretried(&self) -> Result<Arc<dyn VlmProvider>, RunnerError> {
+        Ok(match self.client()? {
+            Client::Anthropic(client) => Arc::new(client),
+            Client::OpenAi(client) => Arc::new(client),
+        })
+    }
+
+    /// The configured API client.
+    fn client(&self) -> Result<Client, RunnerError> {
+        let key = self.api_key()?;
         match self.provider {
             Provider::Anthropic => {
                 let model = self
@@ -134,10 +155,7 @@ impl ProviderConfig {
                 if let Some(pricing) = Pricing::anthropic_list_price(&model) {
                     config = config.with_pricing(pricing);
                 }
-                let client = AnthropicClient::new(config)?;
-                Ok(Arc::new(
-                    RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
-                ))
+                Ok(Client::Anthropic(AnthropicClient::new(config)?))
             }
             Provider::OpenAi => {
                 let Some(model) = self.model.clone() else {
@@ -157,13 +175,16 @@ impl ProviderConfig {
                 if self.structured {
                     config = config.with_strict_response_schema(false);
                 }
-                let client = OpenAiClient::new(config)?;
-                Ok(Arc::new(
-                    RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
-                ))
+                Ok(Client::OpenAi(OpenAiClient::new(config)?))
             }
         }
     }
+}
+
+/// One API's client, before any retry wrapper.
+enum Client {
+    Anthropic(AnthropicClient),
+    OpenAi(OpenAiClient),
 }
 
 /// Remembers the turn in progress, so retry events can name it.

@@ -9,13 +9,12 @@ use retrace_report::ConsoleSink;
 use retrace_runner::ActJob;
 use retrace_runner::ActMode;
 use retrace_runner::CacheMode;
-use retrace_runner::Provider;
-use retrace_runner::ProviderConfig;
 use retrace_runner::ToolFormat;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
 use super::finish::print_session;
+use super::provider_args::ProviderArgs;
 use super::replay::ParameterArgs;
 use crate::outcome::Outcome;
 use crate::output::out;
@@ -49,19 +48,8 @@ pub struct ActArgs {
     /// The page to open first.
     #[arg(long)]
     pub url: String,
-    /// The model API: `anthropic` (Messages API) or `openai` (any OpenAI-compatible server).
-    #[arg(long, default_value = "anthropic", value_parser = |s: &str| s.parse::<Provider>())]
-    pub provider: Provider,
-    /// The model id; default `claude-sonnet-4-5` for anthropic (required for openai).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// The API's base URL; for anthropic also `RETRACE_ANTHROPIC_BASE_URL`.
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// The environment variable holding the API key (default `ANTHROPIC_API_KEY`, or
-    /// `OPENAI_API_KEY` for openai where a key is optional).
-    #[arg(long, value_name = "VAR")]
-    pub api_key_env: Option<String>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// Stop after this many turns.
     #[arg(long, default_value_t = 30)]
     pub max_steps: usize,
@@ -133,13 +121,9 @@ impl ActArgs {
             goal: self.goal.clone(),
             url: self.url.clone(),
             mode,
-            provider: ProviderConfig {
-                provider: self.provider,
-                model: self.model.clone(),
-                base_url: self.base_url.clone(),
-                api_key_env: self.api_key_env.clone(),
-                structured: matches!(mode, ActMode::Structured { .. }),
-            },
+            provider: self
+                .provider
+                .config(matches!(mode, ActMode::Structured { .. })),
             max_steps: self.max_steps,
             max_tokens: self.max_tokens,
             browser: self.browser.config(self.size),

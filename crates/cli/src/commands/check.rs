@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use retrace_check::CheckSpec;
+use retrace_check::JudgeWhen;
 use retrace_check::Viewport;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
@@ -18,6 +19,7 @@ use retrace_report::suite::ReportKind;
 
 use super::check_report;
 use super::check_report::CheckTests;
+use super::provider_args::ProviderArgs;
 use crate::commands::browser_args::ChromiumArg;
 use crate::outcome::Outcome;
 
@@ -29,8 +31,15 @@ use crate::outcome::Outcome;
 /// console errors too).
 ///
 /// Prints one line per page: PASS, FAIL with its differences, or ERROR (the page did not
-/// load, get ready or hold still, after the retries). Evidence (both screenshots, the diff
-/// image with boxes, result.json) goes under --out.
+/// load, get ready or hold still, or the judge's answer was unusable, after the retries).
+/// Evidence (both screenshots, the diff image with boxes, result.json) goes under --out.
+///
+/// With `--judge`, a model (`--provider`, `--model`, as `act` takes them) is shown both
+/// screenshots, the diff image and the differences when they may be noise (every difference
+/// a pixel box, at most `--judge-ceiling` of the page); `--judge=always` asks whenever the
+/// pixels differ. Its PASS under `--min-confidence`, or above the ceiling, is an ERROR; its
+/// PASS listing differences a FAIL. Judgements are cached under OUT/judgements, so an
+/// unchanged page is never judged twice.
 ///
 /// Exit code: 0 all PASS, 1 any FAIL, 2 any ERROR and no FAIL (or bad input).
 ///
@@ -110,6 +119,32 @@ pub struct CheckArgs {
     /// thresholds), junit (FAIL a failure, ERROR an error), json.
     #[arg(long, value_delimiter = ',', value_name = "KINDS", value_parser = crate::suite_reports::parse_kind)]
     pub report: Vec<ReportKind>,
+    /// Ask a model judge: `noise` (the default when given bare: only differences that may be
+    /// noise), `always` (whenever the pixels differ, to explain), `off`.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "noise",
+        value_parser = |s: &str| s.parse::<JudgeWhen>()
+    )]
+    pub judge: Option<JudgeWhen>,
+    /// Passed to the judge as reference (the file and line a refactoring changed).
+    #[arg(long, value_name = "TEXT")]
+    pub context: Option<String>,
+    /// A judge's PASS under this confidence is an ERROR (default 80).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub min_confidence: Option<u8>,
+    /// The hard ceiling: differing pixels, as a share of the page, above which the judge may
+    /// not overrule the pixels (default 0.01).
+    #[arg(long, value_name = "RATIO")]
+    pub judge_ceiling: Option<f64>,
+    /// How long the judge may take to answer, milliseconds (default 120000).
+    #[arg(long, value_name = "MS")]
+    pub model_timeout_ms: Option<u64>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
 }
 
 /// What `retrace check` does besides checking.
@@ -156,6 +191,13 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     set(&mut spec.jobs, &args.jobs);
     set(&mut spec.out_dir, &args.out);
     set(&mut spec.chromium, &args.chromium.path);
+    set(&mut spec.judge.when, &args.judge);
+    if args.context.is_some() {
+        spec.judge.context = args.context.clone();
+    }
+    set(&mut spec.judge.min_confidence, &args.min_confidence);
+    set(&mut spec.judge.ceiling_ratio, &args.judge_ceiling);
+    set(&mut spec.timeouts.model_ms, &args.model_timeout_ms);
     if spec.baseline.is_empty() || spec.candidate.is_empty() {
         anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
     }
@@ -191,6 +233,19 @@ fn page_line(check: &PageCheck) -> String {
         label(check.verdict),
         check.path
     );
+    let head = match &check.judge {
+        Some(judge) => format!(
+            "{head} (judge {}: {}{}{})",
+            judge.model,
+            label(judge.verdict),
+            judge
+                .confidence
+                .map(|c| format!(", confidence {c}"))
+                .unwrap_or_default(),
+            if judge.cached { ", cached" } else { "" }
+        ),
+        None => head,
+    };
     match check.verdict {
         Verdict::Pass => head,
         Verdict::Error => format!(
@@ -240,9 +295,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     if !args.json {
         events.subscribe(Arc::new(PageLines));
     }
+    // The judge's retries are the check's own (each attempt logged), so its client has none.
+    let judge = if spec.judge.when == JudgeWhen::Off {
+        None
+    } else {
+        Some(args.provider.config(true).build_unretried()?)
+    };
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?
-        .block_on(retrace_check::run_check(&spec, &events))?;
+        .block_on(retrace_check::run_check_with_judge(
+            &spec,
+            judge.as_deref(),
+            &events,
+        ))?;
     let written = check_report::write(&tests, &args.report, &spec.out_dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&result)?);

@@ -16,6 +16,7 @@ mod diff;
 mod do_actions;
 mod finish;
 mod hash;
+mod provider_args;
 mod replay;
 mod report;
 mod run;

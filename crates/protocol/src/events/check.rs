@@ -107,6 +107,31 @@ pub struct CheckAttempt {
     pub evidence: Vec<PathBuf>,
     /// Wall time.
     pub duration_ms: u64,
+    /// What the model judge said in this attempt, when it was asked (absent in older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeRecord>,
+}
+
+/// A model judge's judgement of one attempt, after the rules (a PASS listing differences is
+/// a FAIL; a PASS under the confidence floor, or above the pixels' hard ceiling, an ERROR;
+/// an unusable answer an ERROR).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRecord {
+    /// The model asked.
+    pub model: String,
+    /// The verdict after the rules.
+    pub verdict: Verdict,
+    /// The judge's confidence, 0-100, when it gave a valid one.
+    pub confidence: Option<u8>,
+    /// The differences it listed.
+    pub differences: Vec<Difference>,
+    /// Its one-sentence summary.
+    pub summary: Option<String>,
+    /// Why its judgement is an ERROR.
+    pub error: Option<String>,
+    /// Read from the judgement cache: no model request was made.
+    pub cached: bool,
 }
 
 /// The check of one page at one viewport.
@@ -130,4 +155,11 @@ pub struct PageCheck {
     pub thresholds: serde_json::Value,
     /// Why it was an ERROR, for [`Verdict::Error`].
     pub error: Option<String>,
+    /// The final attempt's judgement, when a model judge was asked (absent in older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeRecord>,
+    /// The time limits the check ran under, for the report (absent in older documents).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub timeouts: serde_json::Value,
 }

@@ -28,6 +28,7 @@ pub use check::ChangeKind;
 pub use check::CheckAttempt;
 pub use check::Difference;
 pub use check::DifferenceKind;
+pub use check::JudgeRecord;
 pub use check::PageCheck;
 pub use check::Severity;
 pub use check::Verdict;
