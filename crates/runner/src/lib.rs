@@ -21,6 +21,7 @@ pub mod parameters;
 pub mod provider;
 pub mod record;
 pub mod replay;
+pub mod store;
 pub mod suite;
 
 pub use act::ActJob;

@@ -49,8 +49,65 @@ pub struct FileState {
     pub invalidation_reason: Option<String>,
 }
 
+impl FileState {
+    /// Counts one run that ended at `at` with `verdict`; after a failure, `retire` (the
+    /// validators) gets the state so far and the failed 0-based step, and returns a reason
+    /// to retire the file, if any.
+    pub fn count_run(
+        &mut self,
+        verdict: &RunVerdict,
+        at: Timestamp,
+        retire: impl FnOnce(&FileState, u64) -> Option<String>,
+    ) {
+        self.last_run_at = Some(at);
+        match verdict {
+            RunVerdict::Passed => {
+                self.execution_attempts += 1;
+                self.last_executed_at = Some(at);
+            }
+            RunVerdict::Failed { step, message } => {
+                self.execution_attempts += 1;
+                let step_index = step.saturating_sub(1) as u64;
+                let earlier = self
+                    .failures
+                    .iter()
+                    .filter(|failure| failure.step_index == step_index)
+                    .count() as u64;
+                self.failures.push(CacheFailure {
+                    timestamp: at,
+                    step_index,
+                    error_message: message.clone(),
+                    failure_count_at_step: earlier + 1,
+                    extra: serde_json::Map::new(),
+                });
+                if let Some(reason) = retire(self, step_index) {
+                    self.is_valid = false;
+                    self.invalidation_reason = Some(reason);
+                }
+            }
+            RunVerdict::Error => {}
+        }
+    }
+}
+
+/// The validators' reason to retire a trajectory whose own metadata is `metadata`, reading
+/// `state` as its run history.
+pub fn retire_reason(
+    validators: &Validators,
+    mut metadata: retrace_cache::CacheMetadata,
+    state: &FileState,
+    step_index: u64,
+    now: Timestamp,
+) -> Option<String> {
+    metadata.execution_attempts = state.execution_attempts;
+    metadata.failures = state.failures.clone();
+    metadata.last_executed_at = state.last_executed_at;
+    validators.invalidation_reason(&metadata, Some(step_index), now)
+}
+
 /// How a run of a trajectory ended, as the state store counts it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum RunVerdict {
     /// It replayed to its end.
     Passed,
@@ -144,34 +201,9 @@ impl StateStore {
         // Microseconds, as askui writes timestamps (and as they read back).
         let now = Timestamp::now();
         let now = Timestamp::from_microsecond(now.as_microsecond()).unwrap_or(now);
-        state.last_run_at = Some(now);
-        match verdict {
-            RunVerdict::Passed => {
-                state.execution_attempts += 1;
-                state.last_executed_at = Some(now);
-            }
-            RunVerdict::Failed { step, message } => {
-                state.execution_attempts += 1;
-                let step_index = step.saturating_sub(1) as u64;
-                let earlier = state
-                    .failures
-                    .iter()
-                    .filter(|failure| failure.step_index == step_index)
-                    .count() as u64;
-                state.failures.push(CacheFailure {
-                    timestamp: now,
-                    step_index,
-                    error_message: message.clone(),
-                    failure_count_at_step: earlier + 1,
-                    extra: serde_json::Map::new(),
-                });
-                if let Some(reason) = self.validate(&state, file, step_index, now) {
-                    state.is_valid = false;
-                    state.invalidation_reason = Some(reason);
-                }
-            }
-            RunVerdict::Error => {}
-        }
+        state.count_run(verdict, now, |state, step_index| {
+            self.validate(state, file, step_index, now)
+        });
         self.write(id, &state)?;
         Ok(state)
     }
@@ -186,12 +218,7 @@ impl StateStore {
     ) -> Option<String> {
         let cache =
             retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE).ok()?;
-        let mut metadata = cache.metadata;
-        metadata.execution_attempts = state.execution_attempts;
-        metadata.failures = state.failures.clone();
-        metadata.last_executed_at = state.last_executed_at;
-        self.validators
-            .invalidation_reason(&metadata, Some(step_index), now)
+        retire_reason(&self.validators, cache.metadata, state, step_index, now)
     }
 
     fn write(&self, id: &str, state: &FileState) -> Result<(), SuiteError> {
@@ -216,15 +243,9 @@ impl StateStore {
 
 /// FNV-1a (64 bits) of the file's bytes, as 16 hex digits; empty when it cannot be read.
 pub fn content_hash(file: &Path) -> String {
-    let Ok(bytes) = std::fs::read(file) else {
-        return String::new();
-    };
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{hash:016x}")
+    std::fs::read(file)
+        .map(|bytes| crate::store::fnv1a(&bytes))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
