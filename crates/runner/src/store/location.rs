@@ -1,8 +1,8 @@
 //! [`Location`]: where a store is, as a user writes it: a directory, or `s3://bucket/prefix`
 //! wherever a suite path or a cache directory goes.
 //!
-//! S3 settings come from the standard AWS variables, read by `object_store`'s
-//! `AmazonS3Builder::from_env`: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+//! S3 settings come from the standard AWS variables, read as `object_store`'s
+//! `AmazonS3Builder::from_env` reads them: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
 //! `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`; `us-east-1` when neither is
 //! set) and `AWS_ENDPOINT_URL` for S3-compatible servers (MinIO, Ceph, moto). An endpoint
 //! given as `http://...` is allowed without TLS (the user named it); `AWS_ALLOW_HTTP=true`
@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use object_store::aws::AmazonS3Builder;
+use object_store::aws::AmazonS3ConfigKey;
 
 use super::Store;
 use super::error::StoreError;
@@ -81,23 +82,42 @@ impl Location {
         })
     }
 
-    /// The store here.
+    /// The store here; S3 settings from the process's `AWS_*` variables.
     pub fn open(&self) -> Result<Store, StoreError> {
+        self.open_with(std::env::vars())
+    }
+
+    /// The store here, with S3 settings from `vars` (`AWS_*` names, as in the environment)
+    /// instead of the process's environment.
+    pub fn open_with(
+        &self,
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Store, StoreError> {
         match self {
             Location::Local(dir) => Ok(Store::Local(LocalStore::new(dir.clone()))),
             Location::S3 { bucket, prefix } => {
                 let name = format!("s3://{bucket}/{prefix}");
-                let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
-                let region_set = ["AWS_REGION", "AWS_DEFAULT_REGION"]
-                    .iter()
-                    .any(|var| std::env::var_os(var).is_some());
-                if !region_set {
+                let aws: Vec<(String, String)> = vars
+                    .into_iter()
+                    .filter(|(key, _)| key.starts_with("AWS_"))
+                    .collect();
+                let mut builder = AmazonS3Builder::new();
+                for (key, value) in &aws {
+                    // As `AmazonS3Builder::from_env`: unknown AWS_ variables are not ours.
+                    if let Ok(config) = key.to_ascii_lowercase().parse::<AmazonS3ConfigKey>() {
+                        builder = builder.with_config(config, value);
+                    }
+                }
+                builder = builder.with_bucket_name(bucket);
+                let has = |name: &str| aws.iter().any(|(key, _)| key == name);
+                if !has("AWS_REGION") && !has("AWS_DEFAULT_REGION") {
                     builder = builder.with_region("us-east-1");
                 }
-                let plain_http = std::env::var("AWS_ENDPOINT_URL")
-                    .or_else(|_| std::env::var("AWS_ENDPOINT"))
-                    .is_ok_and(|endpoint| endpoint.starts_with("http://"));
-                if plain_http {
+                let plain_http = aws.iter().any(|(key, value)| {
+                    (key == "AWS_ENDPOINT_URL" || key == "AWS_ENDPOINT")
+                        && value.starts_with("http://")
+                });
+                if plain_http && !has("AWS_ALLOW_HTTP") {
                     builder = builder.with_allow_http(true);
                 }
                 let inner = builder.build().map_err(|e| StoreError::Location {
