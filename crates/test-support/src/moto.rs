@@ -77,7 +77,8 @@ impl Moto {
         ]
     }
 
-    /// Creates bucket `name` (moto accepts an unsigned request).
+    /// Creates bucket `name` (3 to 63 characters, as S3 wants; moto accepts an unsigned
+    /// request).
     ///
     /// # Panics
     /// When moto does not answer 200.
