@@ -90,3 +90,52 @@ async fn a_replay_reads_its_trajectory_from_s3_and_counts_its_run_there() {
         .unwrap();
     assert_eq!(stored.bytes, trajectory);
 }
+
+#[tokio::test]
+async fn a_suite_runs_from_s3_and_keeps_its_run_state_there() {
+    retrace_test_support::require!(Chromium);
+    let Some(moto) = Moto::start().await else {
+        return;
+    };
+    moto.create_bucket("retrace-suites");
+    let suite = open(&moto, "s3://retrace-suites/smoke");
+    let trajectory = retrace_runner::demo::DEMO_RECORDING.as_bytes();
+    suite
+        .put_create(&Key::new("flows/login.json").unwrap(), trajectory)
+        .await
+        .unwrap();
+    let demo = DemoThread::start(retrace_demo::DemoConfig::default());
+    let cwd = tempfile::tempdir().unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_retrace"))
+            .current_dir(cwd.path())
+            .args(["run", "s3://retrace-suites/smoke/", "--url", demo.url()])
+            .args(["--param", "username=demo", "--json", "--jobs", "1"])
+            .env("RETRACE_PARAM_PASSWORD", retrace_demo::DEMO_PASSWORD)
+            .envs(moto.env())
+            .output()
+            .unwrap()
+    };
+    for _ in 0..2 {
+        let output = run();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{report:#}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(report["totals"]["passed"], 1, "{report:#}");
+        assert_eq!(report["tests"][0]["id"], "flows/login.json", "{report:#}");
+        assert_eq!(report["name"], "smoke", "{report:#}");
+    }
+    let state = RunRecords::new(suite.clone())
+        .load("flows/login.json", trajectory)
+        .await
+        .unwrap();
+    assert_eq!(state.execution_attempts, 2);
+    assert!(state.is_valid);
+    // Nothing was written beside the command: the state is on S3.
+    assert!(!cwd.path().join(".retrace_state").exists());
+}

@@ -3,6 +3,11 @@
 //! run's verdict is added to the store's run state beside it
 //! (`s3://bucket/flows/.retrace_state/login.json/...`, see [`RunRecords`]), so machines that
 //! replay the same trajectory share one history without contention.
+//!
+//! A suite in a store (`retrace run s3://bucket/suite/`) is read the same way:
+//! [`download_suite`] copies its files (not its run state) into a private folder, the suite
+//! runs from there, and its run state goes to the store (see
+//! [`crate::suite::suite_state::SuiteState`]).
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -77,6 +82,32 @@ impl StoredTrajectory {
             .record(self.key.as_str(), trajectory, &verdict_of(report))
             .await
     }
+}
+
+/// Copies every key of `store` except its run state (`.retrace_state/`) into `dir`, folders
+/// kept; returns how many files were copied. Keys are confined, so none lands outside `dir`.
+pub async fn download_suite(store: &Store, dir: &Path) -> Result<usize, RunnerError> {
+    let store_error = |e: StoreError| RunnerError::Input(e.to_string());
+    let keys = store.list(None).await.map_err(store_error)?;
+    let mut copied = 0;
+    for key in keys {
+        if key.as_str().starts_with(".retrace_state/") {
+            continue;
+        }
+        let Some(stored) = store.get(&key).await.map_err(store_error)? else {
+            continue; // Deleted since it was listed.
+        };
+        let path = key
+            .as_str()
+            .split('/')
+            .fold(dir.to_path_buf(), |path, part| path.join(part));
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| RunnerError::io(parent, e))?;
+        }
+        std::fs::write(&path, &stored.bytes).map_err(|e| RunnerError::io(&path, e))?;
+        copied += 1;
+    }
+    Ok(copied)
 }
 
 /// How run state counts a replay session: passed, failed at its step, or not run.

@@ -170,16 +170,8 @@ impl StateStore {
     /// Why `file` must not run: the trajectory's own metadata says it is invalid, or the
     /// state store does.
     pub fn invalid_reason(&self, id: &str, file: &Path) -> Option<String> {
-        if let Ok(cache) =
-            retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
-            && !cache.metadata.is_valid
-        {
-            return Some(
-                cache
-                    .metadata
-                    .invalidation_reason
-                    .unwrap_or_else(|| "marked invalid in the file".into()),
-            );
+        if let Some(reason) = marked_invalid(file) {
+            return Some(reason);
         }
         let state = self.load(id, file);
         (!state.is_valid).then(|| {
@@ -239,6 +231,17 @@ impl StateStore {
         self.dir
             .join(format!("{}.state.json", name.replace('~', "__")))
     }
+}
+
+/// Why `file` must not run according to its own metadata (`is_valid: false`), if it says.
+pub fn marked_invalid(file: &Path) -> Option<String> {
+    let cache = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE).ok()?;
+    (!cache.metadata.is_valid).then(|| {
+        cache
+            .metadata
+            .invalidation_reason
+            .unwrap_or_else(|| "marked invalid in the file".into())
+    })
 }
 
 /// FNV-1a (64 bits) of the file's bytes, as 16 hex digits; empty when it cannot be read.
