@@ -4,8 +4,8 @@
 //! Conditional writes are the object store's own: [`PutMode::Create`] (`If-None-Match: *`)
 //! for records that must not replace anything, [`PutMode::Update`] (`If-Match: <ETag>`) for
 //! read-modify-write. `object_store` already retries S3's `409 Conflict` on concurrent
-//! `If-Match` writes; a precondition failure is reported as [`StoreError::Changed`] for the
-//! caller to read again and retry.
+//! `If-Match` writes; a precondition failure, or a conflict that persists, is reported as
+//! [`StoreError::Changed`] for the caller to read again and retry.
 
 use std::sync::Arc;
 
@@ -158,6 +158,7 @@ impl ObjectBacked {
             ..PutOptions::default()
         };
         let payload = bytes.to_vec().into();
+        let is_update = matches!(options.mode, PutMode::Update(_));
         match self
             .inner
             .put_opts(&self.location(key), payload, options)
@@ -167,6 +168,15 @@ impl ObjectBacked {
                 tag: result.e_tag.unwrap_or_default(),
                 version: result.version,
             }),
+            // S3 answers concurrent `If-Match` writes with 409 Conflict, which `object_store`
+            // retries and, when it persists, reports as `AlreadyExists`: for an update that
+            // means someone else wrote first.
+            Err(object_store::Error::AlreadyExists { .. }) if is_update => {
+                Err(StoreError::Changed {
+                    store: self.name.clone(),
+                    key: key.to_string(),
+                })
+            }
             Err(object_store::Error::AlreadyExists { .. }) => Err(StoreError::AlreadyExists {
                 store: self.name.clone(),
                 key: key.to_string(),
