@@ -20,7 +20,8 @@ command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # Chromium finds: Liberation is what Debian's chromium recommends and what it was recorded with.
 [ -e /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ] || need+=(fonts-liberation)
 # The imagehash cross-check (crates/cli/tests/imagehash_crosscheck.rs) makes a Python venv and
-# pip-installs imagehash into it; Debian ships venv's pip bootstrap (ensurepip) separately.
+# pip-installs imagehash into it, as the object-storage tests do with moto's S3 server
+# (retrace_test_support::moto); Debian ships venv's pip bootstrap (ensurepip) separately.
 if ! command -v python3 >/dev/null 2>&1; then
   need+=(python3 python3-venv)
 elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then

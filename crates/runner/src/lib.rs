@@ -11,6 +11,8 @@
 //! ([`collect::Collector`]). It never prints; the CLI parses arguments into jobs and prints.
 //!
 //! Suites of trajectories ([`suite`]) run here too: many files, in parallel, in one browser.
+//! Trajectories and run state can live in a [`store`] (a directory, or object storage such
+//! as `s3://bucket/prefix`); [`stored_replay`] replays a trajectory kept there.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
@@ -23,6 +25,8 @@ pub mod parameters;
 pub mod provider;
 pub mod record;
 pub mod replay;
+pub mod store;
+pub mod stored_replay;
 pub mod suite;
 
 pub use act::ActJob;

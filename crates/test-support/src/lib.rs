@@ -15,6 +15,7 @@ pub mod cpu_load;
 pub mod demo;
 pub mod fake_model;
 pub mod html_server;
+pub mod moto;
 pub mod nginx;
 pub mod processes;
 pub mod python;

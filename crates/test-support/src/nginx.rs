@@ -180,7 +180,7 @@ fn executable() -> PathBuf {
 }
 
 /// A port that was free a moment ago.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap_or_else(|e| panic!("bind 127.0.0.1:0: {e}"));
     listener

@@ -12,6 +12,8 @@ use retrace_report::ConsoleSink;
 use retrace_runner::Parameters;
 use retrace_runner::ReplayJob;
 use retrace_runner::parameters::parse_pair;
+use retrace_runner::store::Location;
+use retrace_runner::stored_replay::StoredTrajectory;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
@@ -33,10 +35,13 @@ use crate::output::out;
 /// Examples:
 ///   retrace replay .retrace_cache/login.json --url http://127.0.0.1:8080/ --param password=s3cret
 ///   retrace replay login.json --url http://127.0.0.1:8080/?layout=v2 --wait fixed:1.0 --json
+///   AWS_ENDPOINT_URL=http://127.0.0.1:9000 retrace replay s3://qa/flows/login.json --url ...
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ReplayArgs {
-    /// The trajectory cache file.
+    /// The trajectory cache file: a path, or `s3://bucket/prefix/name.json` (S3 settings
+    /// from the AWS_* variables, AWS_ENDPOINT_URL for S3-compatible stores); then the run is
+    /// also counted in the run state beside it (`s3://bucket/prefix/.retrace_state/`).
     pub file: PathBuf,
     /// The page to open before replaying.
     #[arg(long)]
@@ -104,8 +109,23 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         ..ReplaySettings::default()
     };
     let parameters = args.parameters.parameters();
+    let runtime = retrace_runner::runtime()?;
+    // A trajectory in object storage is read into a private folder and replayed from there.
+    let download = tempfile::Builder::new()
+        .prefix("retrace-replay-")
+        .tempdir()?;
+    let stored = match args.file.to_str().filter(|text| Location::is_remote(text)) {
+        Some(url) => {
+            let stored = StoredTrajectory::parse(url)?;
+            let (file, bytes) = runtime.block_on(stored.fetch_into(download.path()))?;
+            Some((stored, file, bytes))
+        }
+        None => None,
+    };
     let job = ReplayJob {
-        file: args.file.clone(),
+        file: stored
+            .as_ref()
+            .map_or_else(|| args.file.clone(), |(_, file, _)| file.clone()),
         url: args.url.clone(),
         size: args.size,
         settings,
@@ -127,6 +147,15 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         );
         events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
     }
-    let report = retrace_runner::runtime()?.block_on(retrace_runner::run_replay(&job, &events));
+    let report = runtime.block_on(retrace_runner::run_replay(&job, &events));
+    if let Some((stored, _, bytes)) = &stored {
+        // The run happened whatever the store says now: a state that cannot be written is a
+        // warning, as in a suite.
+        match runtime.block_on(stored.record_run(bytes, &report)) {
+            Ok(key) if !args.json => out!("run state: {}/{key}", stored.store.name()),
+            Ok(_) => {}
+            Err(error) => eprintln!("retrace: could not record the run state: {error}"),
+        }
+    }
     print_session(&report, args.json)
 }

@@ -3,11 +3,15 @@
 //! progress display and writes the reports.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::path::PathBuf;
 
 use retrace_protocol::events::Events;
 use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
+use retrace_runner::store::Location;
+use retrace_runner::store::Store;
+use retrace_runner::stored_replay::download_suite;
 use retrace_runner::suite;
 use retrace_runner::suite::Interrupt;
 use retrace_runner::suite::Schedule;
@@ -56,10 +60,14 @@ use retrace_report::suite::ReportKind;
 ///   RETRACE_PARAM_PASSWORD=s3cret retrace run --suite retrace.toml --tag smoke --report junit,json
 ///   retrace run 'flows/**/login*.json' --list
 ///   retrace run flows/ --shard 2/4 --report junit,json --out reports/
+///   AWS_ENDPOINT_URL=http://127.0.0.1:9000 retrace run s3://qa/suite/ --jobs 4
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunArgs {
-    /// Trajectory files, folders and globs (default: .retrace_cache/).
+    /// Trajectory files, folders and globs (default: .retrace_cache/); or one suite in
+    /// object storage, `s3://bucket/prefix/` (S3 settings from the AWS_* variables,
+    /// AWS_ENDPOINT_URL for S3-compatible stores), whose run state then goes to
+    /// `s3://bucket/prefix/.retrace_state/` as one record per run.
     pub paths: Vec<PathBuf>,
     /// The suite file (default: ./retrace.toml when it exists).
     #[arg(long, value_name = "FILE")]
@@ -129,9 +137,35 @@ pub struct RunArgs {
 
 /// Runs the suite and prints what happened.
 pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    let runtime = retrace_runner::runtime()?;
+    // A suite in object storage is read into a private folder and run from there; its run
+    // state goes back to the store.
+    let download = tempfile::Builder::new()
+        .prefix("retrace-suite-")
+        .tempdir()?;
+    let remote = args
+        .paths
+        .iter()
+        .filter_map(|path| path.to_str())
+        .find(|text| Location::is_remote(text));
+    let (paths, suite_file, state_store) = match remote {
+        Some(url) => {
+            let (suite_file, store) = fetch_suite(&runtime, url, &args, download.path())?;
+            (
+                vec![download.path().to_path_buf()],
+                Some(suite_file),
+                Some(store),
+            )
+        }
+        None => (
+            args.paths.clone(),
+            suite::config::suite_file_path(args.suite.as_deref()),
+            None,
+        ),
+    };
     let request = SuiteRequest {
-        paths: args.paths.clone(),
-        suite_file: suite::config::suite_file_path(args.suite.as_deref()),
+        paths,
+        suite_file,
         flags: Defaults {
             url: args.url.clone(),
             size: args.size.map(|(width, height)| format!("{width}x{height}")),
@@ -150,7 +184,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
             std::env::var(name).ok()
         })?,
     };
-    let loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
+    let mut loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
+    if let Some(url) = remote {
+        // Named after its prefix, not after the private folder it was read into.
+        let path = url.split_once("://").map_or(url, |(_, path)| path);
+        path.trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(path)
+            .clone_into(&mut loaded.name);
+    }
     if args.list {
         print_list(&loaded)?;
         return Ok(Outcome::Pass);
@@ -171,6 +214,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         suite: loaded,
         include_invalid: args.include_invalid,
         browser: args.browser.config((0, 0)),
+        state_store,
     };
     let mut events = Events::none();
     if !args.json {
@@ -179,7 +223,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
             std::io::stdout().is_terminal(),
         ));
     }
-    let report = retrace_runner::runtime()?.block_on(async {
+    let report = runtime.block_on(async {
         let interrupt = Interrupt::new();
         let watcher = tokio::spawn({
             let interrupt = interrupt.clone();
@@ -253,6 +297,35 @@ fn print_list(loaded: &suite::LoadedSuite) -> anyhow::Result<()> {
 
 fn parse_shard_mode(text: &str) -> Result<ShardMode, String> {
     text.parse()
+}
+
+/// Reads the suite at `url` (`s3://bucket/suite/`) into `dir`; returns its suite file (the
+/// store's `retrace.toml`, else an empty one, so test ids are paths inside the suite) and the
+/// store.
+fn fetch_suite(
+    runtime: &tokio::runtime::Runtime,
+    url: &str,
+    args: &RunArgs,
+    dir: &Path,
+) -> anyhow::Result<(PathBuf, Store)> {
+    if args.paths.len() != 1 {
+        anyhow::bail!("{url}: a suite in object storage is run alone; give no other paths");
+    }
+    if args.suite.is_some() {
+        anyhow::bail!(
+            "{url}: --suite does not apply to a suite in object storage; put its retrace.toml in the prefix"
+        );
+    }
+    let store = Store::open(url)?;
+    let copied = runtime.block_on(download_suite(&store, dir))?;
+    if copied == 0 {
+        anyhow::bail!("{url}: no files there");
+    }
+    let suite_file = dir.join(suite::config::SUITE_FILE);
+    if !suite_file.is_file() {
+        std::fs::write(&suite_file, "")?;
+    }
+    Ok((suite_file, store))
 }
 
 fn print_summary(report: &SuiteReport, written: &[PathBuf]) -> anyhow::Result<()> {

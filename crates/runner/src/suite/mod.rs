@@ -8,6 +8,7 @@
 //! - [`shard`]: which tests belong to `--shard I/N` (or the CI's shard variables);
 //! - [`load`]: all of the above, plus `--grep`/`--tag`: [`load::load_suite`];
 //! - [`state`]: `.retrace_state/`, what runs learn about each file, read by validators;
+//! - [`suite_state`]: that state on disk, or as run records in the suite's [`Store`];
 //! - [`schedule`]: running the tests (jobs, retries, interrupt) in a [`browsers::BrowserPool`];
 //! - [`timeline`] and [`test_report`]: a test's events and attempts into its
 //!   [`TestReport`].
@@ -25,6 +26,7 @@ pub mod plan;
 pub mod schedule;
 pub mod shard;
 pub mod state;
+pub mod suite_state;
 pub mod test_report;
 pub mod timeline;
 
@@ -45,8 +47,9 @@ pub use load::load_suite;
 pub use schedule::Schedule;
 
 use crate::browser::BrowserConfig;
+use crate::store::Store;
 use browsers::BrowserPool;
-use state::StateStore;
+use suite_state::SuiteState;
 
 /// A suite to run.
 #[derive(Debug, Clone)]
@@ -59,6 +62,9 @@ pub struct SuiteJob {
     pub include_invalid: bool,
     /// The browser the tests share.
     pub browser: BrowserConfig,
+    /// Where run state goes when the suite came from a store (`s3://bucket/suite/`): run
+    /// records under its `.retrace_state/`; `None`: `.retrace_state/` beside the suite.
+    pub state_store: Option<Store>,
 }
 
 /// How a suite ended, for the exit code.
@@ -91,16 +97,16 @@ pub fn verdict(report: &SuiteReport) -> SuiteVerdict {
 pub async fn run_suite(job: SuiteJob, events: &Events, interrupt: &Interrupt) -> SuiteReport {
     let started_at = jiff::Timestamp::now().to_string();
     let started = Instant::now();
-    let state = Arc::new(StateStore::beside(&job.suite.root));
+    let state = Arc::new(SuiteState::new(&job.suite.root, job.state_store.as_ref()));
     let mut decided: Vec<Option<TestReport>> = Vec::with_capacity(job.suite.plans.len());
     let mut runnable = Vec::new();
     for plan in &job.suite.plans {
         let report = if let Some(problem) = &plan.problem {
             Some(test_report::unrunnable(plan, problem))
-        } else if let Some(reason) = state
-            .invalid_reason(&plan.id, &plan.file)
-            .filter(|_| !job.include_invalid)
-        {
+        } else if let Some(reason) = match job.include_invalid {
+            true => None,
+            false => state.invalid_reason(&plan.id, &plan.file).await,
+        } {
             Some(test_report::skipped(
                 plan,
                 format!("invalid: {reason} (run it anyway with --include-invalid)"),

@@ -27,7 +27,7 @@ use super::browsers::BrowserPool;
 use super::interrupt::Interrupt;
 use super::plan::TestPlan;
 use super::state::RunVerdict;
-use super::state::StateStore;
+use super::suite_state::SuiteState;
 use super::test_report;
 use super::timeline::Timeline;
 use crate::replay::ReplayJob;
@@ -56,7 +56,7 @@ pub struct Schedule {
 struct Shared {
     schedule: Schedule,
     pool: Arc<BrowserPool>,
-    state: Arc<StateStore>,
+    state: Arc<SuiteState>,
     events: Events,
     interrupt: Interrupt,
 }
@@ -67,7 +67,7 @@ pub async fn run_tests(
     plans: Vec<TestPlan>,
     schedule: Schedule,
     pool: Arc<BrowserPool>,
-    state: Arc<StateStore>,
+    state: Arc<SuiteState>,
     events: &Events,
     interrupt: &Interrupt,
 ) -> Vec<TestReport> {
@@ -124,7 +124,7 @@ async fn run_one(plan: &TestPlan, shared: &Shared, semaphore: Arc<Semaphore>) ->
         },
         TestStatus::Error | TestStatus::Skipped => RunVerdict::Error,
     };
-    if let Err(error) = shared.state.record(&plan.id, &plan.file, &verdict) {
+    if let Err(error) = shared.state.record(&plan.id, &plan.file, &verdict).await {
         tracing::warn!("could not update the state of {}: {error}", plan.id);
     }
     let failure = report

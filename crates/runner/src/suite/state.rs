@@ -79,8 +79,65 @@ pub struct FailureEvidence {
     pub element: Option<ElementInfo>,
 }
 
+impl FileState {
+    /// Counts one run that ended at `at` with `verdict`; after a failure, `retire` (the
+    /// validators) gets the state so far and the failed 0-based step, and returns a reason
+    /// to retire the file, if any.
+    pub fn count_run(
+        &mut self,
+        verdict: &RunVerdict,
+        at: Timestamp,
+        retire: impl FnOnce(&FileState, u64) -> Option<String>,
+    ) {
+        self.last_run_at = Some(at);
+        match verdict {
+            RunVerdict::Passed => {
+                self.execution_attempts += 1;
+                self.last_executed_at = Some(at);
+            }
+            RunVerdict::Failed { step, message } => {
+                self.execution_attempts += 1;
+                let step_index = step.saturating_sub(1) as u64;
+                let earlier = self
+                    .failures
+                    .iter()
+                    .filter(|failure| failure.step_index == step_index)
+                    .count() as u64;
+                self.failures.push(CacheFailure {
+                    timestamp: at,
+                    step_index,
+                    error_message: message.clone(),
+                    failure_count_at_step: earlier + 1,
+                    extra: serde_json::Map::new(),
+                });
+                if let Some(reason) = retire(self, step_index) {
+                    self.is_valid = false;
+                    self.invalidation_reason = Some(reason);
+                }
+            }
+            RunVerdict::Error => {}
+        }
+    }
+}
+
+/// The validators' reason to retire a trajectory whose own metadata is `metadata`, reading
+/// `state` as its run history.
+pub fn retire_reason(
+    validators: &Validators,
+    mut metadata: retrace_cache::CacheMetadata,
+    state: &FileState,
+    step_index: u64,
+    now: Timestamp,
+) -> Option<String> {
+    metadata.execution_attempts = state.execution_attempts;
+    metadata.failures = state.failures.clone();
+    metadata.last_executed_at = state.last_executed_at;
+    validators.invalidation_reason(&metadata, Some(step_index), now)
+}
+
 /// How a run of a trajectory ended, as the state store counts it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum RunVerdict {
     /// It replayed to its end.
     Passed,
@@ -143,16 +200,8 @@ impl StateStore {
     /// Why `file` must not run: the trajectory's own metadata says it is invalid, or the
     /// state store does.
     pub fn invalid_reason(&self, id: &str, file: &Path) -> Option<String> {
-        if let Ok(cache) =
-            retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
-            && !cache.metadata.is_valid
-        {
-            return Some(
-                cache
-                    .metadata
-                    .invalidation_reason
-                    .unwrap_or_else(|| "marked invalid in the file".into()),
-            );
+        if let Some(reason) = marked_invalid(file) {
+            return Some(reason);
         }
         let state = self.load(id, file);
         (!state.is_valid).then(|| {
@@ -174,37 +223,15 @@ impl StateStore {
         // Microseconds, as askui writes timestamps (and as they read back).
         let now = Timestamp::now();
         let now = Timestamp::from_microsecond(now.as_microsecond()).unwrap_or(now);
-        state.last_run_at = Some(now);
-        match verdict {
-            RunVerdict::Passed => {
-                state.execution_attempts += 1;
-                state.last_executed_at = Some(now);
-                if let Some(screen) = state.last_failure.take().and_then(|kept| kept.screen) {
-                    let _ = std::fs::remove_file(self.dir.join(screen));
-                }
+        if matches!(verdict, RunVerdict::Passed) {
+            // A pass leaves nothing to approve: the kept screen of the last failure goes.
+            if let Some(screen) = state.last_failure.take().and_then(|kept| kept.screen) {
+                let _ = std::fs::remove_file(self.dir.join(screen));
             }
-            RunVerdict::Failed { step, message } => {
-                state.execution_attempts += 1;
-                let step_index = step.saturating_sub(1) as u64;
-                let earlier = state
-                    .failures
-                    .iter()
-                    .filter(|failure| failure.step_index == step_index)
-                    .count() as u64;
-                state.failures.push(CacheFailure {
-                    timestamp: now,
-                    step_index,
-                    error_message: message.clone(),
-                    failure_count_at_step: earlier + 1,
-                    extra: serde_json::Map::new(),
-                });
-                if let Some(reason) = self.validate(&state, file, step_index, now) {
-                    state.is_valid = false;
-                    state.invalidation_reason = Some(reason);
-                }
-            }
-            RunVerdict::Error => {}
         }
+        state.count_run(verdict, now, |state, step_index| {
+            self.validate(state, file, step_index, now)
+        });
         self.write(id, &state)?;
         Ok(state)
     }
@@ -219,12 +246,7 @@ impl StateStore {
     ) -> Option<String> {
         let cache =
             retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE).ok()?;
-        let mut metadata = cache.metadata;
-        metadata.execution_attempts = state.execution_attempts;
-        metadata.failures = state.failures.clone();
-        metadata.last_executed_at = state.last_executed_at;
-        self.validators
-            .invalidation_reason(&metadata, Some(step_index), now)
+        retire_reason(&self.validators, cache.metadata, state, step_index, now)
     }
 
     /// Keeps what the failed run of test `id` saw at its failed step: the whole screen as
@@ -290,17 +312,22 @@ fn state_name(id: &str) -> String {
     name.replace('~', "__")
 }
 
+/// Why `file` must not run according to its own metadata (`is_valid: false`), if it says.
+pub fn marked_invalid(file: &Path) -> Option<String> {
+    let cache = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE).ok()?;
+    (!cache.metadata.is_valid).then(|| {
+        cache
+            .metadata
+            .invalidation_reason
+            .unwrap_or_else(|| "marked invalid in the file".into())
+    })
+}
+
 /// FNV-1a (64 bits) of the file's bytes, as 16 hex digits; empty when it cannot be read.
 pub fn content_hash(file: &Path) -> String {
-    let Ok(bytes) = std::fs::read(file) else {
-        return String::new();
-    };
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{hash:016x}")
+    std::fs::read(file)
+        .map(|bytes| crate::store::fnv1a(&bytes))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
