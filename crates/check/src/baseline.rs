@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use serde::Deserialize;
 use serde::Serialize;
 
@@ -173,20 +172,7 @@ pub async fn approve_baseline(spec: &CheckSpec, dir: &Path) -> Result<Vec<PathBu
     let mut written = Vec::new();
     let mut fingerprint: Option<Fingerprint> = None;
     for &viewport in &spec.viewports {
-        let config = ChromiumConfig {
-            executable: spec.chromium.clone(),
-            width: viewport.width,
-            height: viewport.height,
-            ..ChromiumConfig::default()
-        };
-        let browser =
-            ChromiumBrowser::launch(&config)
-                .await
-                .map_err(|error| CheckError::Browser {
-                    executable: spec.chromium.clone(),
-                    viewport,
-                    detail: error.to_string(),
-                })?;
+        let browser = crate::run::launch_at(spec, viewport).await?;
         let result = approve_at(spec, dir, viewport, &browser, &mut written).await;
         if result.is_ok() && fingerprint.is_none() {
             fingerprint = Some(Fingerprint::of(&browser).await.map_err(&failed)?);

@@ -77,6 +77,27 @@ pub async fn run_check(spec: &CheckSpec, events: &Events) -> Result<CheckRun, Ch
     run_check_with_judge(spec, None, events).await
 }
 
+/// The check's Chromium at `viewport`: launched from `spec.chromium`, a failure naming the
+/// executable and the viewport.
+pub(crate) async fn launch_at(
+    spec: &CheckSpec,
+    viewport: Viewport,
+) -> Result<ChromiumBrowser, CheckError> {
+    let config = ChromiumConfig {
+        executable: spec.chromium.clone(),
+        width: viewport.width,
+        height: viewport.height,
+        ..ChromiumConfig::default()
+    };
+    ChromiumBrowser::launch(&config)
+        .await
+        .map_err(|error| CheckError::Browser {
+            executable: spec.chromium.clone(),
+            viewport,
+            detail: error.to_string(),
+        })
+}
+
 /// Runs the check `spec` describes (validated first); `judge` is the model asked when
 /// `spec.judge.when` calls for it (used as given: wrap it in no retrying provider, the
 /// check's own retries are logged per attempt). The whole run has `timeouts.run_ms`.
@@ -97,20 +118,7 @@ pub async fn run_check_with_judge(
         tokio::time::Instant::now() + std::time::Duration::from_millis(spec.timeouts.run_ms);
     let mut pages = Vec::new();
     for &viewport in &spec.viewports {
-        let config = ChromiumConfig {
-            executable: spec.chromium.clone(),
-            width: viewport.width,
-            height: viewport.height,
-            ..ChromiumConfig::default()
-        };
-        let browser =
-            ChromiumBrowser::launch(&config)
-                .await
-                .map_err(|error| CheckError::Browser {
-                    executable: spec.chromium.clone(),
-                    viewport,
-                    detail: error.to_string(),
-                })?;
+        let browser = launch_at(spec, viewport).await?;
         // Stored shots are only comparable in the environment they were taken in.
         let refused = match spec.stored_baseline() {
             Some(dir) => crate::baseline::environment_mismatch(dir, &browser).await,

@@ -12,11 +12,11 @@ use retrace_test_support::fake_model::FakeAnthropic;
 use serde_json::Value;
 
 use super::PASSWORD;
-use super::USERNAME;
 use super::act_cached;
 use super::hex16;
 use super::login_points;
 use super::login_script;
+use super::replay_logged_in;
 use super::retrace;
 
 /// The askui tool a step calls, without its `_tags_..._<uuid>` suffix.
@@ -108,22 +108,7 @@ fn act_records_in_askuis_tools_and_the_recording_replays() {
     );
 
     // retrace replays the askui file with its hash checks.
-    let username = format!("username={USERNAME}");
-    let password = format!("password={PASSWORD}");
-    let output = retrace(
-        &[
-            "replay",
-            file.to_str().unwrap(),
-            "--url",
-            demo.url(),
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--json",
-        ],
-        None,
-    );
+    let output = replay_logged_in(&file, demo.url(), &[]);
     let replay = summary_after_exit(&output, 0);
     assert_eq!(replay["status"], "passed", "{replay}");
     assert_eq!(

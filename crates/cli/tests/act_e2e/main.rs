@@ -133,6 +133,26 @@ fn act_cached(
     retrace(&args, Some(base_url))
 }
 
+/// `retrace replay FILE --url URL` with the demo's credentials as parameters, `extra`
+/// arguments and `--json`, with no model at all.
+fn replay_logged_in(file: &Path, url: &str, extra: &[&str]) -> Output {
+    let username = format!("username={USERNAME}");
+    let password = format!("password={PASSWORD}");
+    let mut args = vec![
+        "replay",
+        file.to_str().unwrap(),
+        "--url",
+        url,
+        "--param",
+        &username,
+        "--param",
+        &password,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    retrace(&args, None)
+}
+
 /// Every image block anywhere in a request body, as (media type or URL prefix).
 fn count_images(value: &Value) -> usize {
     match value {
@@ -392,22 +412,7 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
     }
 
     // Replay with no provider at all: no key, no base URL, and the fake hears nothing.
-    let username = format!("username={USERNAME}");
-    let password = format!("password={PASSWORD}");
-    let output = retrace(
-        &[
-            "replay",
-            file.to_str().unwrap(),
-            "--url",
-            demo.url(),
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--json",
-        ],
-        None,
-    );
+    let output = replay_logged_in(&file, demo.url(), &[]);
     let replay = summary_after_exit(&output, 0);
     assert_eq!(replay["status"], "passed");
     assert_eq!(replay["replay"]["steps_replayed"], 5, "{replay}");
@@ -510,8 +515,6 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
     let recorder = runtime.block_on(FakeAnthropic::start(recording_script));
     let dir = tempfile::tempdir().unwrap();
     let cache_dir = dir.path().join("cache");
-    let username = format!("username={USERNAME}");
-    let password = format!("password={PASSWORD}");
     let goal = "Log in as {{username}} with password {{password}}, then generate the report";
     let output = act_cached(
         goal,
@@ -610,20 +613,7 @@ fn act_hands_a_failed_replay_to_the_model_and_records_the_repair() {
     );
 
     // The repaired file replays on v2 with no model at all.
-    let output = retrace(
-        &[
-            "replay",
-            file.to_str().unwrap(),
-            "--url",
-            &v2_url,
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--json",
-        ],
-        None,
-    );
+    let output = replay_logged_in(&file, &v2_url, &[]);
     let replay = json_summary(&output);
     assert_eq!(output.status.code(), Some(0), "{replay}");
     assert_eq!(replay["status"], "passed", "{replay}");
@@ -780,23 +770,10 @@ fn act_on_a_large_viewport_scales_to_the_model_size_and_records_the_intended_con
     );
 
     let replay_events = dir.path().join("replay.jsonl");
-    let username = format!("username={USERNAME}");
-    let password = format!("password={PASSWORD}");
-    let output = retrace(
-        &[
-            "replay",
-            file.to_str().unwrap(),
-            "--url",
-            demo.url(),
-            "--param",
-            &username,
-            "--param",
-            &password,
-            "--json",
-            "--events",
-            replay_events.to_str().unwrap(),
-        ],
-        None,
+    let output = replay_logged_in(
+        &file,
+        demo.url(),
+        &["--events", replay_events.to_str().unwrap()],
     );
     let replay = summary_after_exit(&output, 0);
     assert_eq!(replay["replay"]["checks_passed"]["semantic"], 3, "{replay}");
