@@ -111,7 +111,10 @@ fn approving_the_v2_change_rerecords_step_7_and_keeps_the_old_file_beside_it() {
     assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("flow.json") && stderr.contains("step 3") && stderr.contains("step 7"),
+        stderr.contains("flow.json")
+            && stderr.contains(
+                "cannot approve step 3: it did not fail in the last failed run (step 7 did)"
+            ),
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), DEMO_RECORDING);
