@@ -75,6 +75,7 @@ use crate::record::Recording;
 use crate::record::ToolFormat;
 use crate::record::record_run;
 use crate::replay::session_log;
+use crate::stored_cache::StoredCacheDir;
 
 /// How the model acts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +158,10 @@ pub struct ActJob {
     pub cache: CacheMode,
     /// The trajectory directory.
     pub cache_dir: PathBuf,
+    /// A trajectory directory in a store instead (`s3://bucket/flows`): read into a private
+    /// folder before the run, what the run records written back after it
+    /// ([`StoredCacheDir`]); `cache_dir` is then not used.
+    pub cache_store: Option<String>,
     /// The file to record to (or, structured with execute, to replay first).
     pub cache_file: Option<String>,
     /// Parameter values.
@@ -275,6 +280,29 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
     let started = Instant::now();
     let mut report = SessionReport::new(SessionKind::Act, job.goal.clone());
     report.url = Some(job.url.clone());
+    let stored = match &job.cache_store {
+        Some(url) => match StoredCacheDir::fetch(url).await {
+            Ok(stored) => Some(stored),
+            Err(error) => {
+                report.status = SessionStatus::Error;
+                report.error = Some(error.to_string());
+                events.emit(Event::SessionFinished(Box::new(report.clone())));
+                return report;
+            }
+        },
+        None => None,
+    };
+    let in_private_folder;
+    let job = match &stored {
+        Some(stored) => {
+            in_private_folder = ActJob {
+                cache_dir: stored.path().to_owned(),
+                ..job.clone()
+            };
+            &in_private_folder
+        }
+        None => job,
+    };
     let collector = Arc::new(Collector::default());
     let tracker = Arc::new(TurnTracker::default());
     let mut events = events.clone().with(collector.clone()).with(tracker.clone());
@@ -323,6 +351,8 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
             if let Err(error) = recorded {
                 report.status = SessionStatus::Error;
                 report.error = Some(error.to_string());
+            } else if let Some(stored) = &stored {
+                upload_recording(stored, &mut report).await;
             }
         }
         Err(error) => {
@@ -333,6 +363,19 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
     report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     events.emit(Event::SessionFinished(Box::new(report.clone())));
     report
+}
+
+/// Writes what the run recorded back to its store; the summary then names the store's URLs.
+async fn upload_recording(stored: &StoredCacheDir, report: &mut SessionReport) {
+    if let Err(error) = stored.upload().await {
+        report.status = SessionStatus::Error;
+        report.error = Some(error.to_string());
+        return;
+    }
+    if let Some(act) = &mut report.act {
+        act.recorded = act.recorded.take().map(|path| stored.url_of(&path).into());
+        act.previous = act.previous.take().map(|path| stored.url_of(&path).into());
+    }
 }
 
 async fn act(

@@ -26,6 +26,7 @@ pub mod provider;
 pub mod record;
 pub mod replay;
 pub mod store;
+pub mod stored_cache;
 pub mod stored_replay;
 pub mod suite;
 

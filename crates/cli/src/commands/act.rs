@@ -10,6 +10,7 @@ use retrace_runner::ActJob;
 use retrace_runner::ActMode;
 use retrace_runner::CacheMode;
 use retrace_runner::ToolFormat;
+use retrace_runner::store::Location;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
@@ -77,7 +78,9 @@ pub struct ActArgs {
     /// saved runs), `auto` (both), `none`. Older names: write, read, both, no.
     #[arg(long, default_value = "none", value_parser = |s: &str| s.parse::<CacheMode>())]
     pub cache: CacheMode,
-    /// The trajectory directory.
+    /// The trajectory directory, or one in S3 (`s3://bucket/prefix`; credentials, region
+    /// and `AWS_ENDPOINT_URL` from the standard AWS variables): read before the run, what it
+    /// records written back after it (never over a file someone else changed meanwhile).
     #[arg(long, default_value = DEFAULT_CACHE_DIR)]
     pub cache_dir: PathBuf,
     /// The file name to record to (inside `--cache-dir`); default: a generated name.
@@ -132,6 +135,11 @@ impl ActArgs {
             tool_format: self.tool_format,
             cache: self.cache,
             cache_dir: self.cache_dir.clone(),
+            cache_store: self
+                .cache_dir
+                .to_str()
+                .filter(|text| Location::is_remote(text))
+                .map(str::to_owned),
             cache_file: self.cache_file.clone(),
             parameters: self.parameters.parameters(),
             events_log: self.events.clone(),
