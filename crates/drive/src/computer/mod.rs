@@ -211,14 +211,32 @@ impl ComputerTool {
         Ok(released?)
     }
 
-    /// Waits for the screen to settle after an action.
+    /// Waits for the screen to settle after an action: on a browser, the network quiet and
+    /// no navigation under way (a form submission's document load is one even when its
+    /// request was not seen in flight), each for `settle_ms`, within `settle_timeout_ms` in
+    /// all. The screenshot that follows is what a recording stores as the action's effect,
+    /// so it must not show the page the action is leaving.
     async fn settle(&self) {
         match self.backend.as_browser() {
             // Not an error when it times out: some pages poll forever.
             Some(browser) => {
+                let started = std::time::Instant::now();
+                let timeout = Duration::from_millis(self.config.settle_timeout_ms);
+                let quiet = Duration::from_millis(self.config.settle_ms);
                 let _ = browser
                     .wait_for_network_idle(self.config.settle_ms, self.config.settle_timeout_ms)
                     .await;
+                while started.elapsed() < timeout {
+                    match browser.page_activity().await {
+                        Ok(activity)
+                            if activity.navigation_pending
+                                || activity.navigation_quiet_for < quiet =>
+                        {
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                        }
+                        _ => break,
+                    }
+                }
             }
             None => tokio::time::sleep(Duration::from_millis(self.config.settle_ms)).await,
         }
