@@ -42,6 +42,17 @@ fn patient() -> ReplaySettings {
     }
 }
 
+/// Shows `screen` (the control at `CONTROL_BOX`) with a square blinking in the far corner,
+/// for every screenshot a step could take: a change nowhere near the control.
+fn blink_far_from_the_control(world: &World, screen: &retrace_vision::Image) {
+    let blinking = squares(&[(40, 80), (80, 120), (200, 200)]);
+    world.queue(
+        (0..4000)
+            .map(|frame| if frame % 2 == 0 { &blinking } else { screen }.clone())
+            .collect(),
+    );
+}
+
 fn as_json(element: &retrace_protocol::element::ElementInfo) -> Value {
     serde_json::to_value(element).unwrap()
 }
@@ -100,19 +111,7 @@ async fn a_change_far_from_the_control_does_not_hold_a_failing_step() {
             ..PageModel::default()
         },
     );
-    // A square blinking in the far corner for every screenshot the step could take.
-    let blinking = squares(&[(40, 80), (80, 120), (200, 200)]);
-    world.queue(
-        (0..4000)
-            .map(|frame| {
-                if frame % 2 == 0 {
-                    blinking.clone()
-                } else {
-                    screen.clone()
-                }
-            })
-            .collect(),
-    );
+    blink_far_from_the_control(&world, &screen);
     let settings = ReplaySettings {
         search_radius: 10,
         step_timeout: Duration::from_secs(20),
@@ -206,18 +205,7 @@ async fn typing_waits_for_the_focused_field_to_be_still_not_the_whole_screen() {
             ..PageModel::default()
         },
     );
-    let blinking = squares(&[(40, 80), (80, 120), (200, 200)]);
-    world.queue(
-        (0..4000)
-            .map(|frame| {
-                if frame % 2 == 0 {
-                    blinking.clone()
-                } else {
-                    screen.clone()
-                }
-            })
-            .collect(),
-    );
+    blink_far_from_the_control(&world, &screen);
     let settings = ReplaySettings {
         step_timeout: Duration::from_secs(20),
         ..patient()
