@@ -19,6 +19,26 @@ body { margin: 0; font: 16px sans-serif; background: #fff; }
 <button id="go" type="submit">Log in</button>
 </form></body></html>"#;
 
+/// A one-button form to `/dashboard` on a page whose main thread is busy for 800 ms after the
+/// button is clicked (eight queued tasks of 100 ms): the navigation starts only after the
+/// network has been quiet for longer than the computer tool's settle time, as when a loaded
+/// machine starves the page.
+pub const SLOW_SUBMIT_HTML: &str = r#"<!doctype html><html><head><title>Log in</title><style>
+body { margin: 0; font: 16px sans-serif; background: #fff; }
+#go { position: absolute; left: 100px; top: 200px; width: 100px; height: 30px; }
+</style></head><body>
+<form action="/dashboard" method="get">
+<input type="hidden" name="user" value="slow">
+<button id="go" type="submit">Log in</button>
+</form>
+<script>
+document.getElementById('go').addEventListener('click', () => {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => { const end = performance.now() + 100; while (performance.now() < end) {} };
+  for (let i = 0; i < 8; i++) channel.port2.postMessage(null);
+});
+</script></body></html>"#;
+
 /// The page the login form leads to: a green banner greeting the user.
 pub const DASHBOARD_HTML: &str = r#"<!doctype html><html><head><title>Dashboard</title><style>
 body { margin: 0; font: 16px sans-serif; }
@@ -65,6 +85,7 @@ pub fn serve_pages() -> retrace_test_support::html_server::HtmlServer {
         ("/dashboard", DASHBOARD_HTML),
         ("/input", INPUT_HTML),
         ("/square", SQUARE_HTML),
+        ("/slow-submit", SLOW_SUBMIT_HTML),
     ])
 }
 

@@ -35,6 +35,31 @@ async fn active_id(page: &ChromiumPage) -> Value {
     page.evaluate("document.activeElement.id").await.unwrap()
 }
 
+/// The screenshot an action returns (the one a recording stores as the action's effect) shows
+/// where a form submission led, even when the page's main thread started that navigation long
+/// after the click was delivered and the network had been quiet for a while.
+#[tokio::test]
+async fn a_click_that_submits_a_form_late_returns_the_page_it_led_to() {
+    retrace_test_support::require!(Chromium);
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/slow-submit")).await;
+    let tool = tool_on(&page, ComputerToolConfig::default()).await;
+
+    let after = tool
+        .call(json!({"action": "left_click", "coordinate": [150, 215]}))
+        .await
+        .unwrap();
+
+    let after = retrace_vision::decode_png(&after.screenshot.unwrap().png).unwrap();
+    let rgba = after.to_rgba();
+    let at = ((10 * after.width() + 640) * 4) as usize;
+    assert_eq!(
+        rgba[at..at + 3].to_vec(),
+        vec![0, 170, 0],
+        "the screenshot shows the dashboard's green banner"
+    );
+}
+
 /// The acceptance scenario on a local login page: clicks at coordinates, typing,
 /// Tab and Return only.
 #[tokio::test]
