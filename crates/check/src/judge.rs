@@ -1,9 +1,11 @@
 //! Asking the model judge about one attempt, and what its answer does to the verdict.
 //!
 //! **When** ([`should_ask`]): never for identical bytes; with [`JudgeWhen::Noise`] only when
-//! every difference the deterministic layers found is a pixel box (no console error, no
-//! changed page size) and the differing pixels are at or under the hard ceiling
-//! ([`JudgeOptions::ceiling_ratio`] of the page): differences that might be noise; with
+//! every difference the deterministic layers found is a styling box (pixels changed under
+//! elements that are all still there, with the same text, at the same place) and the
+//! differing pixels are at or under the hard ceiling ([`JudgeOptions::ceiling_ratio`] of the
+//! page): differences that might be noise. A moved, relabelled, removed or added element, a
+//! console error or a changed page size is a fact the DOM shows, never noise. With
 //! [`JudgeWhen::Always`] whenever the screenshots differ (to explain).
 //!
 //! **How** ([`ask`]): the cache first (keyed by both screenshots, the masks, the model and
@@ -14,8 +16,8 @@
 //! ERROR, and the check's own retries (logged per attempt) try again.
 //!
 //! **Then** ([`combine`]): a judge's ERROR is the attempt's ERROR; its FAIL adds its
-//! differences; its PASS clears the pixel boxes it was asked about, never a console error or
-//! a changed page size.
+//! differences; its PASS clears the styling boxes it was asked about, never a structural
+//! change, a console error or a changed page size.
 
 use base64::Engine;
 use retrace_llm::MessageRequest;
@@ -23,6 +25,7 @@ use retrace_llm::VlmProvider;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
 use retrace_protocol::events::Difference;
+use retrace_protocol::events::DifferenceKind;
 use retrace_protocol::events::JudgeRecord;
 use retrace_protocol::events::Verdict;
 
@@ -61,9 +64,10 @@ pub fn over_ceiling(comparison: &PixelComparison, options: &JudgeOptions) -> boo
     comparison.diff_pixels as f64 / total as f64 > options.ceiling_ratio
 }
 
-/// A difference the judge may overrule: a box of changed pixels.
+/// A difference the judge may overrule: a box of pixels that changed under the same
+/// elements (a colour, an image, anti-aliasing), which rendering noise can also produce.
 fn overrulable(difference: &Difference) -> bool {
-    difference.region.is_some()
+    difference.region.is_some() && difference.kind == DifferenceKind::Styling
 }
 
 /// Whether the judge is asked about this attempt (see the module docs).
@@ -246,6 +250,13 @@ mod tests {
             difference(false, DifferenceKind::ConsoleError),
         ];
         assert!(!should_ask(&noise, &comparison(5, false), &console));
+        let moved = vec![boxed[0].clone(), difference(true, DifferenceKind::Layout)];
+        assert!(
+            !should_ask(&noise, &comparison(5, false), &moved),
+            "a moved element is not noise"
+        );
+        let relabelled = vec![difference(true, DifferenceKind::Content)];
+        assert!(!should_ask(&noise, &comparison(5, false), &relabelled));
         let always = JudgeOptions {
             when: JudgeWhen::Always,
             ..noise.clone()

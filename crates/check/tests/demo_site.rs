@@ -2,7 +2,8 @@
 //! servers play "production" (the baseline variant) and "refactored" (a candidate variant).
 //!
 //! - Every page against itself and against the identical-markup refactor is PASS, a few runs
-//!   in a row (`RETRACE_CHECK_RUNS=20` for the 20 runs).
+//!   in a row (`RETRACE_CHECK_RUNS=20` for the 20 runs; the seeded regressions and
+//!   the console error are checked as many times).
 //! - Each seeded regression is FAIL with the right difference type and a box overlapping the
 //!   demo's documented box of the change; the console error is a `console_error` difference.
 //! - The page that never loads is ERROR after the configured retries, every attempt logged;
@@ -226,19 +227,26 @@ async fn a_console_error_only_the_candidate_logs_fails_as_console_error() {
     let baseline = serve(Variant::Baseline).await;
     let candidate = serve(Variant::ConsoleError).await;
     let path = seeded_change(Variant::ConsoleError).unwrap().path;
-    let (spec, _out) = spec(&baseline, &candidate, &[path]);
-    let result = run_check(&spec, &Events::none()).await.unwrap();
-    let page = &result.pages[0];
-    assert_eq!(page.verdict, Verdict::Fail, "{}", summary(&result.pages));
-    let kinds: Vec<_> = page.differences.iter().map(|d| d.kind).collect();
-    assert!(
-        kinds.iter().all(|k| *k == DifferenceKind::ConsoleError) && kinds.len() == 2,
-        "a console.error and an uncaught exception, nothing else: {:?}",
-        page.differences
-    );
-    let text = serde_json::to_string(&page.differences).unwrap();
-    assert!(text.contains("seeded console error"), "{text}");
-    assert!(text.contains("seeded uncaught exception"), "{text}");
+    for run in 1..=runs() {
+        let (spec, _out) = spec(&baseline, &candidate, &[path]);
+        let result = run_check(&spec, &Events::none()).await.unwrap();
+        let page = &result.pages[0];
+        assert_eq!(
+            page.verdict,
+            Verdict::Fail,
+            "run {run}: {}",
+            summary(&result.pages)
+        );
+        let kinds: Vec<_> = page.differences.iter().map(|d| d.kind).collect();
+        assert!(
+            kinds.iter().all(|k| *k == DifferenceKind::ConsoleError) && kinds.len() == 2,
+            "run {run}: a console.error and an uncaught exception, nothing else: {:?}",
+            page.differences
+        );
+        let text = serde_json::to_string(&page.differences).unwrap();
+        assert!(text.contains("seeded console error"), "{text}");
+        assert!(text.contains("seeded uncaught exception"), "{text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

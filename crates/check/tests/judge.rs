@@ -316,6 +316,22 @@ async fn a_pass_while_the_pixels_are_over_the_ceiling_is_an_error() {
     assert_eq!(fake.requests().len(), 1);
 }
 
+/// A moved element is a fact the DOM shows, not noise: with the judge asked about noise only,
+/// a 4 px shift (far under the default ceiling) is a FAIL the model never hears of.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shift_is_not_noise_and_the_judge_is_not_asked() {
+    require!(Chromium);
+    let baseline = serve(Variant::Baseline).await;
+    let candidate = serve(Variant::Shift).await;
+    let path = seeded_change(Variant::Shift).unwrap().path;
+    let fake = FakeAnthropic::start(vec![answer("PASS", 97, json!([]))]).await;
+    let (spec, _out) = spec(&baseline, &candidate, path, JudgeWhen::Noise);
+    let (_, page) = check(&spec, &fake, &Events::none()).await;
+    assert_eq!(page.verdict, Verdict::Fail, "{page:?}");
+    assert!(page.judge.is_none(), "{page:?}");
+    assert_eq!(fake.requests().len(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn identical_pages_never_ask_the_judge() {
     require!(Chromium);

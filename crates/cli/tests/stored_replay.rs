@@ -129,6 +129,15 @@ async fn a_suite_runs_from_s3_and_keeps_its_run_state_there() {
         assert_eq!(report["totals"]["passed"], 1, "{report:#}");
         assert_eq!(report["tests"][0]["id"], "flows/login.json", "{report:#}");
         assert_eq!(report["name"], "smoke", "{report:#}");
+        // The report names the file where it lives, not the private copy the run read.
+        let url = "s3://retrace-suites/smoke/flows/login.json";
+        assert_eq!(report["tests"][0]["file"], url, "{report:#}");
+        assert_eq!(report["tests"][0]["attempts"][0]["name"], url, "{report:#}");
+        let rerun = report["tests"][0]["rerun"].as_str().unwrap();
+        assert!(
+            rerun.starts_with(&format!("retrace replay {url} --url ")),
+            "{rerun}"
+        );
     }
     let state = RunRecords::new(suite.clone())
         .load("flows/login.json", trajectory)

@@ -36,8 +36,9 @@ use crate::outcome::Outcome;
 ///
 /// With `--judge`, a model (`--provider`, `--model`, as `act` takes them) is shown both
 /// screenshots, the diff image and the differences when they may be noise (every difference
-/// a pixel box, at most `--judge-ceiling` of the page); `--judge=always` asks whenever the
-/// pixels differ. Its PASS under `--min-confidence`, or above the ceiling, is an ERROR; its
+/// a styling box: pixels changed under unchanged elements, at most `--judge-ceiling` of the
+/// page; a moved, relabelled, removed or added element is never noise); `--judge=always` asks
+/// whenever the pixels differ, and its PASS clears only styling boxes. Its PASS under `--min-confidence`, or above the ceiling, is an ERROR; its
 /// PASS listing differences a FAIL. Judgements are cached under OUT/judgements, so an
 /// unchanged page is never judged twice.
 ///

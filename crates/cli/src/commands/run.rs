@@ -186,6 +186,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     };
     let mut loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
     if let Some(url) = remote {
+        // Reports and rerun commands name each file at its URL, not its private copy.
+        for plan in &mut loaded.plans {
+            plan.origin = Some(format!("{}/{}", url.trim_end_matches('/'), plan.id));
+        }
         // Named after its prefix, not after the private folder it was read into.
         let path = url.split_once("://").map_or(url, |(_, path)| path);
         path.trim_end_matches('/')

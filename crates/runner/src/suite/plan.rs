@@ -48,6 +48,9 @@ pub struct TestPlan {
     pub id: String,
     /// The trajectory file.
     pub file: PathBuf,
+    /// Where the file lives when `file` is a private copy of it: its URL in object storage
+    /// (`s3://bucket/suite/flows/login.json`), which reports and the rerun command name.
+    pub origin: Option<String>,
     /// The page to open.
     pub url: Option<String>,
     /// The viewport, when set; else the file's recorded size.
@@ -63,6 +66,15 @@ pub struct TestPlan {
     pub tags: Vec<String>,
     /// Why it cannot run, if it cannot.
     pub problem: Option<String>,
+}
+
+impl TestPlan {
+    /// The file as users know it: its origin when it was copied from a store, else its path.
+    pub fn shown_file(&self) -> String {
+        self.origin
+            .clone()
+            .unwrap_or_else(|| self.file.display().to_string())
+    }
 }
 
 impl PlanInputs {
@@ -126,6 +138,7 @@ impl PlanInputs {
         TestPlan {
             id,
             file: file.to_owned(),
+            origin: None,
             url: settings.url,
             size,
             settings: replay,

@@ -161,7 +161,7 @@ async fn attempts(plan: &TestPlan, shared: &Shared) -> TestReport {
         timeline = Arc::new(Timeline::default());
         let events = Events::none().with(timeline.clone());
         let job = replay_job(plan, shared, evidence.as_ref());
-        let report = match shared.pool.get(job.viewport()).await {
+        let mut report = match shared.pool.get(job.viewport()).await {
             Ok(browser) => run_replay_in(&job, &browser, &events).await,
             Err(error) => {
                 let mut report = SessionReport::new(SessionKind::Replay, plan.id.clone());
@@ -170,6 +170,8 @@ async fn attempts(plan: &TestPlan, shared: &Shared) -> TestReport {
                 report
             }
         };
+        // Named as users know the file, not after a private copy of it.
+        report.name = plan.shown_file();
         let again = test_report::is_retryable(&report) && attempt <= shared.schedule.retries;
         attempts.push(report);
         if !again {

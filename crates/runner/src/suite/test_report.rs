@@ -2,6 +2,7 @@
 //! is never retried; an infrastructure error is retried, and a pass after one is flaky), the
 //! failed 1-based step, and the command that reruns the test alone.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use retrace_protocol::events::Artifacts;
@@ -66,11 +67,11 @@ pub fn skipped(plan: &TestPlan, reason: impl Into<String>) -> TestReport {
 pub fn unrunnable(plan: &TestPlan, problem: &str) -> TestReport {
     let mut attempt = SessionReport::new(
         retrace_protocol::events::SessionKind::Replay,
-        plan.file.display().to_string(),
+        plan.shown_file(),
     );
     attempt.status = SessionStatus::Error;
     attempt.url.clone_from(&plan.url);
-    attempt.error = Some(format!("{}: {problem}", plan.file.display()));
+    attempt.error = Some(format!("{}: {problem}", plan.shown_file()));
     TestReport {
         attempts: vec![attempt],
         ..base(plan, TestStatus::Error)
@@ -81,7 +82,10 @@ fn base(plan: &TestPlan, status: TestStatus) -> TestReport {
     TestReport {
         id: plan.id.clone(),
         kind: TestKind::Replay,
-        file: plan.file.clone(),
+        file: plan
+            .origin
+            .as_ref()
+            .map_or_else(|| plan.file.clone(), PathBuf::from),
         status,
         tags: plan.tags.clone(),
         skip_reason: None,
@@ -102,7 +106,7 @@ pub fn rerun_command(plan: &TestPlan) -> String {
     let mut words = vec![
         "retrace".to_owned(),
         "replay".to_owned(),
-        quote(&plan.file.display().to_string()),
+        quote(&plan.shown_file()),
     ];
     if let Some(url) = &plan.url {
         words.push(format!("--url {}", quote(url)));

@@ -17,6 +17,7 @@ fn plan() -> TestPlan {
     TestPlan {
         id: "flows/login.json".into(),
         file: PathBuf::from("flows/login.json"),
+        origin: None,
         url: Some("http://127.0.0.1:8080/?layout=v2".into()),
         size: None,
         settings: ReplaySettings::default(),
