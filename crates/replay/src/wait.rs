@@ -189,7 +189,9 @@ impl Waiter<'_> {
         loop {
             let asked_at = started.elapsed();
             let screen = self.capture(View::Rendered).await?;
+            let captured = started.elapsed();
             let busy = self.page_busy().await;
+            let probed = started.elapsed();
             // Where the step's control could be: its region and the search around it. A
             // change elsewhere (a progress bar in a corner) does not keep this step waiting.
             let watched = at.map(|at| {
@@ -201,6 +203,9 @@ impl Waiter<'_> {
             tracing::debug!(
                 step = step.number(),
                 at_ms = asked_at.as_millis() as u64,
+                capture_ms = (captured - asked_at).as_millis() as u64,
+                probe_ms = (probed - captured).as_millis() as u64,
+                look_ms = (started.elapsed() - probed).as_millis() as u64,
                 busy = busy.as_deref().unwrap_or("no"),
                 still_ms = settling.last_activity.elapsed().as_millis() as u64,
                 passed = verdict.passed(),
