@@ -50,14 +50,20 @@ async fn a_click_that_submits_a_form_late_returns_the_page_it_led_to() {
         .await
         .unwrap();
 
-    let after = retrace_vision::decode_png(&after.screenshot.unwrap().png).unwrap();
-    let rgba = after.to_rgba();
-    let at = ((10 * after.width() + 640) * 4) as usize;
     assert_eq!(
-        rgba[at..at + 3].to_vec(),
+        banner_colour(&after),
         vec![0, 170, 0],
         "the screenshot shows the dashboard's green banner"
     );
+}
+
+/// The RGB at (640, 10) of an action's screenshot: in the dashboard's banner, if it shows.
+fn banner_colour(output: &retrace_drive::tool::ToolOutput) -> Vec<u8> {
+    let png = &output.screenshot.as_ref().unwrap().png;
+    let image = retrace_vision::decode_png(png).unwrap();
+    let rgba = image.to_rgba();
+    let at = ((10 * image.width() + 640) * 4) as usize;
+    rgba[at..at + 3].to_vec()
 }
 
 /// The acceptance scenario on a local login page: clicks at coordinates, typing,
@@ -92,16 +98,9 @@ async fn logs_in_with_clicks_typing_tab_and_return_only() {
         "document.getElementById('welcome').textContent === 'Welcome, demo'",
     )
     .await;
-    let before = retrace_vision::decode_png(&before.screenshot.unwrap().png).unwrap();
-    let after = retrace_vision::decode_png(&after.screenshot.unwrap().png).unwrap();
     // The green banner of the dashboard is in the screenshot the last action returned.
-    let green = |image: &retrace_vision::Image| {
-        let rgba = image.to_rgba();
-        let at = ((10 * image.width() + 640) * 4) as usize;
-        rgba[at..at + 3].to_vec()
-    };
-    assert_eq!(green(&before), vec![255, 255, 255]);
-    assert_eq!(green(&after), vec![0, 170, 0]);
+    assert_eq!(banner_colour(&before), vec![255, 255, 255]);
+    assert_eq!(banner_colour(&after), vec![0, 170, 0]);
 }
 
 #[tokio::test]
