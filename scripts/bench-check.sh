@@ -10,13 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 jobs="${1:-4}"
-if [ "${BENCH_DEBUG:-0}" = 1 ]; then
-  cargo build --locked -p retrace-cli >/dev/null
-  retrace="$CARGO_TARGET_DIR/debug/retrace"
-else
-  cargo build --release --locked -p retrace-cli >/dev/null
-  retrace="$CARGO_TARGET_DIR/release/retrace"
-fi
+build_retrace_for_bench
 work="$(mktemp -d)"
 trap 'kill "${baseline_pid:-}" "${candidate_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 

@@ -18,13 +18,7 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 runs="${1:-40}"
 latency="${2:-300}"
-if [ "${BENCH_DEBUG:-0}" = 1 ]; then
-  cargo build --locked -p retrace-cli >/dev/null
-  retrace="$CARGO_TARGET_DIR/debug/retrace"
-else
-  cargo build --release --locked -p retrace-cli >/dev/null
-  retrace="$CARGO_TARGET_DIR/release/retrace"
-fi
+build_retrace_for_bench
 CACHE="$HOME/.cache/retrace-bench"
 if ! "$CACHE/venv/bin/python" -c 'import playwright' 2>/dev/null; then
   python3 -m venv "$CACHE/venv"

@@ -39,3 +39,16 @@ fi
 # The cargo target directory lives outside the checkout so rebuilds stay incremental.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/retrace-target}"
 mkdir -p "$CARGO_TARGET_DIR"
+
+# Builds the `retrace` binary for a benchmark and sets $retrace to it: the release build, or
+# with BENCH_DEBUG=1 the debug one (skipping the release build: only ratios between retrace
+# runs then mean anything).
+build_retrace_for_bench() {
+  if [ "${BENCH_DEBUG:-0}" = 1 ]; then
+    cargo build --locked -p retrace-cli >/dev/null
+    retrace="$CARGO_TARGET_DIR/debug/retrace"
+  else
+    cargo build --release --locked -p retrace-cli >/dev/null
+    retrace="$CARGO_TARGET_DIR/release/retrace"
+  fi
+}

@@ -25,9 +25,8 @@ use retrace_protocol::events::Events;
 use retrace_protocol::events::MemorySink;
 use retrace_protocol::events::TestStatus;
 use retrace_protocol::events::Verdict;
-use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoServer;
-use retrace_test_support::demo::start_demo;
+use retrace_test_support::demo::start_variant;
 use retrace_test_support::require;
 
 const CONTENT: [&str; 5] = [
@@ -60,14 +59,6 @@ fn runs() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2)
-}
-
-async fn serve(variant: Variant) -> DemoServer {
-    start_demo(DemoConfig {
-        variant,
-        ..DemoConfig::default()
-    })
-    .await
 }
 
 fn spec(
@@ -111,8 +102,8 @@ fn summary(pages: &[retrace_protocol::events::PageCheck]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_against_themselves_and_the_identical_markup_refactor_pass() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let refactor = serve(Variant::IdenticalMarkup).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let refactor = start_variant(Variant::IdenticalMarkup).await;
     let mut pages: Vec<&str> = CONTENT.to_vec();
     pages.extend(UNSTEADY);
     let only = only_pages();
@@ -173,10 +164,10 @@ const SEEDED: [(Variant, DifferenceKind, ChangeKind); 4] = [
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_seeded_regression_fails_with_its_type_and_box() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
+    let baseline = start_variant(Variant::Baseline).await;
     for run in 1..=runs() {
         for (variant, kind, change) in SEEDED {
-            let candidate = serve(variant).await;
+            let candidate = start_variant(variant).await;
             let seeded = seeded_change(variant).unwrap();
             let documented = seeded_change_box(variant, seeded.path).unwrap();
             let (spec, _out) = spec(&baseline, &candidate, &[seeded.path]);
@@ -224,8 +215,8 @@ async fn each_seeded_regression_fails_with_its_type_and_box() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_console_error_only_the_candidate_logs_fails_as_console_error() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::ConsoleError).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::ConsoleError).await;
     let path = seeded_change(Variant::ConsoleError).unwrap().path;
     for run in 1..=runs() {
         let (spec, _out) = spec(&baseline, &candidate, &[path]);
@@ -252,8 +243,8 @@ async fn a_console_error_only_the_candidate_logs_fails_as_console_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_that_never_loads_is_an_error_after_its_retries() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::NeverLoads).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::NeverLoads).await;
     let path = seeded_change(Variant::NeverLoads).unwrap().path;
     let (mut spec, _out) = spec(&baseline, &candidate, &[path]);
     // The page never loads, so this limit is always reached; the baseline loads in far less.
@@ -297,8 +288,8 @@ async fn a_page_that_never_loads_is_an_error_after_its_retries() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_out_of_its_total_time_is_an_error_naming_the_limit_and_not_retried() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::NeverLoads).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::NeverLoads).await;
     let path = seeded_change(Variant::NeverLoads).unwrap().path;
     let (mut spec, _out) = spec(&baseline, &candidate, &[path]);
     // The page never loads: its 3 s total ends long before the 60 s navigation limit would.

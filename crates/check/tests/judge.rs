@@ -32,23 +32,14 @@ use retrace_protocol::events::MemorySink;
 use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::TestStatus;
 use retrace_protocol::events::Verdict;
-use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoServer;
-use retrace_test_support::demo::start_demo;
+use retrace_test_support::demo::start_variant;
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::require;
 use serde_json::json;
 
 const CONTEXT: &str = "src/features/icon.css:12 (colour token renamed)";
-
-async fn serve(variant: Variant) -> DemoServer {
-    start_demo(DemoConfig {
-        variant,
-        ..DemoConfig::default()
-    })
-    .await
-}
 
 /// A judge's answer in the comparison schema.
 fn answer(verdict: &str, confidence: u32, differences: serde_json::Value) -> ScriptStep {
@@ -120,8 +111,8 @@ fn colour_path() -> &'static str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_judges_pass_overrules_noise_and_a_rerun_asks_no_model() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::Colour).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Colour).await;
     let fake = FakeAnthropic::start(vec![answer("PASS", 95, json!([]))]).await;
     let (spec, _out) = spec(&baseline, &candidate, colour_path(), JudgeWhen::Noise);
 
@@ -156,8 +147,8 @@ async fn a_judges_pass_overrules_noise_and_a_rerun_asks_no_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_judges_fail_is_a_fail_with_its_differences_and_never_retried() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::Colour).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Colour).await;
     let fake = FakeAnthropic::start(vec![answer("FAIL", 90, icon_lighter())]).await;
     let (mut spec, _out) = spec(&baseline, &candidate, colour_path(), JudgeWhen::Noise);
     spec.retry.retries = 2;
@@ -177,8 +168,8 @@ async fn a_judges_fail_is_a_fail_with_its_differences_and_never_retried() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_that_never_loads_is_an_error_and_no_model_is_asked() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::NeverLoads).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::NeverLoads).await;
     let path = seeded_change(Variant::NeverLoads).unwrap().path;
     let fake = FakeAnthropic::start(vec![answer("PASS", 99, json!([]))]).await;
     let (mut spec, _out) = spec(&baseline, &candidate, path, JudgeWhen::Always);
@@ -196,8 +187,8 @@ async fn a_page_that_never_loads_is_an_error_and_no_model_is_asked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transient_model_failure_is_retried_and_every_attempt_logged() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::Colour).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Colour).await;
     let fake = FakeAnthropic::start(vec![
         ScriptStep::server_error(500),
         answer("PASS", 92, json!([])),
@@ -242,8 +233,8 @@ async fn a_transient_model_failure_is_retried_and_every_attempt_logged() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_judge_slower_than_the_shared_model_timeout_is_an_error_naming_it() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::Colour).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Colour).await;
     // Far slower than the limit: the answer can never come in time.
     let slow = answer("PASS", 95, json!([])).delayed(Duration::from_secs(600));
     let fake = FakeAnthropic::start(vec![slow]).await;
@@ -264,8 +255,8 @@ async fn a_judge_slower_than_the_shared_model_timeout_is_an_error_naming_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unusable_unsure_or_contradictory_answers_follow_the_rules() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::Colour).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Colour).await;
     let fake = FakeAnthropic::start(vec![
         ScriptStep::text(r#"{"verdict": "PASS", "confidence": 9"#),
         answer("PASS", 79, json!([])),
@@ -302,8 +293,8 @@ async fn unusable_unsure_or_contradictory_answers_follow_the_rules() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pass_while_the_pixels_are_over_the_ceiling_is_an_error() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::Shift).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Shift).await;
     let path = seeded_change(Variant::Shift).unwrap().path;
     let fake = FakeAnthropic::start(vec![answer("PASS", 97, json!([]))]).await;
     // A hard ceiling of no differing pixel at all: the moved card is above it.
@@ -321,8 +312,8 @@ async fn a_pass_while_the_pixels_are_over_the_ceiling_is_an_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shift_is_not_noise_and_the_judge_is_not_asked() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::Shift).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Shift).await;
     let path = seeded_change(Variant::Shift).unwrap().path;
     let fake = FakeAnthropic::start(vec![answer("PASS", 97, json!([]))]).await;
     let (spec, _out) = spec(&baseline, &candidate, path, JudgeWhen::Noise);
@@ -335,8 +326,8 @@ async fn a_shift_is_not_noise_and_the_judge_is_not_asked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn identical_pages_never_ask_the_judge() {
     require!(Chromium);
-    let baseline = serve(Variant::Baseline).await;
-    let candidate = serve(Variant::IdenticalMarkup).await;
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::IdenticalMarkup).await;
     let fake = FakeAnthropic::start(vec![answer("FAIL", 90, icon_lighter())]).await;
     let (spec, _out) = spec(&baseline, &candidate, "/site/features", JudgeWhen::Always);
     let (_, page) = check(&spec, &fake, &Events::none()).await;

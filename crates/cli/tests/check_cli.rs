@@ -8,7 +8,6 @@
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
 use retrace_test_support::cli::runtime;
-use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
@@ -16,18 +15,11 @@ use retrace_test_support::require;
 
 const BIN: &str = env!("CARGO_BIN_EXE_retrace");
 
-fn demo(variant: retrace_demo::Variant) -> DemoThread {
-    DemoThread::start(DemoConfig {
-        variant,
-        ..DemoConfig::default()
-    })
-}
-
 #[test]
 fn a_shifted_page_fails_an_unchanged_page_passes_and_the_exit_code_says_so() {
     require!(Chromium);
-    let baseline = demo(retrace_demo::Variant::Baseline);
-    let candidate = demo(retrace_demo::Variant::Shift);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Shift);
     let out = tempfile::tempdir().unwrap();
     let out_dir = out.path().to_str().unwrap();
     let common = [
@@ -97,8 +89,8 @@ fn a_bad_spec_is_an_error_naming_the_file_and_field() {
 #[test]
 fn a_judge_overrules_noise_and_a_rerun_is_served_from_its_cache() {
     require!(Chromium);
-    let baseline = demo(retrace_demo::Variant::Baseline);
-    let candidate = demo(retrace_demo::Variant::Colour);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Colour);
     let runtime = runtime();
     let answer = r#"{"verdict":"PASS","confidence":93,"visual_differences":[],"summary":"same"}"#;
     let fake = runtime.block_on(FakeAnthropic::start(vec![ScriptStep::text(answer)]));

@@ -18,19 +18,11 @@ use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_test_support::cli::run_retrace;
-use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::require;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_retrace");
-
-fn demo(variant: retrace_demo::Variant) -> DemoThread {
-    DemoThread::start(DemoConfig {
-        variant,
-        ..DemoConfig::default()
-    })
-}
 
 fn check(args: &[&str]) -> std::process::Output {
     let mut all = vec!["check", "--retries", "0"];
@@ -105,8 +97,8 @@ fn open_offline(file: &Path) -> (Value, Vec<String>, String) {
 #[test]
 fn a_fail_is_reported_offline_with_both_shots_the_diff_the_boxes_and_the_thresholds() {
     require!(Chromium);
-    let baseline = demo(retrace_demo::Variant::Baseline);
-    let candidate = demo(retrace_demo::Variant::Shift);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Shift);
     let out = tempfile::tempdir().unwrap();
     let output = check(&[
         "--baseline",
@@ -167,8 +159,8 @@ fn a_fail_is_reported_offline_with_both_shots_the_diff_the_boxes_and_the_thresho
 #[test]
 fn a_stored_baseline_fails_until_approved_and_another_environment_is_an_error() {
     require!(Chromium);
-    let baseline = demo(retrace_demo::Variant::Baseline);
-    let candidate = demo(retrace_demo::Variant::Shift);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Shift);
     let dir = tempfile::tempdir().unwrap();
     let shots = dir.path().join("shots");
     let shots = shots.to_str().unwrap();

@@ -5,12 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::process::Command;
 
 use retrace_demo::DemoConfig;
 use retrace_demo::Faults;
 use retrace_demo::Latency;
 use retrace_demo::Layout;
+use retrace_test_support::cli::demo_replay;
 use retrace_test_support::demo::DemoThread;
 use serde_json::Value;
 
@@ -25,14 +25,7 @@ fn replay_against(config: DemoConfig, extra: &[&str]) -> (Option<i32>, Value) {
 }
 
 fn replay_file(file: &Path, url: &str, extra: &[&str]) -> (Option<i32>, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_retrace"))
-        .arg("replay")
-        .arg(file)
-        .args(["--url", url, "--json"])
-        .args(["--param", "username=demo", "--param"])
-        .arg(format!("password={}", retrace_demo::DEMO_PASSWORD))
-        // Generous: a loaded machine is slow, and a failure must not come from a timeout.
-        .args(["--step-timeout", "30"])
+    let output = demo_replay(env!("CARGO_BIN_EXE_retrace"), file, url)
         .args(extra)
         .output()
         .unwrap();

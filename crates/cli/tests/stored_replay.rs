@@ -10,18 +10,12 @@ use retrace_runner::store::Key;
 use retrace_runner::store::Location;
 use retrace_runner::store::Store;
 use retrace_runner::store::run_records::RunRecords;
+use retrace_test_support::cli::demo_replay;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::moto::Moto;
 
 fn replay(moto: &Moto, file: &str, url: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrace"))
-        .arg("replay")
-        .arg(file)
-        .args(["--url", url, "--json"])
-        .args(["--param", "username=demo", "--param"])
-        .arg(format!("password={}", retrace_demo::DEMO_PASSWORD))
-        // Generous: a loaded machine is slow, and a failure must not come from a timeout.
-        .args(["--step-timeout", "30"])
+    demo_replay(env!("CARGO_BIN_EXE_retrace"), file, url)
         .envs(moto.env())
         .output()
         .unwrap()

@@ -29,6 +29,21 @@ pub fn run_retrace(bin: &str, args: &[&str], anthropic: Option<&str>) -> Output 
     command.output().expect("the retrace binary starts")
 }
 
+/// `retrace replay FILE --url URL --json` signing in as the demo app's user, with a generous
+/// step timeout (a loaded machine is slow, and a failure must not come from a timeout); the
+/// caller adds flags and environment and runs it.
+pub fn demo_replay(bin: &str, file: impl AsRef<std::ffi::OsStr>, url: &str) -> Command {
+    let mut command = Command::new(bin);
+    command
+        .arg("replay")
+        .arg(file)
+        .args(["--url", url, "--json"])
+        .args(["--param", "username=demo", "--param"])
+        .arg(format!("password={}", retrace_demo::DEMO_PASSWORD))
+        .args(["--step-timeout", "30"]);
+    command
+}
+
 /// The last line of stdout parsed as JSON: the summary a `--json` command prints.
 ///
 /// # Panics

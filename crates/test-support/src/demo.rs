@@ -10,6 +10,7 @@ pub use retrace_demo::DemoConfig;
 pub use retrace_demo::DemoServer;
 pub use retrace_demo::Latency;
 pub use retrace_demo::Layout;
+pub use retrace_demo::Variant;
 
 /// Loopback, any free port.
 fn loopback() -> SocketAddr {
@@ -28,6 +29,16 @@ pub async fn start_demo(config: DemoConfig) -> DemoServer {
 /// `retrace-demo-pw`.
 pub async fn start_default_demo() -> DemoServer {
     start_demo(DemoConfig::default()).await
+}
+
+/// [`start_demo`] serving the content site as `variant` (the baseline, the identical-markup
+/// refactor, a seeded regression), everything else default.
+pub async fn start_variant(variant: Variant) -> DemoServer {
+    start_demo(DemoConfig {
+        variant,
+        ..DemoConfig::default()
+    })
+    .await
 }
 
 /// The demo app served from a thread of its own, for tests that are not async. Dropping it
@@ -79,6 +90,14 @@ impl DemoThread {
             stop: Some(stop_tx),
             thread: Some(thread),
         }
+    }
+
+    /// [`DemoThread::start`] serving the content site as `variant`, everything else default.
+    pub fn variant(variant: Variant) -> DemoThread {
+        DemoThread::start(DemoConfig {
+            variant,
+            ..DemoConfig::default()
+        })
     }
 
     /// The app's base URL, `http://127.0.0.1:PORT/`.
