@@ -309,6 +309,17 @@ mod tests {
         assert!(!DEMO_RECORDING.contains(retrace_demo::DEMO_PASSWORD));
         let file: serde_json::Value = serde_json::from_str(DEMO_RECORDING).unwrap();
         assert_eq!(file["metadata"]["goal"], DEMO_GOAL);
+        // Never replayed in place: a replay of the asset itself would count its attempts into
+        // the copy every test and `retrace demo` start from.
+        assert_eq!(
+            file["metadata"]["execution_attempts"], 0,
+            "replayed in place"
+        );
+        assert!(
+            file["metadata"]["last_executed_at"].is_null(),
+            "replayed in place"
+        );
+        assert_eq!(file["metadata"]["failures"], serde_json::json!([]));
         let mut parameters: Vec<&str> = file["cache_parameters"]
             .as_object()
             .unwrap()
