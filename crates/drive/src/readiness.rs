@@ -68,6 +68,14 @@ pub struct DocumentActivity {
     /// same count saw no change in between (an action's effect, or its absence, without any
     /// timing).
     pub dom_mutations: u64,
+    /// How long neither the DOM nor anything else the page's script sees paint differently
+    /// (a scroll, a load, a focus move, a field's input, an animation starting) has changed:
+    /// with no request, navigation, animation or media, and no [`Self::opaque_painters`], a
+    /// screenshot taken longer ago than this still shows the page.
+    pub render_quiet_for: Duration,
+    /// Elements that can change the picture unseen by the DOM (`canvas`, `iframe`, `frame`,
+    /// `embed`, `object`, `video`).
+    pub opaque_painters: usize,
 }
 
 /// Which conditions to require, and how long to wait for them.

@@ -16,6 +16,8 @@ fn quiet_page() -> PageActivity {
             media_playing: 0,
             dom_quiet_for: Duration::from_secs(2),
             dom_mutations: 0,
+            render_quiet_for: Duration::ZERO,
+            opaque_painters: 0,
         }),
     }
 }

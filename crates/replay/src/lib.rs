@@ -10,6 +10,8 @@
 //! - [`plan`]: the file read, parameters filled, hashes parsed, the checks it allows.
 //! - [`wait`]: polling the [`screen::Screen`] until a phase's checks pass, a still screen for
 //!   steps nothing checks, bounded screenshot attempts. No fixed sleeps unless asked.
+//! - [`frame_memory`]: the last verified screenshot, looked at again when the page says
+//!   nothing changed since (no action in between).
 //! - [`checks`]: the [`checks::StepCheck`] trait and the checks: visual (before acting, with
 //!   repair by nearby search) and effect (after acting). Adding a check is one file.
 //! - [`metadata`]: the file's metadata updates, off the async runtime.
@@ -31,6 +33,7 @@ pub mod cache_tools;
 pub mod checks;
 pub mod evidence;
 pub mod failure;
+pub mod frame_memory;
 pub mod ledger;
 pub mod messages;
 pub mod metadata;

@@ -23,6 +23,12 @@
 //!   waiting, because its request is in flight. A desktop gives no such signal: there replay
 //!   waits the step's whole time.
 //!
+//! **Screenshots not taken**: a phase whose checks ask only the page (the typed value, the
+//! element at the point) takes none until it fails and needs one as evidence; and between one
+//! phase that passed and the next, with no action in between, the screenshot the first passed
+//! on is reused when the page says nothing changed since ([`crate::frame_memory`]), and is
+//! otherwise the first of the two a still screen needs.
+//!
 //! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried for
 //! [`SCREENSHOT_BUDGET`] (or the step's time when longer): Chromium can leave a capture
 //! requested while a navigation commits unanswered until its CDP timeout, a new request after
@@ -44,6 +50,7 @@ use crate::checks::CheckEnv;
 use crate::checks::Look;
 use crate::checks::Relocation;
 use crate::checks::StepCheck;
+use crate::frame_memory::FrameMemory;
 use crate::plan::PlannedStep;
 use crate::request::WaitMode;
 use crate::screen::Screen;
@@ -96,6 +103,18 @@ impl Verdict {
     }
 }
 
+/// Whether any of `checks` looks at the screenshot.
+fn reads_screen(checks: &[Arc<dyn StepCheck>]) -> bool {
+    checks.iter().any(|check| check.reads_screen())
+}
+
+/// The picture handed to checks that read no screenshot.
+fn blank_screen() -> Result<Arc<Image>, ScreenError> {
+    retrace_vision::Image::new(1, 1, retrace_vision::PixelLayout::Gray, vec![0])
+        .map(Arc::new)
+        .map_err(|error| ScreenError(error.to_string()))
+}
+
 /// The screen could not be captured for the whole of a step's time.
 #[derive(Debug, thiserror::Error)]
 #[error("no screenshot could be taken: {0}")]
@@ -107,6 +126,9 @@ pub struct Waiter<'a> {
     pub screen: &'a dyn Screen,
     /// The settings and file facts the checks read.
     pub env: &'a CheckEnv,
+    /// The last verified screenshot, looked at again while the page says it still shows
+    /// (see [`crate::frame_memory`]).
+    pub memory: &'a FrameMemory,
 }
 
 /// When the screen and the page last did anything, while a phase polls.
@@ -157,7 +179,14 @@ impl Waiter<'_> {
                 self.capture(View::AsShown).await?
             }
             WaitMode::Stable => self.settled_screen(started, false).await?.0,
-            WaitMode::Visual => return self.poll_visual(step, at, checks, repair, started).await,
+            WaitMode::Visual => {
+                let mut verdict = self.poll_visual(step, at, checks, repair, started).await?;
+                // A phase that asked only the page shows, when it fails, what the screen was.
+                if !verdict.passed() && !reads_screen(checks) {
+                    verdict.screen = self.capture(View::Rendered).await?;
+                }
+                return Ok(verdict);
+            }
         };
         // One look, then one search if it failed.
         let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
@@ -186,11 +215,26 @@ impl Waiter<'_> {
         let mut last_hit: Option<Relocation> = None;
         let mut last_search: Option<Instant> = None;
         let mut settling = Settling::new();
+        // The first look may be at the screenshot the last phase passed on, when the page
+        // says nothing changed since (no action has been taken in between).
+        let mut remembered = self.still_shown().await;
+        // Checks that ask only the page look at no screenshot: none is taken.
+        let blank = (!reads_screen(checks)).then(blank_screen).transpose()?;
         loop {
+            let asked = Instant::now();
             let asked_at = started.elapsed();
-            let screen = self.capture(View::Rendered).await?;
+            let reused = remembered.is_some() || blank.is_some();
+            let screen = match (remembered.take(), &blank) {
+                (Some(screen), _) => screen,
+                (None, Some(blank)) => Arc::clone(blank),
+                (None, None) => self.capture(View::Rendered).await?,
+            };
             let captured = started.elapsed();
-            let busy = self.page_busy().await;
+            // A remembered screenshot's page was just asked, and was not busy.
+            let busy = match reused && blank.is_none() {
+                true => None,
+                false => self.page_busy().await,
+            };
             let probed = started.elapsed();
             // Where the step's control could be: its region and the search around it. A
             // change elsewhere (a progress bar in a corner) does not keep this step waiting.
@@ -203,6 +247,7 @@ impl Waiter<'_> {
             tracing::debug!(
                 step = step.number(),
                 at_ms = asked_at.as_millis() as u64,
+                reused,
                 capture_ms = (captured - asked_at).as_millis() as u64,
                 probe_ms = (probed - captured).as_millis() as u64,
                 look_ms = (started.elapsed() - probed).as_millis() as u64,
@@ -213,7 +258,12 @@ impl Waiter<'_> {
             );
             if verdict.passed() {
                 match &busy {
-                    None => return Ok(verdict),
+                    None => {
+                        if !reused {
+                            self.remember(&screen, asked);
+                        }
+                        return Ok(verdict);
+                    }
                     Some(_) if asked_at >= settings.ready_timeout => {
                         verdict.note = busy.map(|reason| {
                             format!(
@@ -304,9 +354,27 @@ impl Waiter<'_> {
         keyboard: bool,
     ) -> Result<(Arc<Image>, bool), ScreenError> {
         let settings = &self.env.settings;
-        let mut previous = self.capture(View::Rendered).await?;
+        if let Some(screen) = self.still_shown().await {
+            tracing::debug!(
+                reused = true,
+                "the screen the last phase passed on is still shown"
+            );
+            return Ok((screen, true));
+        }
+        // The screen the last phase passed on (no action since) is the first of the two
+        // screenshots that must agree; without one, a new one is.
+        let (mut previous, mut previous_asked) = match self.memory.last() {
+            Some(last) => last,
+            None => {
+                let asked = Instant::now();
+                (self.capture(View::Rendered).await?, asked)
+            }
+        };
         loop {
-            tokio::time::sleep(settings.poll_interval).await;
+            // Screenshots asked for at least a poll interval apart.
+            let since = previous_asked.elapsed();
+            tokio::time::sleep(settings.poll_interval.saturating_sub(since)).await;
+            let asked = Instant::now();
             let asked_at = started.elapsed();
             let next = self.capture(View::Rendered).await?;
             let watched = match keyboard {
@@ -315,10 +383,14 @@ impl Waiter<'_> {
             };
             let still = retrace_vision::is_stable(&previous, &next, watched).unwrap_or(false);
             let ready = asked_at >= settings.ready_timeout || self.page_busy().await.is_none();
+            if still && ready {
+                self.remember(&next, asked);
+            }
             if (still && ready) || asked_at >= settings.step_timeout {
                 return Ok((next, still && ready));
             }
             previous = next;
+            previous_asked = asked;
         }
     }
 
@@ -344,6 +416,31 @@ impl Waiter<'_> {
             clamp(bottom, height),
         );
         region.fits(width, height).then_some(region)
+    }
+
+    /// The screenshot the last phase passed on, when the page (a browser's: a desktop has
+    /// nothing to ask) says it still shows.
+    async fn still_shown(&self) -> Option<Arc<Image>> {
+        let page = self.env.page.as_ref()?;
+        if !self.memory.holds_one() {
+            return None;
+        }
+        let activity = page.activity().await.ok()?;
+        let shown = self.memory.still_shown(&activity);
+        if shown.is_none() {
+            tracing::debug!(
+                ?activity,
+                "the page changed since the last verified screenshot"
+            );
+        }
+        shown
+    }
+
+    /// Remembers a screenshot a phase passed on, on a browser page that was not busy.
+    fn remember(&self, screen: &Arc<Image>, asked: Instant) {
+        if self.env.page.is_some() {
+            self.memory.remember(screen, asked);
+        }
     }
 
     /// Why the page is busy now (a request in flight, a navigation, a document not yet

@@ -4,10 +4,21 @@
 // page was set up) and reports what the document is doing. Called as `(THIS)(probe)`.
 (probe) => {
   if (!globalThis.__retraceActivity) {
-    const state = {last: performance.now(), count: 0};
+    const state = {last: performance.now(), count: 0, painted: performance.now()};
     globalThis.__retraceActivity = state;
     new MutationObserver((records) => { state.last = performance.now(); state.count += records.length; })
       .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+    // What changes the picture without changing the DOM: a scroll, an image or font that
+    // finished loading, a focus move, a field's value, an animation or transition starting.
+    // Listened to on the document in the capture phase, so events that do not bubble (an
+    // element's scroll, an image's load, which never reaches the window) are seen too.
+    const painted = () => { state.painted = performance.now(); };
+    for (const type of ['scroll', 'load', 'error', 'focusin', 'focusout', 'input', 'change',
+      'toggle', 'animationstart', 'transitionrun']) {
+      document.addEventListener(type, painted, {capture: true, passive: true});
+    }
+    addEventListener('resize', painted, {passive: true});
+    if (document.fonts) document.fonts.addEventListener('loadingdone', painted);
   }
   if (!probe) return null;
   const describe = (el) => {
@@ -26,5 +37,8 @@
     media_playing: Array.from(document.querySelectorAll('video, audio')).filter((m) => !m.paused && !m.ended).length,
     dom_quiet_ms: Math.max(0, performance.now() - globalThis.__retraceActivity.last),
     dom_mutations: globalThis.__retraceActivity.count,
+    render_quiet_ms: Math.max(0, performance.now() - Math.max(globalThis.__retraceActivity.last, globalThis.__retraceActivity.painted)),
+    // Elements that can paint with no DOM change or event this script sees.
+    opaque_painters: document.querySelectorAll('canvas, iframe, frame, embed, object, video').length,
   };
 }

@@ -128,6 +128,8 @@ struct Probe {
     media_playing: usize,
     dom_quiet_ms: f64,
     dom_mutations: u64,
+    render_quiet_ms: f64,
+    opaque_painters: usize,
 }
 
 /// What the page is doing now. Fails only when the page or browser is gone; a page that does
@@ -157,6 +159,8 @@ pub(crate) async fn page_activity(
                 media_playing: probe.media_playing,
                 dom_quiet_for: Duration::from_secs_f64(probe.dom_quiet_ms.max(0.0) / 1e3),
                 dom_mutations: probe.dom_mutations,
+                render_quiet_for: Duration::from_secs_f64(probe.render_quiet_ms.max(0.0) / 1e3),
+                opaque_painters: probe.opaque_painters,
             })
             .map_err(|error| format!("the page's answer is malformed: {error}")),
     };

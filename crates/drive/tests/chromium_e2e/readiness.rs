@@ -240,3 +240,38 @@ async fn page_globals_cannot_fool_the_activity_probe() {
         "{before:?} then {after:?}"
     );
 }
+
+/// A page with an inner scroller and a canvas: a scroll changes the picture with no DOM
+/// change, and a canvas paints unseen by the DOM.
+const SCROLLER_HTML: &str = r#"<!doctype html><html><body>
+<div id="box" style="height: 60px; overflow: auto"><div style="height: 600px">Tall</div></div>
+<canvas width="40" height="40"></canvas></body></html>"#;
+
+/// What the frame reuse of replay trusts: an inner element's scroll (no DOM mutation) is
+/// seen as a repaint, and a canvas is counted as a painter the DOM cannot see.
+#[tokio::test]
+async fn a_scroll_without_a_dom_change_counts_as_a_repaint_and_a_canvas_as_opaque() {
+    let server = retrace_test_support::html_server::serve_html(&[("/scroller", SCROLLER_HTML)]);
+    let (_browser, page) = common::page_at(&server.url("/scroller")).await;
+    let (_, quiet) = answered(&page).await;
+    assert_eq!(quiet.opaque_painters, 1, "{quiet:?}");
+    page.evaluate("document.getElementById('box').scrollTop = 200; true")
+        .await
+        .unwrap();
+    // The scroll event comes with the next frame: the repaint is newer than the last DOM
+    // change, and the DOM did not change (ordering and counts, no timing).
+    let activity = activity_until(&page, "the scroll seen as a repaint", |a| {
+        a.document
+            .as_ref()
+            .is_ok_and(|d| d.render_quiet_for < d.dom_quiet_for)
+    })
+    .await;
+    let scrolled = activity.document.unwrap();
+    assert_eq!(scrolled.dom_mutations, quiet.dom_mutations, "{scrolled:?}");
+
+    let server =
+        retrace_test_support::html_server::serve_html(&[("/still", element_pages::STILL_HTML)]);
+    page.navigate(&server.url("/still")).await.unwrap();
+    let (_, still) = answered(&page).await;
+    assert_eq!(still.opaque_painters, 0, "{still:?}");
+}

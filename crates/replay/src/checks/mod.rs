@@ -113,6 +113,11 @@ pub trait StepCheck: Send + Sync + std::fmt::Debug {
     fn phase(&self) -> CheckPhase;
     /// Whether it has anything to check on `step` (a recorded hash, a point).
     fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool;
+    /// Whether its look reads the screenshot (a check that asks only the page does not, and
+    /// a phase of such checks alone takes no screenshot until it fails and needs evidence).
+    fn reads_screen(&self) -> bool {
+        true
+    }
     /// Looks at `screen` with the step acting at `at` (`None` for a step that acts at no
     /// point, such as typing).
     async fn look(

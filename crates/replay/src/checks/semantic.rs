@@ -56,6 +56,11 @@ impl StepCheck for SemanticCheck {
         SEMANTIC
     }
 
+    /// It asks the page, not the pixels.
+    fn reads_screen(&self) -> bool {
+        false
+    }
+
     fn phase(&self) -> CheckPhase {
         CheckPhase::Before
     }

@@ -88,6 +88,11 @@ impl StepCheck for StateCheck {
         STATE
     }
 
+    /// It asks the page, not the pixels.
+    fn reads_screen(&self) -> bool {
+        false
+    }
+
     fn phase(&self) -> CheckPhase {
         CheckPhase::After
     }

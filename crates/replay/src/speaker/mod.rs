@@ -38,6 +38,7 @@ use crate::checks::StepCheck;
 use crate::checks::default_checks;
 use crate::failure::CheckFailure;
 use crate::failure::check_failure;
+use crate::frame_memory::FrameMemory;
 use crate::ledger::ReplayLedger;
 use crate::messages;
 use crate::metadata::MetadataWriter;
@@ -61,6 +62,8 @@ pub struct ReplaySpeaker {
     checks: Vec<Arc<dyn StepCheck>>,
     metadata: MetadataWriter,
     max_file_size: u64,
+    /// The last verified screenshot, emptied each time the replay acts.
+    frames: FrameMemory,
     state: State,
 }
 
@@ -120,6 +123,7 @@ impl ReplaySpeaker {
             checks: default_checks(),
             metadata: MetadataWriter::default(),
             max_file_size: retrace_cache::DEFAULT_MAX_FILE_SIZE,
+            frames: FrameMemory::default(),
             state: State::Idle,
         }
     }
@@ -176,6 +180,7 @@ impl ReplaySpeaker {
         let waiter = Waiter {
             screen: self.screen.as_ref(),
             env: &env,
+            memory: &self.frames,
         };
         let repair = phase == CheckPhase::Before;
         let verdict = waiter
@@ -304,6 +309,8 @@ impl Speaker for ReplaySpeaker {
         let plan = request.and_then(|request| {
             Plan::load(&request, self.max_file_size).map_err(|error| error.to_string())
         });
+        // Whatever was seen before this activation may have been acted on since.
+        self.frames.forget();
         self.state = match plan {
             Ok(plan) => {
                 let env = CheckEnv {
@@ -405,6 +412,8 @@ impl Speaker for ReplaySpeaker {
             }
         };
 
+        // The step acts: no screenshot from before it may stand for the screen after it.
+        self.frames.forget();
         let run = self.run_mut(turn)?;
         call.id = format!("toolu_replay_{}_{}", run.run_tag, step.index);
         run.pending = Some(Pending {
@@ -434,6 +443,7 @@ impl ReplaySpeaker {
         let waiter = Waiter {
             screen: self.screen.as_ref(),
             env: &env,
+            memory: &self.frames,
         };
         let (settled, waited) = waiter.until_settled(step).await.map_err(|error| {
             speaker_error(

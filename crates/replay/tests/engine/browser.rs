@@ -14,6 +14,7 @@ use crate::POINT;
 use crate::page::PageModel;
 use crate::page::element;
 use crate::replay;
+use crate::world::SIDE;
 use crate::world::Step;
 use crate::world::World;
 use crate::world::control_at;
@@ -268,10 +269,20 @@ async fn typing_the_page_rewrites_fails_at_the_typing_step_without_showing_the_t
         let failure = run.outcome().failure.clone();
         if !drops_dots {
             assert!(failure.is_none(), "{failure:?}");
+            // The click's two looks; to settle before typing, one more compared with the
+            // click's verified screen; the typed value is asked of the page, not the pixels.
+            assert_eq!(world.captures(), 3);
             continue;
         }
         let failure = failure.expect("the rewritten value fails");
         assert_eq!((failure.step, failure.kind), (2, FailureKind::Effect));
+        // A check that asked only the page still leaves the screen as evidence.
+        let shown = failure
+            .actual_screen
+            .as_ref()
+            .expect("the screen as evidence");
+        let shown = retrace_vision::decode_png(shown.bytes()).unwrap();
+        assert_eq!((shown.width(), shown.height()), (SIDE, SIDE));
         assert!(
             failure.message.contains("holds 5 characters, not the 6"),
             "{}",
@@ -323,4 +334,104 @@ async fn a_checkbox_that_ignores_the_click_fails_at_its_own_step() {
     assert_eq!((failure.step, failure.kind), (1, FailureKind::Effect));
     assert!(failure.message.contains("checked"), "{}", failure.message);
     assert_eq!(world.inputs().len(), 1, "step 2 never ran");
+}
+
+/// Two clicks on a page that says it is still: step 1 leads to `after`, then the screen
+/// turns to `later` (a canvas redrawn, say) without any action. Step 2 was recorded on
+/// `after` (and led to `later`). The replay's outcome, and how many screenshots it took.
+async fn click_then_click_as_the_screen_turns(page: PageModel) -> (bool, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let before = control_at(40, 80);
+    let after = squares(&[(40, 80), (80, 120), (140, 20)]);
+    let later = crate::world::other_screen();
+    let file = write_trajectory(
+        dir.path(),
+        &[
+            Step::click(POINT, &before, &after),
+            Step::click(POINT, &after, &later),
+        ],
+    );
+    let world = World::browser(before, page);
+    let (shown, turned) = (after.clone(), later.clone());
+    world.on_next_action(Box::new(move |queue, settled| {
+        queue.push(shown.clone());
+        *settled = turned.clone();
+    }));
+    let settings = ReplaySettings {
+        search_after: Duration::from_millis(50),
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    (run.outcome().failure.is_none(), world.captures())
+}
+
+/// On a page that reports no request, navigation, DOM change, repaint, animation or opaque
+/// painter since step 1's effect was seen, step 2 looks at that screenshot again instead of
+/// taking a new one (the page's word is what decides: here the world turned anyway, and
+/// step 2 passes on what the page said it still showed).
+#[tokio::test]
+async fn a_page_that_says_it_is_still_is_not_screenshotted_again_before_the_next_step() {
+    let still = PageModel {
+        quiet_for: Duration::from_secs(3600),
+        ..PageModel::default()
+    };
+    let (passed, captures) = click_then_click_as_the_screen_turns(still).await;
+    assert!(passed, "step 2 looked at step 1's verified screen");
+    // Step 1 before, step 1 after, step 2 after: nothing new before step 2.
+    assert_eq!(captures, 3);
+}
+
+/// A page with a canvas (or one that says it changed) is screenshotted again: step 2 sees
+/// the turned screen and fails instead of acting on what was there a moment ago.
+#[tokio::test]
+async fn a_page_that_can_repaint_unseen_is_screenshotted_again_before_the_next_step() {
+    for page in [
+        PageModel {
+            quiet_for: Duration::from_secs(3600),
+            opaque_painters: 1,
+            ..PageModel::default()
+        },
+        PageModel::default(),
+    ] {
+        let (passed, captures) = click_then_click_as_the_screen_turns(page).await;
+        assert!(!passed, "step 2 was acted on a screen no longer shown");
+        assert!(captures > 3, "{captures} screenshots");
+    }
+}
+
+/// Before a typing step on a still page, the screen step 1 passed on stands for "settled":
+/// no two screenshots and a poll interval to prove it again.
+#[tokio::test]
+async fn typing_after_a_verified_click_on_a_still_page_takes_no_screenshot_to_settle() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let field = element("textbox", "Customer", CONTROL_BOX);
+    let file = write_trajectory(
+        dir.path(),
+        &[
+            Step::click(POINT, &screen, &screen),
+            Step::typing("Acme Corp"),
+        ],
+    );
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![field.clone()],
+            focused: Some(field),
+            quiet_for: Duration::from_secs(3600),
+            ..PageModel::default()
+        },
+    );
+    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+    assert!(
+        run.outcome().failure.is_none(),
+        "{:?}",
+        run.outcome().failure
+    );
+    let actions = world.actions.lock().unwrap().clone();
+    assert_eq!(actions.len(), 2);
+    assert_eq!(
+        actions[1].1, 2,
+        "typed with no screenshot after step 1's effect was seen"
+    );
 }

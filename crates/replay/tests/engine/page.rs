@@ -47,6 +47,11 @@ pub struct PageModel {
     pub probes: usize,
     /// Drops every `.` typed into the focused field (the demo's `amount-rewritten` fault).
     pub drops_dots: bool,
+    /// How long the page says it has been quiet (network, navigation, DOM and repaints):
+    /// zero by default, so a screenshot is never reused unless a test says the page is still.
+    pub quiet_for: Duration,
+    /// Elements that paint unseen by the DOM (a canvas) the page reports.
+    pub opaque_painters: usize,
 }
 
 impl PageModel {
@@ -180,17 +185,19 @@ impl BrowserBackend for WorldPage {
         page.busy_probes = page.busy_probes.saturating_sub(1);
         Ok(PageActivity {
             requests_in_flight: usize::from(busy),
-            network_quiet_for: Duration::ZERO,
+            network_quiet_for: page.quiet_for,
             navigation_pending: false,
-            navigation_quiet_for: Duration::from_secs(1),
+            navigation_quiet_for: Duration::from_secs(1).max(page.quiet_for),
             document: Ok(DocumentActivity {
                 ready_state: "complete".into(),
                 fonts_ready: true,
                 animations_running: 0,
                 animations: Vec::new(),
                 media_playing: 0,
-                dom_quiet_for: Duration::from_secs(1),
+                dom_quiet_for: Duration::from_secs(1).max(page.quiet_for),
                 dom_mutations: 0,
+                render_quiet_for: page.quiet_for,
+                opaque_painters: page.opaque_painters,
             }),
         })
     }

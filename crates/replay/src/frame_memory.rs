@@ -1,0 +1,179 @@
+//! [`FrameMemory`]: the last screenshot a phase's checks passed on, reused by the next phase
+//! when the page says nothing has changed since it was taken.
+//!
+//! Between one step's after-action checks and the next step's before-action checks (or its
+//! wait for a still screen) replay does not act. A browser page that, in that time, had no
+//! request, no navigation, no DOM change, nothing its script sees repaint (a scroll, a load,
+//! a focus move, a field's input, an animation starting), no running animation or playing
+//! media, and nothing that paints unseen by the DOM (a canvas, an iframe, a video), shows
+//! the same picture it showed then: a new screenshot (60-130 ms of Chromium's time) would
+//! only repeat it. The page's answer (one script call, a few ms) is asked instead, and the
+//! remembered screenshot is looked at again only when every one of those holds for longer
+//! than the time since that screenshot was *asked for*, so a change that happened while it
+//! was being taken also disqualifies it.
+//!
+//! The memory is emptied each time the replay acts, so it never carries a screen across an
+//! action. A desktop has no page to ask: there every look takes a screenshot.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+use std::time::Instant;
+
+use retrace_drive::readiness::PageActivity;
+use retrace_vision::Image;
+
+/// The last verified screenshot of one replay, with when it was asked for.
+#[derive(Debug, Default)]
+pub struct FrameMemory {
+    last: Mutex<Option<Remembered>>,
+}
+
+#[derive(Debug, Clone)]
+struct Remembered {
+    screen: Arc<Image>,
+    asked: Instant,
+}
+
+impl FrameMemory {
+    /// Remembers `screen`, a screenshot asked for at `asked` that a phase's checks passed on
+    /// (or that settled) on a page that was not busy.
+    pub fn remember(&self, screen: &Arc<Image>, asked: Instant) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(Remembered {
+                screen: Arc::clone(screen),
+                asked,
+            });
+        }
+    }
+
+    /// Forgets the remembered screenshot: the replay is about to act.
+    pub fn forget(&self) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = None;
+        }
+    }
+
+    /// Whether a screenshot is remembered (so asking the page is worth it).
+    pub fn holds_one(&self) -> bool {
+        self.last.lock().is_ok_and(|last| last.is_some())
+    }
+
+    /// The remembered screenshot and when it was asked for, whatever the page did since.
+    pub fn last(&self) -> Option<(Arc<Image>, Instant)> {
+        let last = self.last.lock().ok()?.clone()?;
+        Some((last.screen, last.asked))
+    }
+
+    /// The remembered screenshot, when `activity` (asked just now) shows that the page has
+    /// not changed since it was asked for.
+    pub fn still_shown(&self, activity: &PageActivity) -> Option<Arc<Image>> {
+        let last = self.last.lock().ok()?.clone()?;
+        unchanged_for(activity, last.asked.elapsed()).then_some(last.screen)
+    }
+}
+
+/// Whether a page reporting `activity` shows the picture it showed `since` ago: nothing in
+/// flight or under way, no animation, media or opaque painter, and every "quiet for" longer
+/// than `since` (see the module docs).
+pub fn unchanged_for(activity: &PageActivity, since: Duration) -> bool {
+    let Ok(document) = &activity.document else {
+        return false;
+    };
+    activity.requests_in_flight == 0
+        && !activity.navigation_pending
+        && activity.network_quiet_for > since
+        && activity.navigation_quiet_for > since
+        && document.ready_state == "complete"
+        && document.fonts_ready
+        && document.animations_running == 0
+        && document.media_playing == 0
+        && document.opaque_painters == 0
+        && document.dom_quiet_for > since
+        && document.render_quiet_for > since
+}
+
+#[cfg(test)]
+mod tests {
+    use retrace_drive::readiness::DocumentActivity;
+    use retrace_vision::PixelLayout;
+
+    use super::*;
+
+    const SINCE: Duration = Duration::from_millis(200);
+
+    /// One way the page could have changed.
+    type Change = fn(&mut PageActivity);
+
+    /// A page quiet for a second in every respect.
+    fn quiet() -> PageActivity {
+        let second = Duration::from_secs(1);
+        PageActivity {
+            requests_in_flight: 0,
+            network_quiet_for: second,
+            navigation_pending: false,
+            navigation_quiet_for: second,
+            document: Ok(DocumentActivity {
+                ready_state: "complete".into(),
+                fonts_ready: true,
+                animations_running: 0,
+                animations: Vec::new(),
+                media_playing: 0,
+                dom_quiet_for: second,
+                dom_mutations: 7,
+                render_quiet_for: second,
+                opaque_painters: 0,
+            }),
+        }
+    }
+
+    fn document(activity: &mut PageActivity) -> &mut DocumentActivity {
+        activity.document.as_mut().unwrap()
+    }
+
+    #[test]
+    fn a_page_quiet_for_longer_than_the_screenshot_is_old_still_shows_it() {
+        assert!(unchanged_for(&quiet(), SINCE));
+    }
+
+    #[test]
+    fn any_activity_since_the_screenshot_was_asked_for_rules_it_out() {
+        let changes: [(&str, Change); 13] = [
+            ("a request in flight", |a| a.requests_in_flight = 1),
+            ("a request since", |a| a.network_quiet_for = SINCE / 2),
+            ("a navigation under way", |a| a.navigation_pending = true),
+            ("a navigation since", |a| a.navigation_quiet_for = SINCE / 2),
+            ("no answer", |a| a.document = Err("busy".into())),
+            ("loading", |a| {
+                document(a).ready_state = "interactive".into()
+            }),
+            ("fonts", |a| document(a).fonts_ready = false),
+            ("animation", |a| document(a).animations_running = 1),
+            ("media", |a| document(a).media_playing = 1),
+            ("a canvas", |a| document(a).opaque_painters = 1),
+            ("a DOM change since", |a| {
+                document(a).dom_quiet_for = SINCE / 2
+            }),
+            ("a repaint since", |a| {
+                document(a).render_quiet_for = SINCE / 2
+            }),
+            ("exactly as old", |a| document(a).render_quiet_for = SINCE),
+        ];
+        for (what, change) in changes {
+            let mut activity = quiet();
+            change(&mut activity);
+            assert!(!unchanged_for(&activity, SINCE), "{what}");
+        }
+    }
+
+    #[test]
+    fn a_forgotten_or_never_taken_screenshot_is_not_reused() {
+        let memory = FrameMemory::default();
+        assert!(memory.still_shown(&quiet()).is_none());
+        let screen = Arc::new(Image::new(2, 2, PixelLayout::Rgb, vec![0; 12]).unwrap());
+        memory.remember(&screen, Instant::now());
+        assert!(memory.still_shown(&quiet()).is_some());
+        memory.forget();
+        assert!(memory.still_shown(&quiet()).is_none());
+    }
+}
