@@ -19,6 +19,7 @@ source scripts/setup.sh
 runs="${1:-40}"
 latency="${2:-300}"
 build_retrace_for_bench
+retrace="$(realpath "$retrace")"
 CACHE="$HOME/.cache/retrace-bench"
 if ! "$CACHE/venv/bin/python" -c 'import playwright' 2>/dev/null; then
   python3 -m venv "$CACHE/venv"
@@ -41,8 +42,9 @@ params=(--param username=demo --param password=retrace-demo-pw)
 suite() {
   local start end
   start=$(date +%s.%N)
-  "$retrace" run "$work/suite" --url "$url" "${params[@]}" --jobs "$1" --report json \
-    --out "$work/out-$1" >/dev/null 2>&1 || true
+  # From the work folder, so the suite's state store (.retrace_state/) is written there.
+  (cd "$work" && "$retrace" run suite --url "$url" "${params[@]}" --jobs "$1" --report json \
+    --out "$work/out-$1" >/dev/null 2>&1) || true
   end=$(date +%s.%N)
   python3 - "$work/out-$1/report.json" "$1" "$start" "$end" "$latency" <<'PY'
 import json, statistics, sys

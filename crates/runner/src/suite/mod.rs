@@ -120,7 +120,7 @@ pub async fn run_suite(job: SuiteJob, events: &Events, interrupt: &Interrupt) ->
         }
         decided.push(report);
     }
-    let pool = Arc::new(BrowserPool::new(job.browser.clone()));
+    let pool = Arc::new(BrowserPool::new(job.browser.clone(), job.schedule.jobs));
     let ran = schedule::run_tests(
         runnable,
         job.schedule.clone(),
