@@ -61,7 +61,11 @@ async fn a_saturated_browser_gets_a_sibling_and_a_freed_place_is_reused() {
     assert_eq!(pool.open_browsers().await, 2);
     second.pop();
     let refill = leases(&pool, 1).await;
-    assert_eq!(refill[0].pid(), second_pid, "the least busy browser is used");
+    assert_eq!(
+        refill[0].pid(),
+        second_pid,
+        "the least busy browser is used"
+    );
     // Both full and the jobs' worth of browsers open: one more test shares one of them.
     let extra = leases(&pool, 1).await;
     assert_eq!(pool.open_browsers().await, 2);

@@ -151,11 +151,7 @@ async fn a_control_moved_beyond_the_hash_search_is_found_by_role_and_name() {
         ..patient()
     };
     let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
-    assert!(
-        run.outcome().failure.is_none(),
-        "{:?}",
-        run.outcome().failure
-    );
+    run.assert_passed();
     assert_eq!(run.outcome().repairs.len(), 1);
     assert_eq!(run.outcome().repairs[0].offset, (110, 70));
     assert_eq!(world.inputs()[0]["coordinate"], json!([190, 190]));
@@ -174,11 +170,7 @@ async fn a_busy_page_whose_pixels_match_is_not_acted_on_until_it_is_quiet() {
         },
     );
     let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
-    assert!(
-        run.outcome().failure.is_none(),
-        "{:?}",
-        run.outcome().failure
-    );
+    run.assert_passed();
     let acted_after = world.actions.lock().unwrap()[0].1;
     assert!(
         acted_after >= 4,
@@ -212,11 +204,7 @@ async fn typing_waits_for_the_focused_field_to_be_still_not_the_whole_screen() {
         ..patient()
     };
     let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
-    assert!(
-        run.outcome().failure.is_none(),
-        "{:?}",
-        run.outcome().failure
-    );
+    run.assert_passed();
     let settled: Vec<bool> = run
         .events
         .iter()
@@ -423,11 +411,7 @@ async fn typing_after_a_verified_click_on_a_still_page_takes_no_screenshot_to_se
         },
     );
     let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
-    assert!(
-        run.outcome().failure.is_none(),
-        "{:?}",
-        run.outcome().failure
-    );
+    run.assert_passed();
     let actions = world.actions.lock().unwrap().clone();
     assert_eq!(actions.len(), 2);
     assert_eq!(

@@ -62,6 +62,12 @@ impl Replayed {
             .expect("the replay reported an outcome")
     }
 
+    /// Asserts that the replay passed, showing the failure when it did not.
+    fn assert_passed(&self) {
+        let failure = &self.outcome().failure;
+        assert!(failure.is_none(), "{failure:?}");
+    }
+
     fn checks(&self, name: &str) -> Vec<CheckResult> {
         self.events
             .iter()
