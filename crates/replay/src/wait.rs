@@ -23,8 +23,8 @@
 //!   waiting, because its request is in flight. A desktop gives no such signal: there replay
 //!   waits the step's whole time.
 //!
-//! **Screenshots not taken**: a phase whose checks ask only the page (the typed value, the
-//! element at the point) takes none until it fails and needs one as evidence; and between one
+//! **Screenshots not taken**: an after-action phase whose checks ask only the page (the typed
+//! value) takes none until it fails and needs one as evidence; and between one
 //! phase that passed and the next, with no action in between, the screenshot the first passed
 //! on is reused when the page says nothing changed since ([`crate::frame_memory`]), and is
 //! otherwise the first of the two a still screen needs.
@@ -182,7 +182,7 @@ impl Waiter<'_> {
             WaitMode::Visual => {
                 let mut verdict = self.poll_visual(step, at, checks, repair, started).await?;
                 // A phase that asked only the page shows, when it fails, what the screen was.
-                if !verdict.passed() && !reads_screen(checks) {
+                if !verdict.passed() && !repair && !reads_screen(checks) {
                     verdict.screen = self.capture(View::Rendered).await?;
                 }
                 return Ok(verdict);
@@ -218,8 +218,12 @@ impl Waiter<'_> {
         // The first look may be at the screenshot the last phase passed on, when the page
         // says nothing changed since (no action has been taken in between).
         let mut remembered = self.still_shown().await;
-        // Checks that ask only the page look at no screenshot: none is taken.
-        let blank = (!reads_screen(checks)).then(blank_screen).transpose()?;
+        // After acting, checks that ask only the page look at no screenshot: none is taken.
+        // Before acting the screenshots are taken all the same: a change near the control
+        // keeps a failing step waiting instead of failing it as settled.
+        let blank = (!repair && !reads_screen(checks))
+            .then(blank_screen)
+            .transpose()?;
         loop {
             let asked = Instant::now();
             let asked_at = started.elapsed();
