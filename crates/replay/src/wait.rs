@@ -227,7 +227,8 @@ impl Waiter<'_> {
         loop {
             let asked = Instant::now();
             let asked_at = started.elapsed();
-            let reused = remembered.is_some() || blank.is_some();
+            let reused = remembered.is_some();
+            let fresh = !reused && blank.is_none();
             let screen = match (remembered.take(), &blank) {
                 (Some(screen), _) => screen,
                 (None, Some(blank)) => Arc::clone(blank),
@@ -235,7 +236,7 @@ impl Waiter<'_> {
             };
             let captured = started.elapsed();
             // A remembered screenshot's page was just asked, and was not busy.
-            let busy = match reused && blank.is_none() {
+            let busy = match reused {
                 true => None,
                 false => self.page_busy().await,
             };
@@ -263,7 +264,7 @@ impl Waiter<'_> {
             if verdict.passed() {
                 match &busy {
                     None => {
-                        if !reused {
+                        if fresh {
                             self.remember(&screen, asked);
                         }
                         return Ok(verdict);

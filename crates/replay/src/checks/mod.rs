@@ -114,7 +114,8 @@ pub trait StepCheck: Send + Sync + std::fmt::Debug {
     /// Whether it has anything to check on `step` (a recorded hash, a point).
     fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool;
     /// Whether its look reads the screenshot (a check that asks only the page does not, and
-    /// a phase of such checks alone takes no screenshot until it fails and needs evidence).
+    /// an after-action phase of such checks alone takes no screenshot until it fails and
+    /// needs evidence).
     fn reads_screen(&self) -> bool {
         true
     }
