@@ -1,11 +1,14 @@
 //! [`ChromiumPage`]: one browser tab as a [`Backend`] and [`BrowserBackend`].
 //!
-//! **Screenshots are fresh by construction.** Every screenshot is a `Page.captureScreenshot`:
-//! Chromium asks the page's renderer for a forced redraw (sent after everything this page was
-//! told before, so after every script and input event that returned before the call), waits
-//! until that frame has been presented, and copies it. The picture therefore holds every
-//! change made before the call, however loaded the machine is: 0 stale in 1,500 screenshots,
-//! each right after a change, beside 8 CPU-bound processes on 2 cores.
+//! **Screenshots are fresh by construction.** Every screenshot is a `Page.captureScreenshot`.
+//! With the `CDPScreenshotNewSurface` feature retrace launches Chromium with (see
+//! [`super::process::CHROMIUM_FLAGS`]), Chromium gives the page a new surface (the message
+//! is sent after everything this page was told before, so after every script and input event
+//! that returned before the call) and copies the first frame the renderer draws for it;
+//! without the feature (a remote browser), it asks for a forced redraw and copies that frame
+//! once presented. Either way the picture holds every change made before the call, however
+//! loaded the machine is: 0 stale in 1,500 screenshots each way, each right after a change,
+//! beside 8 CPU-bound processes on 2 cores.
 //!
 //! A one-shot screencast frame (`Page.startScreencast`, taken after the page's next
 //! `requestAnimationFrame`) was used before as a faster path (about half the time on a

@@ -26,9 +26,18 @@ use std::time::Instant;
 use crate::error::DriveError;
 
 /// The flags every launched browser gets, besides its profile directory and debugging port.
-/// The last three keep pages that are not in front rendering and running their timers at
-/// full speed, so a page driven in the background behaves as it would in front.
-pub const CHROMIUM_FLAGS: [&str; 11] = [
+/// - The three `--disable-*ground*` flags keep pages that are not in front rendering and
+///   running their timers at full speed, so a page driven in the background behaves as it
+///   would in front.
+/// - `CDPScreenshotNewSurface` makes `Page.captureScreenshot` give the page a new surface
+///   and copy the first frame drawn for it, instead of forcing a redraw and waiting for that
+///   frame to be *presented* before copying. Either way the frame is drawn after the call,
+///   so it holds every change made before it (a test in `tests/chromium_e2e` checks this
+///   under load); the new way skips the wait for presentation, about a fifth of a replay's
+///   wall time on the demo flow (see the README's run figures). Playwright launches Chromium
+///   with the same feature. It needs a visible page, which every page retrace opens is (a
+///   window of its own, see `ChromiumBrowser::open_page`).
+pub const CHROMIUM_FLAGS: [&str; 12] = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -40,6 +49,7 @@ pub const CHROMIUM_FLAGS: [&str; 11] = [
     "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
+    "--enable-features=CDPScreenshotNewSurface",
 ];
 
 /// The prefix of every temporary profile directory, followed by our process id. Tests find
