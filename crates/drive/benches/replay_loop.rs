@@ -7,6 +7,12 @@
 //!   before (wait for the page's next animation frame, then a one-shot screencast frame),
 //!   dropped because its freshness cannot be proven (`chromium::page` module docs); timed here,
 //!   alternated with the first so both see the same machine, as the price of freshness;
+//! - `clipped capture`: `Page.captureScreenshot` of the 260x260 square replay's checks read
+//!   around an action point (its 100 px region and the 80 px search around it), alternated
+//!   with the full capture: what clipping each screenshot to the checks' region would save
+//!   (not done yet; the README's run figures say why it matters). The clipped pixels are
+//!   checked to be the full capture's at that place, so the saving is not bought with
+//!   different pixels;
 //! - `click dispatch`: one left click (move, press, release) over CDP.
 //!
 //! Prints p50, p95 and max of each, and PASS or MISS against the targets (replay loop
@@ -21,10 +27,13 @@ use std::time::Instant;
 
 use base64::Engine;
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotParams;
 use chromiumoxide::cdp::browser_protocol::page::EventScreencastFrame;
 use chromiumoxide::cdp::browser_protocol::page::StartScreencastFormat;
 use chromiumoxide::cdp::browser_protocol::page::StartScreencastParams;
 use chromiumoxide::cdp::browser_protocol::page::StopScreencastParams;
+use chromiumoxide::cdp::browser_protocol::page::Viewport;
 use futures::StreamExt;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
@@ -117,6 +126,52 @@ impl ScreencastGrab {
     }
 }
 
+/// The 260x260 square around (551, 467) the replay's checks read, as `Backend::screenshot`
+/// takes it but clipped, decoded.
+async fn clipped_capture(page: &Page) -> retrace_vision::Image {
+    let shot = page
+        .execute(CaptureScreenshotParams {
+            format: Some(CaptureScreenshotFormat::Png),
+            optimize_for_speed: Some(true),
+            clip: Some(Viewport {
+                x: f64::from(CLIP.0),
+                y: f64::from(CLIP.1),
+                width: f64::from(CLIP_SIZE),
+                height: f64::from(CLIP_SIZE),
+                scale: 1.0,
+            }),
+            ..CaptureScreenshotParams::default()
+        })
+        .await
+        .unwrap();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(AsRef::<str>::as_ref(&shot.result.data))
+        .unwrap();
+    retrace_vision::decode_png(&png).unwrap()
+}
+
+/// The clipped capture holds the full capture's pixels at the same place (the page is still).
+fn assert_same_pixels(full: &retrace_vision::Image, clipped: &retrace_vision::Image) {
+    assert_eq!((clipped.width(), clipped.height()), (CLIP_SIZE, CLIP_SIZE));
+    assert_eq!(clipped.layout(), full.layout());
+    let channels = full.layout().channels();
+    let full_stride = full.width() as usize * channels;
+    let clip_stride = CLIP_SIZE as usize * channels;
+    for row in 0..CLIP_SIZE as usize {
+        let start = (CLIP.1 as usize + row) * full_stride + CLIP.0 as usize * channels;
+        assert_eq!(
+            &full.data()[start..start + clip_stride],
+            &clipped.data()[row * clip_stride..(row + 1) * clip_stride],
+            "row {row} of the clipped capture differs from the full capture's"
+        );
+    }
+}
+
+/// Top-left corner and side of the clipped square: 100 px region and 80 px search around
+/// (551, 467).
+const CLIP: (u32, u32) = (551 - 130, 467 - 130);
+const CLIP_SIZE: u32 = 260;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let iterations = args
@@ -161,6 +216,8 @@ fn main() {
             let hash = retrace_vision::region_hash(&image, region, Method::Phash, 8).unwrap();
             std::hint::black_box(hash);
         };
+        let mut clipped_samples = Vec::with_capacity(iterations);
+        let mut full_samples = Vec::with_capacity(iterations);
         for _ in 0..iterations {
             let started = Instant::now();
             let shot = page.screenshot().await.unwrap();
@@ -168,6 +225,15 @@ fn main() {
             assert_eq!((shot.width, shot.height), (1280, 800));
             decode_and_hash(&shot.png);
             loop_samples.push(started.elapsed());
+
+            // The full capture decoded against the clipped one decoded, alternated.
+            let started = Instant::now();
+            let full = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
+            full_samples.push(started.elapsed());
+            let started = Instant::now();
+            let clipped = clipped_capture(page.cdp_page()).await;
+            clipped_samples.push(started.elapsed());
+            assert_same_pixels(&full, &clipped);
 
             let started = Instant::now();
             let png = screencast.grab(&page).await;
@@ -193,6 +259,12 @@ fn main() {
         println!(
             "screenshot+decode+hash takes {:.2}x the time of the old screencast+decode+hash (p50s)",
             loop_p50.as_secs_f64() / baseline_p50.as_secs_f64()
+        );
+        let full_p50 = report("full capture+decode", full_samples);
+        let clipped_p50 = report("260px clip+decode", clipped_samples);
+        println!(
+            "a capture clipped to the checks' 260 px square takes {:.2}x the time of a full one (p50s)",
+            clipped_p50.as_secs_f64() / full_p50.as_secs_f64()
         );
         let click_p50 = report("click dispatch", click_samples);
         verdict("replay inner loop (screenshot+decode+hash)", loop_p50, 60.0);
