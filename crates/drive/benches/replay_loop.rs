@@ -126,18 +126,18 @@ impl ScreencastGrab {
     }
 }
 
-/// The 260x260 square around (551, 467) the replay's checks read, as `Backend::screenshot`
-/// takes it but clipped, decoded.
+/// The [`clip`] square, as `Backend::screenshot` takes it but clipped, decoded.
 async fn clipped_capture(page: &Page) -> retrace_vision::Image {
+    let clip = clip();
     let shot = page
         .execute(CaptureScreenshotParams {
             format: Some(CaptureScreenshotFormat::Png),
             optimize_for_speed: Some(true),
             clip: Some(Viewport {
-                x: f64::from(CLIP.0),
-                y: f64::from(CLIP.1),
-                width: f64::from(CLIP_SIZE),
-                height: f64::from(CLIP_SIZE),
+                x: f64::from(clip.left),
+                y: f64::from(clip.top),
+                width: f64::from(clip.width()),
+                height: f64::from(clip.height()),
                 scale: 1.0,
             }),
             ..CaptureScreenshotParams::default()
@@ -152,13 +152,17 @@ async fn clipped_capture(page: &Page) -> retrace_vision::Image {
 
 /// The clipped capture holds the full capture's pixels at the same place (the page is still).
 fn assert_same_pixels(full: &retrace_vision::Image, clipped: &retrace_vision::Image) {
-    assert_eq!((clipped.width(), clipped.height()), (CLIP_SIZE, CLIP_SIZE));
+    let clip = clip();
+    assert_eq!(
+        (clipped.width(), clipped.height()),
+        (clip.width(), clip.height())
+    );
     assert_eq!(clipped.layout(), full.layout());
     let channels = full.layout().channels();
     let full_stride = full.width() as usize * channels;
-    let clip_stride = CLIP_SIZE as usize * channels;
-    for row in 0..CLIP_SIZE as usize {
-        let start = (CLIP.1 as usize + row) * full_stride + CLIP.0 as usize * channels;
+    let clip_stride = clip.width() as usize * channels;
+    for row in 0..clip.height() as usize {
+        let start = (clip.top as usize + row) * full_stride + clip.left as usize * channels;
         assert_eq!(
             &full.data()[start..start + clip_stride],
             &clipped.data()[row * clip_stride..(row + 1) * clip_stride],
@@ -167,10 +171,14 @@ fn assert_same_pixels(full: &retrace_vision::Image, clipped: &retrace_vision::Im
     }
 }
 
-/// Top-left corner and side of the clipped square: 100 px region and 80 px search around
-/// (551, 467).
-const CLIP: (u32, u32) = (551 - 130, 467 - 130);
-const CLIP_SIZE: u32 = 260;
+/// The action point every screenshot here is hashed around.
+const ACTION_POINT: (i64, i64) = (551, 467);
+
+/// The square replay's checks read around [`ACTION_POINT`] on the 1280x800 page: its 100 px
+/// region and the 80 px search around it.
+fn clip() -> retrace_vision::Region {
+    retrace_vision::action_region(ACTION_POINT, 100 + 2 * 80, 1280, 800)
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -212,7 +220,7 @@ fn main() {
         let decode_and_hash = |png: &[u8]| {
             let image = retrace_vision::decode_png(png).unwrap();
             let region =
-                retrace_vision::action_region((551, 467), 100, image.width(), image.height());
+                retrace_vision::action_region(ACTION_POINT, 100, image.width(), image.height());
             let hash = retrace_vision::region_hash(&image, region, Method::Phash, 8).unwrap();
             std::hint::black_box(hash);
         };

@@ -103,9 +103,12 @@ impl Verdict {
     }
 }
 
-/// Whether any of `checks` looks at the screenshot.
-fn reads_screen(checks: &[Arc<dyn StepCheck>]) -> bool {
-    checks.iter().any(|check| check.reads_screen())
+/// Whether a phase polls without screenshots: after acting (`repair` is for the phase before
+/// it), when none of `checks` looks at the screenshot. Before acting the screenshots are taken
+/// all the same: a change near the control keeps a failing step waiting instead of failing it
+/// as settled.
+fn polls_without_screenshots(checks: &[Arc<dyn StepCheck>], repair: bool) -> bool {
+    !repair && !checks.iter().any(|check| check.reads_screen())
 }
 
 /// The picture handed to checks that read no screenshot.
@@ -182,7 +185,7 @@ impl Waiter<'_> {
             WaitMode::Visual => {
                 let mut verdict = self.poll_visual(step, at, checks, repair, started).await?;
                 // A phase that asked only the page shows, when it fails, what the screen was.
-                if !verdict.passed() && !repair && !reads_screen(checks) {
+                if !verdict.passed() && polls_without_screenshots(checks, repair) {
                     verdict.screen = self.capture(View::Rendered).await?;
                 }
                 return Ok(verdict);
@@ -218,10 +221,7 @@ impl Waiter<'_> {
         // The first look may be at the screenshot the last phase passed on, when the page
         // says nothing changed since (no action has been taken in between).
         let mut remembered = self.still_shown().await;
-        // After acting, checks that ask only the page look at no screenshot: none is taken.
-        // Before acting the screenshots are taken all the same: a change near the control
-        // keeps a failing step waiting instead of failing it as settled.
-        let blank = (!repair && !reads_screen(checks))
+        let blank = polls_without_screenshots(checks, repair)
             .then(blank_screen)
             .transpose()?;
         loop {
