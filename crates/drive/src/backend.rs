@@ -177,6 +177,18 @@ pub trait BrowserBackend: Backend {
             &format!("finding the {role} named {name:?}"),
         ))
     }
+    /// Captures the part of the viewport in `part` (CSS pixels) as PNG, as fresh as
+    /// [`Backend::screenshot`]: what replay takes when its checks read only the pixels around
+    /// one point (a fraction of a whole screenshot's cost to the browser).
+    async fn screenshot_part(
+        &self,
+        part: retrace_vision::Region,
+    ) -> Result<Screenshot, DriveError> {
+        Err(unsupported(
+            self.name(),
+            &format!("a screenshot of part {part} of the page"),
+        ))
+    }
     /// What the page is doing now (requests, navigation, load state, rendering): the cheap
     /// signal to poll; see [`crate::readiness`].
     async fn page_activity(&self) -> Result<PageActivity, DriveError> {

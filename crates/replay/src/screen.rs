@@ -102,6 +102,22 @@ pub trait Screen: Send + Sync {
         self.capture().await
     }
 
+    /// A fresh screenshot of which only the square of `reach` pixels around `at` is sure to
+    /// show the screen (the rest may be blank), in the whole screen's coordinates: for checks
+    /// that read nothing else. A browser page shown at the trajectory's size captures just
+    /// that square, at a fraction of a whole screenshot's cost; other screens take a whole
+    /// one.
+    async fn capture_around(&self, at: (i64, i64), reach: u32) -> Result<Image, String> {
+        let _ = (at, reach);
+        self.capture().await
+    }
+
+    /// Whether [`Screen::capture_around`] may capture less than the whole screen (so a
+    /// failing look at one is worth taking again on a whole screenshot).
+    fn captures_parts(&self) -> bool {
+        false
+    }
+
     /// The page behind the screen, when it is a browser's.
     fn page(&self) -> Option<PageProbe> {
         None
@@ -175,6 +191,37 @@ impl Screen for BackendScreen {
     async fn capture_as_shown(&self) -> Result<Image, String> {
         let shot = self.backend.screenshot_as_shown().await;
         self.decode(shot.map_err(|error| error.to_string())?).await
+    }
+
+    async fn capture_around(&self, at: (i64, i64), reach: u32) -> Result<Image, String> {
+        // A page shown at another size than the trajectory's is captured whole and scaled.
+        let (Some(page), None) = (&self.page, &self.scaler) else {
+            return self.capture().await;
+        };
+        let (width, height) = page
+            .display_size()
+            .await
+            .map_err(|error| error.to_string())?;
+        let part = retrace_vision::action_region(at, reach, width, height);
+        let shot = match page.screenshot_part(part).await {
+            Ok(shot) => shot,
+            Err(DriveError::Unsupported { .. }) => return self.capture().await,
+            Err(error) => return Err(error.to_string()),
+        };
+        if (shot.width, shot.height) != (part.width(), part.height()) {
+            // Not the pixels asked for (a page scaled on its own): the whole screen is.
+            return self.capture().await;
+        }
+        tokio::task::spawn_blocking(move || {
+            retrace_vision::decode_png(&shot.png)?.placed(part, width, height)
+        })
+        .await
+        .map_err(|error| format!("decoding a screenshot: {error}"))?
+        .map_err(|error| format!("decoding a screenshot: {error}"))
+    }
+
+    fn captures_parts(&self) -> bool {
+        self.page.is_some() && self.scaler.is_none()
     }
 
     fn page(&self) -> Option<PageProbe> {

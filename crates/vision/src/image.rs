@@ -7,6 +7,7 @@ use std::io::Cursor;
 use crate::error::VisionError;
 use crate::png_rows::decode_rows;
 use crate::png_rows::plain_layout;
+use crate::region::Region;
 
 /// The largest image [`decode_png`] accepts: 100 million pixels (10000x10000, or about five
 /// 8K screens). A header that declares more is refused before any pixel buffer is allocated.
@@ -97,6 +98,33 @@ impl Image {
     /// The raw samples, row-major.
     pub fn data(&self) -> &[u8] {
         &self.data
+    }
+
+    /// This image placed at `region` of a `width` x `height` picture of the same layout whose
+    /// other samples are 0: what a screenshot of part of a screen becomes, so that every
+    /// region keeps the coordinates of the whole screen. Fails unless `region` is this
+    /// image's size and fits the picture.
+    pub fn placed(&self, region: Region, width: u32, height: u32) -> Result<Image, VisionError> {
+        if !region.fits(width, height)
+            || region.width() != self.width
+            || region.height() != self.height
+        {
+            return Err(VisionError::BadRegion {
+                region: region.to_string(),
+                width,
+                height,
+            });
+        }
+        let channels = self.layout.channels();
+        let row = self.width as usize * channels;
+        let stride = width as usize * channels;
+        let mut data = vec![0; stride * height as usize];
+        let start = region.left as usize * channels;
+        for (y, source) in self.data.chunks_exact(row).enumerate() {
+            let offset = (region.top as usize + y) * stride + start;
+            data[offset..offset + row].copy_from_slice(source);
+        }
+        Image::new(width, height, self.layout, data)
     }
 
     /// The pixels as RGBA (borrowed when already RGBA), the way pngjs hands them to pixelmatch:
@@ -295,4 +323,41 @@ pub fn encode_png_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, 
         .finish()
         .map_err(|e| VisionError::Encode(e.to_string()))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placed_image_keeps_its_pixels_at_the_region_and_zero_elsewhere() {
+        let part = Image::new(2, 2, PixelLayout::Rgb, (1..=12).collect()).unwrap();
+        let placed = part.placed(Region::new(1, 2, 3, 4), 4, 5).unwrap();
+        assert_eq!((placed.width(), placed.height()), (4, 5));
+        let pixel = |x: usize, y: usize| &placed.data()[(y * 4 + x) * 3..(y * 4 + x) * 3 + 3];
+        assert_eq!(pixel(1, 2), &[1, 2, 3]);
+        assert_eq!(pixel(2, 2), &[4, 5, 6]);
+        assert_eq!(pixel(1, 3), &[7, 8, 9]);
+        assert_eq!(pixel(2, 3), &[10, 11, 12]);
+        let placed_samples: u32 = placed.data().iter().map(|&v| u32::from(v)).sum();
+        assert_eq!(
+            placed_samples,
+            (1..=12).sum::<u32>(),
+            "nothing outside the region"
+        );
+    }
+
+    #[test]
+    fn an_image_is_placed_only_where_it_fits_exactly() {
+        let part = Image::new(2, 2, PixelLayout::Gray, vec![9; 4]).unwrap();
+        assert!(
+            part.placed(Region::new(3, 0, 5, 2), 4, 4).is_err(),
+            "past the edge"
+        );
+        assert!(
+            part.placed(Region::new(0, 0, 3, 2), 4, 4).is_err(),
+            "wrong size"
+        );
+        assert!(part.placed(Region::new(2, 2, 4, 4), 4, 4).is_ok());
+    }
 }

@@ -2,6 +2,7 @@ use pretty_assertions::assert_eq;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::backend::Point;
+use retrace_vision::Region;
 
 use crate::common;
 
@@ -26,6 +27,44 @@ async fn screenshots_are_exactly_the_viewport_size_and_show_the_page() {
     assert_eq!((image.width(), image.height()), (800, 600));
     assert_eq!(pixel(&image, 50, 50), [255, 0, 0, 255]);
     assert_eq!(pixel(&image, 300, 300), [255, 255, 255, 255]);
+}
+
+/// A screenshot of part of the viewport holds exactly the pixels a whole one holds there
+/// (anti-aliased text included), at odd offsets and the viewport's edges too: replay's
+/// checks read either.
+#[tokio::test]
+async fn a_part_screenshot_holds_the_pixels_of_a_whole_one_there() {
+    retrace_test_support::require!(Chromium);
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/cells")).await;
+    let whole = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
+    for part in [
+        Region::new(0, 0, 260, 260),
+        Region::new(517, 263, 777, 523),
+        Region::new(1020, 540, 1280, 800),
+        Region::new(0, 0, 1280, 800),
+    ] {
+        let shot = page.screenshot_part(part).await.unwrap();
+        assert_eq!((shot.width, shot.height), (part.width(), part.height()));
+        let image = retrace_vision::decode_png(&shot.png).unwrap();
+        let (part_rgba, whole_rgba) = (image.to_rgba(), whole.to_rgba());
+        let mut colours = std::collections::HashSet::new();
+        for y in 0..part.height() {
+            let start = (y * part.width() * 4) as usize;
+            let row = &part_rgba[start..start + part.width() as usize * 4];
+            let whole_start = (((part.top + y) * whole.width() + part.left) * 4) as usize;
+            assert_eq!(
+                row,
+                &whole_rgba[whole_start..whole_start + row.len()],
+                "part {part}, row {y}"
+            );
+            colours.extend(row.chunks_exact(4).map(<[u8]>::to_vec));
+        }
+        assert!(
+            colours.len() > 10,
+            "part {part} shows too little of the cells"
+        );
+    }
 }
 
 #[tokio::test]
@@ -173,11 +212,21 @@ async fn every_screenshot_shows_a_change_made_just_before_it() {
         ))
         .await
         .unwrap();
-        let image = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
+        // Whole screenshots and screenshots of part of the page, in turn: replay takes both.
+        let (shot, kind) = match round % 2 {
+            0 => (page.screenshot().await.unwrap(), "whole"),
+            _ => (
+                page.screenshot_part(Region::new(0, 0, 120, 120))
+                    .await
+                    .unwrap(),
+                "part",
+            ),
+        };
+        let image = retrace_vision::decode_png(&shot.png).unwrap();
         assert_eq!(
             pixel(&image, 50, 50),
             rgba,
-            "round {round}: {colour} ({} busy processes)",
+            "round {round} ({kind} screenshot): {colour} ({} busy processes)",
             busy.count()
         );
     }

@@ -78,13 +78,28 @@ body { margin: 0; background: #fff; height: 3000px; }
 #square { position: absolute; left: 0; top: 0; width: 100px; height: 100px; background: #f00; }
 </style></head><body><div id="square"></div><a id="link" href="/x" style="position:absolute;left:10px;top:200px">A link</a></body></html>"#;
 
-/// Serves every test page: `/login`, `/dashboard`, `/input`, `/square`.
+/// A 1280x800 viewport of 160 cells of different colours, each labelled with its number:
+/// no two places of the screen look alike.
+pub const CELLS_HTML: &str = r#"<!doctype html><html><head><style>
+body { margin: 0; font: 14px sans-serif; display: grid; grid-template-columns: repeat(16, 80px); }
+div { height: 80px; }
+</style></head><body><script>
+for (let i = 0; i < 160; i++) {
+  const cell = document.createElement('div');
+  cell.style.background = `hsl(${(i * 37) % 360}, 70%, ${35 + (i % 5) * 10}%)`;
+  cell.textContent = `cell ${i}`;
+  document.body.appendChild(cell);
+}
+</script></body></html>"#;
+
+/// Serves every test page: `/login`, `/dashboard`, `/input`, `/square`, `/cells`.
 pub fn serve_pages() -> retrace_test_support::html_server::HtmlServer {
     retrace_test_support::html_server::serve_html(&[
         ("/login", LOGIN_HTML),
         ("/dashboard", DASHBOARD_HTML),
         ("/input", INPUT_HTML),
         ("/square", SQUARE_HTML),
+        ("/cells", CELLS_HTML),
         ("/slow-submit", SLOW_SUBMIT_HTML),
     ])
 }

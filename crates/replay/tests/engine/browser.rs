@@ -58,15 +58,22 @@ fn as_json(element: &retrace_protocol::element::ElementInfo) -> Value {
     serde_json::to_value(element).unwrap()
 }
 
-#[tokio::test]
-async fn a_control_renamed_under_the_same_pixels_fails_naming_both_names() {
-    let dir = tempfile::tempdir().unwrap();
+/// A trajectory in `dir` of one click on the control of `control_at(40, 80)`, recorded as the
+/// button "New invoice"; with the screen it was recorded on.
+fn new_invoice_click(dir: &std::path::Path) -> (retrace_vision::Image, std::path::PathBuf) {
     let screen = control_at(40, 80);
     let recorded = element("button", "New invoice", CONTROL_BOX);
     let file = write_trajectory(
-        dir.path(),
+        dir,
         &[Step::click(POINT, &screen, &screen).with("element", as_json(&recorded))],
     );
+    (screen, file)
+}
+
+#[tokio::test]
+async fn a_control_renamed_under_the_same_pixels_fails_naming_both_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (screen, file) = new_invoice_click(dir.path());
     let world = World::browser(
         screen,
         PageModel {
@@ -99,12 +106,7 @@ async fn a_control_renamed_under_the_same_pixels_fails_naming_both_names() {
 #[tokio::test]
 async fn a_change_far_from_the_control_does_not_hold_a_failing_step() {
     let dir = tempfile::tempdir().unwrap();
-    let screen = control_at(40, 80);
-    let recorded = element("button", "New invoice", CONTROL_BOX);
-    let file = write_trajectory(
-        dir.path(),
-        &[Step::click(POINT, &screen, &screen).with("element", as_json(&recorded))],
-    );
+    let (screen, file) = new_invoice_click(dir.path());
     let world = World::browser(
         screen.clone(),
         PageModel {
@@ -155,6 +157,60 @@ async fn a_control_moved_beyond_the_hash_search_is_found_by_role_and_name() {
     assert_eq!(run.outcome().repairs.len(), 1);
     assert_eq!(run.outcome().repairs[0].offset, (110, 70));
     assert_eq!(world.inputs()[0]["coordinate"], json!([190, 190]));
+}
+
+/// Before acting, a browser screen is captured only around the control while the checks
+/// pass there; a look that fails is taken again on the whole screen at once, so the failure's
+/// evidence (and any search) is a whole screenshot, never the blank rest of a part.
+#[tokio::test]
+async fn a_look_before_acting_captures_the_control_alone_until_it_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let (screen, file) = new_invoice_click(dir.path());
+    // The part around the control: a 100 px region and 10 px of search on each side.
+    let settings = ReplaySettings {
+        search_radius: 10,
+        ..patient()
+    };
+    for renamed in [false, true] {
+        let name = if renamed {
+            "Add invoice"
+        } else {
+            "New invoice"
+        };
+        let world = World::browser(
+            screen.clone(),
+            PageModel {
+                elements: vec![element("button", name, CONTROL_BOX)],
+                ..PageModel::default()
+            },
+        );
+        let run = replay(
+            &world,
+            ReplayRequest::new(&file),
+            settings.clone(),
+            Vec::new(),
+        )
+        .await;
+        if !renamed {
+            run.assert_passed();
+            // The look before acting, at the part; the effect after it, whole.
+            assert_eq!((world.part_captures(), world.captures()), (1, 2));
+            continue;
+        }
+        let failure = run.outcome().failure.clone().expect("the rename fails");
+        assert_eq!((failure.step, failure.kind), (1, FailureKind::Mismatch));
+        assert!(
+            world.captures() > world.part_captures(),
+            "a whole screen was looked at"
+        );
+        let shown = failure
+            .actual_screen
+            .as_ref()
+            .expect("the screen as evidence");
+        let shown = retrace_vision::decode_png(shown.bytes()).unwrap();
+        // Far outside the part, the screen's light background, not a blank.
+        assert_eq!(shown.to_rgba()[((5 * SIDE + 235) * 4) as usize], 230);
+    }
 }
 
 #[tokio::test]

@@ -69,6 +69,8 @@ struct Frames {
     queue: VecDeque<Image>,
     settled: Image,
     captures: usize,
+    /// How many of the captures were of part of the screen.
+    parts: usize,
 }
 
 /// What an action does to the screen.
@@ -103,6 +105,7 @@ impl World {
                 queue: VecDeque::new(),
                 settled: screen,
                 captures: 0,
+                parts: 0,
             }),
             reactions: Mutex::new(VecDeque::new()),
             actions: Mutex::new(Vec::new()),
@@ -131,6 +134,11 @@ impl World {
         self.frames.lock().unwrap().captures
     }
 
+    /// Screenshots of part of the screen taken so far (counted in [`World::captures`] too).
+    pub fn part_captures(&self) -> usize {
+        self.frames.lock().unwrap().parts
+    }
+
     /// The inputs acted, in order.
     pub fn inputs(&self) -> Vec<Value> {
         self.actions
@@ -156,10 +164,46 @@ impl Screen for WorldScreen {
         })
     }
 
+    /// A browser world captures parts as a browser page does: only the part shows the
+    /// screen, the rest is blank.
+    fn captures_parts(&self) -> bool {
+        self.0.page.is_some()
+    }
+
+    async fn capture_around(&self, at: (i64, i64), reach: u32) -> Result<Image, String> {
+        let whole = self.capture().await?;
+        if self.0.page.is_none() {
+            return Ok(whole);
+        }
+        self.0.frames.lock().unwrap().parts += 1;
+        let part = retrace_vision::action_region(at, reach, whole.width(), whole.height());
+        Ok(blank_outside(&whole, part))
+    }
+
     fn page(&self) -> Option<PageProbe> {
         let page = self.0.page.as_ref()?;
         Some(PageProbe::new(Arc::new(WorldPage(page.clone())), None))
     }
+}
+
+/// `image` with every sample outside `part` set to 0.
+fn blank_outside(image: &Image, part: retrace_vision::Region) -> Image {
+    let channels = image.layout().channels();
+    let width = image.width() as usize;
+    let data = image
+        .data()
+        .chunks_exact(channels)
+        .enumerate()
+        .flat_map(|(index, pixel)| {
+            let (x, y) = ((index % width) as u32, (index / width) as u32);
+            let inside =
+                (part.left..part.right).contains(&x) && (part.top..part.bottom).contains(&y);
+            pixel
+                .iter()
+                .map(move |&sample| if inside { sample } else { 0 })
+        })
+        .collect();
+    Image::new(image.width(), image.height(), image.layout(), data).unwrap()
 }
 
 /// A cacheable `computer` tool acting on the world.

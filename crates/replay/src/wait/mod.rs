@@ -29,6 +29,14 @@
 //! on is reused when the page says nothing changed since ([`crate::frame_memory`]), and is
 //! otherwise the first of the two a still screen needs.
 //!
+//! **Screenshots of part of the page**: before acting, the checks read only the square
+//! around the step's control (its region and the search around it), so on a browser page
+//! shown at the trajectory's size only that square is captured
+//! ([`crate::screen::Screen::capture_around`]: a clipped `Page.captureScreenshot`, about
+//! half a whole one's cost to Chromium). A look at a part that fails is taken again at once
+//! on a whole screenshot: the search for a moved control, the wait for a settled page and a
+//! failure's evidence always see the whole screen, and a part is never remembered.
+//!
 //! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried for
 //! [`SCREENSHOT_BUDGET`] (or the step's time when longer): Chromium can leave a capture
 //! requested while a navigation commits unanswered until its CDP timeout, a new request after
@@ -55,6 +63,10 @@ use crate::plan::PlannedStep;
 use crate::request::WaitMode;
 use crate::screen::Screen;
 
+mod look;
+
+use look::View;
+
 /// Actions that act on the focused element rather than at a point.
 const KEYBOARD_ACTIONS: [&str; 4] = ["type", "key", "keyboard_tap", "hold_key"];
 
@@ -64,16 +76,6 @@ const FOCUS_MARGIN: f64 = 24.0;
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
 /// error, not a failed step): generous, because a loaded machine is slow, not broken.
 pub const SCREENSHOT_BUDGET: Duration = Duration::from_secs(30);
-
-/// Which screenshot to take.
-#[derive(Debug, Clone, Copy)]
-enum View {
-    /// One holding every change made before it (the backend may wait for a pending page
-    /// load): visual and stable waiting.
-    Rendered,
-    /// The screen as shown at that moment: a fixed delay's single look.
-    AsShown,
-}
 
 /// What waiting for a phase's checks ended with.
 #[derive(Debug)]
@@ -224,38 +226,44 @@ impl Waiter<'_> {
         let blank = polls_without_screenshots(checks, repair)
             .then(blank_screen)
             .transpose()?;
+        // Where the step's control could be: its region and the search around it. A change
+        // elsewhere (a progress bar in a corner) does not keep this step waiting.
+        let reach = self.env.hashing.region_size + 2 * settings.search_radius;
+        // Before acting, the checks read only that square: while they pass, only it is
+        // captured. A failing look is taken again on the whole screen at once, so the
+        // search, the evidence and the early failure all look at whole screenshots.
+        let mut around = at.filter(|_| repair && blank.is_none() && self.screen.captures_parts());
         loop {
             let asked = Instant::now();
             let asked_at = started.elapsed();
             let reused = remembered.is_some();
             let fresh = !reused && blank.is_none();
-            let screen = match (remembered.take(), &blank) {
-                (Some(screen), _) => screen,
-                (None, Some(blank)) => Arc::clone(blank),
-                (None, None) => self.capture(View::Rendered).await?,
+            let part = around.filter(|_| fresh);
+            let view = match part {
+                Some(at) => View::Around(at, reach),
+                None => View::Rendered,
             };
-            let captured = started.elapsed();
-            // A remembered screenshot's page was just asked, and was not busy.
-            let busy = match reused {
-                true => None,
-                false => self.page_busy().await,
-            };
-            let probed = started.elapsed();
-            // Where the step's control could be: its region and the search around it. A
-            // change elsewhere (a progress bar in a corner) does not keep this step waiting.
+            let (screen, busy, looks) = self
+                .observe(step, at, checks, remembered.take(), blank.as_ref(), view)
+                .await?;
+            let observed = started.elapsed();
             let watched = at.map(|at| {
-                let reach = self.env.hashing.region_size + 2 * settings.search_radius;
                 retrace_vision::action_region(at, reach, screen.width(), screen.height())
             });
             settling.saw(&screen, busy.is_some(), watched);
-            let mut verdict = self.look_all(step, at, checks, &screen, started).await?;
+            let mut verdict = Verdict {
+                looks,
+                relocation: None,
+                waited: started.elapsed(),
+                screen,
+                note: None,
+            };
             tracing::debug!(
                 step = step.number(),
                 at_ms = asked_at.as_millis() as u64,
                 reused,
-                capture_ms = (captured - asked_at).as_millis() as u64,
-                probe_ms = (probed - captured).as_millis() as u64,
-                look_ms = (started.elapsed() - probed).as_millis() as u64,
+                part = part.is_some(),
+                observe_ms = (observed - asked_at).as_millis() as u64,
                 busy = busy.as_deref().unwrap_or("no"),
                 still_ms = settling.last_activity.elapsed().as_millis() as u64,
                 passed = verdict.passed(),
@@ -264,8 +272,8 @@ impl Waiter<'_> {
             if verdict.passed() {
                 match &busy {
                     None => {
-                        if fresh {
-                            self.remember(&screen, asked);
+                        if fresh && part.is_none() {
+                            self.remember(&verdict.screen, asked);
                         }
                         return Ok(verdict);
                     }
@@ -284,6 +292,10 @@ impl Waiter<'_> {
                     }
                 }
             }
+            if !verdict.passed() && part.is_some() {
+                around = None;
+                continue;
+            }
             if asked_at >= settings.step_timeout {
                 if let Some(at) = repair_at {
                     self.try_repair(step, at, checks, &mut verdict, started)
@@ -297,7 +309,7 @@ impl Waiter<'_> {
                 && due
             {
                 last_search = Some(Instant::now());
-                let hit = self.relocated(step, at, checks, &screen).await?;
+                let hit = self.relocated(step, at, checks, &verdict.screen).await?;
                 match (hit, last_hit) {
                     (Some((hit, looks)), Some(previous)) if hit.offset == previous.offset => {
                         verdict.looks = looks;
@@ -445,140 +457,6 @@ impl Waiter<'_> {
     fn remember(&self, screen: &Arc<Image>, asked: Instant) {
         if self.env.page.is_some() {
             self.memory.remember(screen, asked);
-        }
-    }
-
-    /// Why the page is busy now (a request in flight, a navigation, a document not yet
-    /// complete); `None` when it is not, or there is no page to ask.
-    async fn page_busy(&self) -> Option<String> {
-        let page = self.env.page.as_ref()?;
-        let activity = match page.activity().await {
-            Ok(activity) => activity,
-            Err(error) => return Some(format!("the page did not answer: {error}")),
-        };
-        if activity.navigation_pending {
-            return Some("a navigation is under way".into());
-        }
-        if activity.requests_in_flight > 0 {
-            return Some(format!(
-                "{} request{} in flight",
-                activity.requests_in_flight,
-                if activity.requests_in_flight == 1 {
-                    ""
-                } else {
-                    "s"
-                }
-            ));
-        }
-        match &activity.document {
-            Ok(document) if document.ready_state != "complete" => {
-                Some(format!("the document is {}", document.ready_state))
-            }
-            Ok(_) => None,
-            Err(reason) => Some(reason.clone()),
-        }
-    }
-
-    /// Every check's look at one screenshot.
-    async fn look_all(
-        &self,
-        step: &PlannedStep,
-        at: Option<(i64, i64)>,
-        checks: &[Arc<dyn StepCheck>],
-        screen: &Arc<Image>,
-        started: Instant,
-    ) -> Result<Verdict, ScreenError> {
-        Ok(Verdict {
-            looks: self.looks(step, at, checks, screen).await?,
-            relocation: None,
-            waited: started.elapsed(),
-            screen: Arc::clone(screen),
-            note: None,
-        })
-    }
-
-    async fn looks(
-        &self,
-        step: &PlannedStep,
-        at: Option<(i64, i64)>,
-        checks: &[Arc<dyn StepCheck>],
-        screen: &Arc<Image>,
-    ) -> Result<Vec<(&'static str, Look)>, ScreenError> {
-        let mut looks = Vec::with_capacity(checks.len());
-        for check in checks {
-            let look = check
-                .look(step, at, screen, self.env)
-                .await
-                .map_err(|error| ScreenError(format!("{} check: {error}", check.name())))?;
-            looks.push((check.name(), look));
-        }
-        Ok(looks)
-    }
-
-    /// Asks the checks that fail where the recorded thing moved; a place where every check
-    /// passes, with the looks there.
-    async fn relocated(
-        &self,
-        step: &PlannedStep,
-        at: (i64, i64),
-        checks: &[Arc<dyn StepCheck>],
-        screen: &Arc<Image>,
-    ) -> Result<Option<(Relocation, Vec<(&'static str, Look)>)>, ScreenError> {
-        for check in checks {
-            let Some(hit) = check.relocate(step, at, screen, self.env).await else {
-                continue;
-            };
-            let moved = (at.0 + hit.offset.0, at.1 + hit.offset.1);
-            let looks = self.looks(step, Some(moved), checks, screen).await?;
-            if looks.iter().all(|(_, look)| look.passed) {
-                return Ok(Some((hit, looks)));
-            }
-        }
-        Ok(None)
-    }
-
-    /// One search on the verdict's screenshot; on a hit, the verdict becomes the repaired one.
-    async fn try_repair(
-        &self,
-        step: &PlannedStep,
-        at: (i64, i64),
-        checks: &[Arc<dyn StepCheck>],
-        verdict: &mut Verdict,
-        started: Instant,
-    ) -> Result<(), ScreenError> {
-        if let Some((hit, looks)) = self.relocated(step, at, checks, &verdict.screen).await? {
-            verdict.looks = looks;
-            verdict.relocation = Some(hit);
-        }
-        verdict.waited = started.elapsed();
-        Ok(())
-    }
-
-    /// A fresh screenshot, retried for [`SCREENSHOT_BUDGET`] or the step's time, whichever
-    /// is longer (see the module docs).
-    async fn capture(&self, view: View) -> Result<Arc<Image>, ScreenError> {
-        let settings = &self.env.settings;
-        let started = Instant::now();
-        let budget = settings.step_timeout.max(SCREENSHOT_BUDGET);
-        let mut attempt_limit = Duration::from_secs(2);
-        loop {
-            let attempt = async {
-                match view {
-                    View::Rendered => self.screen.capture().await,
-                    View::AsShown => self.screen.capture_as_shown().await,
-                }
-            };
-            let error = match tokio::time::timeout(attempt_limit, attempt).await {
-                Ok(Ok(image)) => return Ok(Arc::new(image)),
-                Ok(Err(error)) => error,
-                Err(_) => format!("no screenshot within {:.1} s", attempt_limit.as_secs_f64()),
-            };
-            if started.elapsed() >= budget {
-                return Err(ScreenError(error));
-            }
-            tracing::debug!("screenshot failed ({error}); retrying");
-            attempt_limit = attempt_limit.saturating_mul(2);
-            tokio::time::sleep(settings.poll_interval).await;
         }
     }
 }

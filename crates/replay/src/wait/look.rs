@@ -1,0 +1,232 @@
+//! How one poll of the wait engine looks: the screenshot it takes (whole, part or none), what
+//! it asks the page (whether it is busy, the checks that read no pixels) while the screenshot
+//! is taken, each check's look at both, and the search for a control that moved.
+
+use std::sync::Arc;
+use std::time::Duration;
+use std::time::Instant;
+
+use retrace_vision::Image;
+
+use super::SCREENSHOT_BUDGET;
+use super::ScreenError;
+use super::Verdict;
+use super::Waiter;
+use super::blank_screen;
+use crate::checks::Look;
+use crate::checks::Relocation;
+use crate::checks::StepCheck;
+use crate::plan::PlannedStep;
+
+/// Which screenshot to take.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum View {
+    /// One holding every change made before it (the backend may wait for a pending page
+    /// load): visual and stable waiting.
+    Rendered,
+    /// The screen as shown at that moment: a fixed delay's single look.
+    AsShown,
+    /// Like [`View::Rendered`], but only the square of this many pixels around the point
+    /// need show the screen (see [`crate::screen::Screen::capture_around`]).
+    Around((i64, i64), u32),
+}
+
+/// What one poll saw: the screenshot, why the page was busy (`None`: it was not) and each
+/// check's look.
+pub(super) type ObservedPoll = (Arc<Image>, Option<String>, Vec<(&'static str, Look)>);
+
+impl Waiter<'_> {
+    /// Why the page is busy now (a request in flight, a navigation, a document not yet
+    /// complete); `None` when it is not, or there is no page to ask.
+    pub(super) async fn page_busy(&self) -> Option<String> {
+        let page = self.env.page.as_ref()?;
+        let activity = match page.activity().await {
+            Ok(activity) => activity,
+            Err(error) => return Some(format!("the page did not answer: {error}")),
+        };
+        if activity.navigation_pending {
+            return Some("a navigation is under way".into());
+        }
+        if activity.requests_in_flight > 0 {
+            return Some(format!(
+                "{} request{} in flight",
+                activity.requests_in_flight,
+                if activity.requests_in_flight == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ));
+        }
+        match &activity.document {
+            Ok(document) if document.ready_state != "complete" => {
+                Some(format!("the document is {}", document.ready_state))
+            }
+            Ok(_) => None,
+            Err(reason) => Some(reason.clone()),
+        }
+    }
+
+    /// One poll: the screenshot (`remembered`, else `blank`, else a fresh one of `view`), why
+    /// the page is busy and every check's look, in the order of `checks`. The page is asked
+    /// (whether it is busy, and the checks that read no pixels) while the screenshot is
+    /// taken: both answers describe the same moment, and neither has to wait for the other.
+    /// A remembered screenshot's page was just asked, and was not busy.
+    pub(super) async fn observe(
+        &self,
+        step: &PlannedStep,
+        at: Option<(i64, i64)>,
+        checks: &[Arc<dyn StepCheck>],
+        remembered: Option<Arc<Image>>,
+        blank: Option<&Arc<Image>>,
+        view: View,
+    ) -> Result<ObservedPoll, ScreenError> {
+        let reused = remembered.is_some();
+        let screen = async {
+            match (remembered, blank) {
+                (Some(screen), _) => Ok(screen),
+                (None, Some(blank)) => Ok(Arc::clone(blank)),
+                (None, None) => self.capture(view).await,
+            }
+        };
+        let busy = async {
+            match reused {
+                true => None,
+                false => self.page_busy().await,
+            }
+        };
+        let page_side: Vec<Arc<dyn StepCheck>> = checks
+            .iter()
+            .filter(|check| !check.reads_screen())
+            .cloned()
+            .collect();
+        let page_looks = async {
+            let nothing = blank_screen()?;
+            self.looks(step, at, &page_side, &nothing).await
+        };
+        let (screen, busy, page_looks) = tokio::join!(screen, busy, page_looks);
+        let screen = screen?;
+        let pixel_side: Vec<Arc<dyn StepCheck>> = checks
+            .iter()
+            .filter(|check| check.reads_screen())
+            .cloned()
+            .collect();
+        let mut page_looks = page_looks?.into_iter();
+        let mut pixel_looks = self
+            .looks(step, at, &pixel_side, &screen)
+            .await?
+            .into_iter();
+        let looks = checks
+            .iter()
+            .filter_map(|check| match check.reads_screen() {
+                true => pixel_looks.next(),
+                false => page_looks.next(),
+            })
+            .collect();
+        Ok((screen, busy, looks))
+    }
+
+    /// Every check's look at one screenshot.
+    pub(super) async fn look_all(
+        &self,
+        step: &PlannedStep,
+        at: Option<(i64, i64)>,
+        checks: &[Arc<dyn StepCheck>],
+        screen: &Arc<Image>,
+        started: Instant,
+    ) -> Result<Verdict, ScreenError> {
+        Ok(Verdict {
+            looks: self.looks(step, at, checks, screen).await?,
+            relocation: None,
+            waited: started.elapsed(),
+            screen: Arc::clone(screen),
+            note: None,
+        })
+    }
+
+    pub(super) async fn looks(
+        &self,
+        step: &PlannedStep,
+        at: Option<(i64, i64)>,
+        checks: &[Arc<dyn StepCheck>],
+        screen: &Arc<Image>,
+    ) -> Result<Vec<(&'static str, Look)>, ScreenError> {
+        let mut looks = Vec::with_capacity(checks.len());
+        for check in checks {
+            let look = check
+                .look(step, at, screen, self.env)
+                .await
+                .map_err(|error| ScreenError(format!("{} check: {error}", check.name())))?;
+            looks.push((check.name(), look));
+        }
+        Ok(looks)
+    }
+
+    /// Asks the checks that fail where the recorded thing moved; a place where every check
+    /// passes, with the looks there.
+    pub(super) async fn relocated(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        screen: &Arc<Image>,
+    ) -> Result<Option<(Relocation, Vec<(&'static str, Look)>)>, ScreenError> {
+        for check in checks {
+            let Some(hit) = check.relocate(step, at, screen, self.env).await else {
+                continue;
+            };
+            let moved = (at.0 + hit.offset.0, at.1 + hit.offset.1);
+            let looks = self.looks(step, Some(moved), checks, screen).await?;
+            if looks.iter().all(|(_, look)| look.passed) {
+                return Ok(Some((hit, looks)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// One search on the verdict's screenshot; on a hit, the verdict becomes the repaired one.
+    pub(super) async fn try_repair(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        verdict: &mut Verdict,
+        started: Instant,
+    ) -> Result<(), ScreenError> {
+        if let Some((hit, looks)) = self.relocated(step, at, checks, &verdict.screen).await? {
+            verdict.looks = looks;
+            verdict.relocation = Some(hit);
+        }
+        verdict.waited = started.elapsed();
+        Ok(())
+    }
+
+    /// A fresh screenshot, retried for [`SCREENSHOT_BUDGET`] or the step's time, whichever
+    /// is longer (see the module docs).
+    pub(super) async fn capture(&self, view: View) -> Result<Arc<Image>, ScreenError> {
+        let settings = &self.env.settings;
+        let started = Instant::now();
+        let budget = settings.step_timeout.max(SCREENSHOT_BUDGET);
+        let mut attempt_limit = Duration::from_secs(2);
+        loop {
+            let attempt = async {
+                match view {
+                    View::Rendered => self.screen.capture().await,
+                    View::AsShown => self.screen.capture_as_shown().await,
+                    View::Around(at, reach) => self.screen.capture_around(at, reach).await,
+                }
+            };
+            let error = match tokio::time::timeout(attempt_limit, attempt).await {
+                Ok(Ok(image)) => return Ok(Arc::new(image)),
+                Ok(Err(error)) => error,
+                Err(_) => format!("no screenshot within {:.1} s", attempt_limit.as_secs_f64()),
+            };
+            if started.elapsed() >= budget {
+                return Err(ScreenError(error));
+            }
+            tracing::debug!("screenshot failed ({error}); retrying");
+            attempt_limit = attempt_limit.saturating_mul(2);
+            tokio::time::sleep(settings.poll_interval).await;
+        }
+    }
+}
