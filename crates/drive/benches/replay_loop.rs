@@ -7,12 +7,11 @@
 //!   before (wait for the page's next animation frame, then a one-shot screencast frame),
 //!   dropped because its freshness cannot be proven (`chromium::page` module docs); timed here,
 //!   alternated with the first so both see the same machine, as the price of freshness;
-//! - `clipped capture`: `Page.captureScreenshot` of the 260x260 square replay's checks read
-//!   around an action point (its 100 px region and the 80 px search around it), alternated
-//!   with the full capture: what clipping each screenshot to the checks' region would save
-//!   (not done yet; the README's run figures say why it matters). The clipped pixels are
-//!   checked to be the full capture's at that place, so the saving is not bought with
-//!   different pixels;
+//! - `clipped capture`: `BrowserBackend::screenshot_part` of the 260x260 square replay's
+//!   checks read around an action point before acting (its 100 px region and the 80 px search
+//!   around it), alternated with the full capture: what replay saves there by capturing only
+//!   that square. The clipped pixels are checked to be the full capture's at that place, so
+//!   the saving is not bought with different pixels;
 //! - `click dispatch`: one left click (move, press, release) over CDP.
 //!
 //! Prints p50, p95 and max of each, and PASS or MISS against the targets (replay loop
@@ -27,13 +26,10 @@ use std::time::Instant;
 
 use base64::Engine;
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
-use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotParams;
 use chromiumoxide::cdp::browser_protocol::page::EventScreencastFrame;
 use chromiumoxide::cdp::browser_protocol::page::StartScreencastFormat;
 use chromiumoxide::cdp::browser_protocol::page::StartScreencastParams;
 use chromiumoxide::cdp::browser_protocol::page::StopScreencastParams;
-use chromiumoxide::cdp::browser_protocol::page::Viewport;
 use futures::StreamExt;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
@@ -126,28 +122,10 @@ impl ScreencastGrab {
     }
 }
 
-/// The [`clip`] square, as `Backend::screenshot` takes it but clipped, decoded.
-async fn clipped_capture(page: &Page) -> retrace_vision::Image {
-    let clip = clip();
-    let shot = page
-        .execute(CaptureScreenshotParams {
-            format: Some(CaptureScreenshotFormat::Png),
-            optimize_for_speed: Some(true),
-            clip: Some(Viewport {
-                x: f64::from(clip.left),
-                y: f64::from(clip.top),
-                width: f64::from(clip.width()),
-                height: f64::from(clip.height()),
-                scale: 1.0,
-            }),
-            ..CaptureScreenshotParams::default()
-        })
-        .await
-        .unwrap();
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(AsRef::<str>::as_ref(&shot.result.data))
-        .unwrap();
-    retrace_vision::decode_png(&png).unwrap()
+/// The [`clip`] square as replay captures it before acting, decoded.
+async fn clipped_capture(page: &retrace_drive::chromium::ChromiumPage) -> retrace_vision::Image {
+    let shot = page.screenshot_part(clip()).await.unwrap();
+    retrace_vision::decode_png(&shot.png).unwrap()
 }
 
 /// The clipped capture holds the full capture's pixels at the same place (the page is still).
@@ -239,7 +217,7 @@ fn main() {
             let full = retrace_vision::decode_png(&page.screenshot().await.unwrap().png).unwrap();
             full_samples.push(started.elapsed());
             let started = Instant::now();
-            let clipped = clipped_capture(page.cdp_page()).await;
+            let clipped = clipped_capture(&page).await;
             clipped_samples.push(started.elapsed());
             assert_same_pixels(&full, &clipped);
 

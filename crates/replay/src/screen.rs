@@ -107,8 +107,7 @@ pub trait Screen: Send + Sync {
     /// that read nothing else. A browser page shown at the trajectory's size captures just
     /// that square, at a fraction of a whole screenshot's cost; other screens take a whole
     /// one.
-    async fn capture_around(&self, at: (i64, i64), reach: u32) -> Result<Image, String> {
-        let _ = (at, reach);
+    async fn capture_around(&self, _at: (i64, i64), _reach: u32) -> Result<Image, String> {
         self.capture().await
     }
 
