@@ -204,6 +204,13 @@ impl InputState {
 
     /// Presses one key (updating the held modifiers first, as a keyboard does).
     async fn key_event(&self, page: &Page, key: &KeyDef, down: bool) -> Result<(), CdpError> {
+        page.execute(self.key_params(key, down)).await?;
+        Ok(())
+    }
+
+    /// The event of pressing (`down`) or releasing one key, carrying the modifiers held once
+    /// it is: the held modifiers are updated first, as a keyboard does.
+    fn key_params(&self, key: &KeyDef, down: bool) -> DispatchKeyEventParams {
         if let Some(bit) = key.modifier_bit {
             if down {
                 self.modifiers.fetch_or(bit, Ordering::SeqCst);
@@ -239,8 +246,7 @@ impl InputState {
         } else if key.modifier_bit.is_some() {
             params.location = Some(1);
         }
-        page.execute(params).await?;
-        Ok(())
+        params
     }
 
     /// Presses the keys of `combo` in order and leaves them held.
@@ -260,47 +266,128 @@ impl InputState {
     }
 
     /// Types `text` key by key (so key handlers fire); characters with no key on a US layout
-    /// go in through `Input.insertText`.
+    /// go in through `Input.insertText`. With no `delay` the events are sent in order without
+    /// waiting for each answer (see [`send_in_order`]): the page still handles every key
+    /// press, one after another, as it does a burst from a fast keyboard, and the typing
+    /// costs no round trip per key.
     pub async fn type_text(
         &self,
         page: &Page,
         text: &str,
         delay: Option<Duration>,
     ) -> Result<(), CdpError> {
+        let Some(delay) = delay else {
+            let mut events = Vec::with_capacity(2 * text.len());
+            for c in text.chars() {
+                match self.char_events(c) {
+                    Ok(keys) => {
+                        events.extend(keys.into_iter().map(|key| Typed::Key(Box::new(key))))
+                    }
+                    Err(text) => events.push(Typed::Text(text)),
+                }
+            }
+            return send_in_order(page, events).await;
+        };
         for (index, c) in text.chars().enumerate() {
-            if index > 0
-                && let Some(delay) = delay
-            {
+            if index > 0 {
                 tokio::time::sleep(delay).await;
             }
-            match keys::char_key(c) {
-                Some(key) => {
-                    let shift = keys::key_by_name("shift").filter(|_| key.needs_shift);
-                    let combo: Vec<KeyDef> = shift.into_iter().chain([key]).collect();
-                    self.keys_down(page, &combo).await?;
-                    self.keys_up(page, &combo).await?;
+            match self.char_events(c) {
+                Ok(keys) => {
+                    for key in keys {
+                        page.execute(key).await?;
+                    }
                 }
-                None => {
-                    page.execute(InsertTextParams::new(c.to_string())).await?;
+                Err(text) => {
+                    page.execute(text).await?;
                 }
             }
         }
         Ok(())
     }
+
+    /// The key events that type `c` (shift held around it when it needs shift), or the
+    /// `Input.insertText` of a character with no key on a US layout.
+    fn char_events(&self, c: char) -> Result<Vec<DispatchKeyEventParams>, InsertTextParams> {
+        let Some(key) = keys::char_key(c) else {
+            return Err(InsertTextParams::new(c.to_string()));
+        };
+        let shift = keys::key_by_name("shift").filter(|_| key.needs_shift);
+        let combo: Vec<KeyDef> = shift.into_iter().chain([key]).collect();
+        let downs = combo.iter().map(|key| self.key_params(key, true));
+        let downs: Vec<_> = downs.collect();
+        let ups = combo.iter().rev().map(|key| self.key_params(key, false));
+        Ok(downs.into_iter().chain(ups).collect())
+    }
+}
+
+/// One event of typing: a key press or release, or text with no key.
+enum Typed {
+    Key(Box<DispatchKeyEventParams>),
+    Text(InsertTextParams),
+}
+
+impl Pipelined for Typed {
+    fn send(
+        self,
+        page: &Page,
+    ) -> Result<futures::future::BoxFuture<'static, Result<(), CdpError>>, CdpError> {
+        use futures::FutureExt;
+        Ok(match self {
+            Typed::Key(event) => page
+                .command_future(*event)?
+                .map(|answer| answer.map(drop))
+                .boxed(),
+            Typed::Text(text) => page
+                .command_future(text)?
+                .map(|answer| answer.map(drop))
+                .boxed(),
+        })
+    }
 }
 
 /// Sends `events` in order without waiting between them, then waits for every answer.
 ///
-/// `try_join_all` polls its futures in order on its first poll, and each command future hands
-/// its message to the page's channel on that first poll, so the commands reach the browser in
-/// `events` order.
-async fn send_in_order(page: &Page, events: Vec<DispatchMouseEventParams>) -> Result<(), CdpError> {
-    let futures = events
+/// A command future hands its message to the page's channel on its first poll (a fresh
+/// sender always has room for one), and one page's commands are handled in the order they
+/// arrive: each is polled once, in order, before any answer is awaited.
+async fn send_in_order<E: Pipelined>(page: &Page, events: Vec<E>) -> Result<(), CdpError> {
+    let mut answers = events
         .into_iter()
-        .map(|event| page.command_future(event))
+        .map(|event| event.send(page).map(futures::future::maybe_done))
         .collect::<Result<Vec<_>, _>>()?;
-    futures::future::try_join_all(futures).await?;
+    for answer in &mut answers {
+        let _sent = futures::poll!(answer);
+    }
+    for mut answer in answers {
+        (&mut answer).await;
+        if let Some(Err(error)) = std::pin::Pin::new(&mut answer).take_output() {
+            return Err(error);
+        }
+    }
     Ok(())
+}
+
+/// A command [`send_in_order`] can send.
+trait Pipelined {
+    /// Its answer, once its message has been handed to the page's channel (on first poll).
+    fn send(
+        self,
+        page: &Page,
+    ) -> Result<futures::future::BoxFuture<'static, Result<(), CdpError>>, CdpError>;
+}
+
+impl Pipelined for DispatchMouseEventParams {
+    fn send(
+        self,
+        page: &Page,
+    ) -> Result<futures::future::BoxFuture<'static, Result<(), CdpError>>, CdpError> {
+        use futures::FutureExt;
+        Ok(page
+            .command_future(self)?
+            .map(|answer| answer.map(drop))
+            .boxed())
+    }
 }
 
 /// Parses an xdotool combo for CDP, naming it in the error.

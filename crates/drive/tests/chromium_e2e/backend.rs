@@ -231,3 +231,30 @@ async fn every_screenshot_shows_a_change_made_just_before_it() {
         );
     }
 }
+
+/// Typing with no delay sends its key events without waiting for each answer: the page still
+/// gets every key press, in order (shifted characters and text with no US key among them),
+/// and the field ends up holding the text exactly.
+#[tokio::test]
+async fn typing_without_a_delay_delivers_every_key_in_order() {
+    retrace_test_support::require!(Chromium);
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/input")).await;
+    page.evaluate("document.getElementById('b').focus()")
+        .await
+        .unwrap();
+    // Long enough for far more than 30 events in flight at once.
+    let text = "Pay €120.00 to Ann O'Hara (#4), Zürich: ok?";
+    page.type_text(text, None).await.unwrap();
+    let value = page
+        .evaluate("document.getElementById('b').value")
+        .await
+        .unwrap();
+    assert_eq!(value, text);
+    let keys = page
+        .evaluate("events.filter(e => e.type === 'keydown' && e.key !== 'Shift').map(e => e.key).join('')")
+        .await
+        .unwrap();
+    // Every character with a key on a US layout, in order; '€' and 'ü' go in as text.
+    assert_eq!(keys, text.replace(['€', 'ü'], ""));
+}

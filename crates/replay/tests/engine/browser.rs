@@ -159,8 +159,8 @@ async fn a_control_moved_beyond_the_hash_search_is_found_by_role_and_name() {
     assert_eq!(world.inputs()[0]["coordinate"], json!([190, 190]));
 }
 
-/// Before acting, a browser screen is captured only around the control while the checks
-/// pass there; a look that fails is taken again on the whole screen at once, so the failure's
+/// A browser screen is captured only around the control while the checks pass there (before
+/// acting and after); a look that fails is taken again on the whole screen at once, so the failure's
 /// evidence (and any search) is a whole screenshot, never the blank rest of a part.
 #[tokio::test]
 async fn a_look_before_acting_captures_the_control_alone_until_it_fails() {
@@ -193,8 +193,8 @@ async fn a_look_before_acting_captures_the_control_alone_until_it_fails() {
         .await;
         if !renamed {
             run.assert_passed();
-            // The look before acting, at the part; the effect after it, whole.
-            assert_eq!((world.part_captures(), world.captures()), (1, 2));
+            // The look before acting and the effect after it, each at its part.
+            assert_eq!((world.part_captures(), world.captures()), (2, 2));
             continue;
         }
         let failure = run.outcome().failure.clone().expect("the rename fails");
@@ -474,4 +474,78 @@ async fn typing_after_a_verified_click_on_a_still_page_takes_no_screenshot_to_se
         actions[1].1, 2,
         "typed with no screenshot after step 1's effect was seen"
     );
+}
+
+/// A click into a field, then typing, as two steps, with the field's box as the page gives it.
+fn click_into_field_then_type(
+    dir: &std::path::Path,
+    field_box: (f64, f64, f64, f64),
+    page: PageModel,
+) -> (std::sync::Arc<World>, std::path::PathBuf) {
+    let screen = control_at(40, 80);
+    let file = write_trajectory(
+        dir,
+        &[
+            Step::click(POINT, &screen, &screen),
+            Step::typing("Acme Corp"),
+        ],
+    );
+    let field = element("textbox", "Customer", field_box);
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![element("button", "Customer", CONTROL_BOX)],
+            focused: Some(field),
+            ..page
+        },
+    );
+    (world, file)
+}
+
+/// The look after a click captures the focused field too, away from the control as it may
+/// be: the typing that follows waits for a still field, and on a still page that part
+/// stands for it, with no new screenshot.
+#[tokio::test]
+async fn the_look_after_a_click_holds_the_focused_field_the_typing_waits_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // Far from the 120 px square around the control: only in the part through the focus.
+    let (world, file) = click_into_field_then_type(
+        dir.path(),
+        (170.0, 4.0, 60.0, 20.0),
+        PageModel {
+            quiet_for: Duration::from_secs(3600),
+            ..PageModel::default()
+        },
+    );
+    let settings = ReplaySettings {
+        search_radius: 10,
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    run.assert_passed();
+    let actions = world.actions.lock().unwrap().clone();
+    assert_eq!(
+        actions[1].1, 2,
+        "typed with no screenshot after step 1's effect was seen"
+    );
+    assert_eq!((world.part_captures(), world.captures()), (2, 2));
+}
+
+/// On a page that may have changed since the click's effect was seen, the typing's wait for
+/// a still field captures only the field: two screenshots of it that agree.
+#[tokio::test]
+async fn the_wait_for_a_still_field_captures_the_field_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (world, file) =
+        click_into_field_then_type(dir.path(), (170.0, 4.0, 60.0, 20.0), PageModel::default());
+    let settings = ReplaySettings {
+        search_radius: 10,
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    run.assert_passed();
+    let actions = world.actions.lock().unwrap().clone();
+    // Before, after, and the field again: it agrees with the part seen after the click.
+    assert_eq!(actions[1].1, 3);
+    assert_eq!((world.part_captures(), world.captures()), (3, 3));
 }
