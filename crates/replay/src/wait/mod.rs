@@ -36,10 +36,11 @@
 //! a fraction of a whole one's cost to Chromium). After
 //! acting the part also holds the focused field (and its margin): a typing step next waits
 //! for that field to be still, and can start from, or reuse, that screenshot; its own
-//! screenshots are of the field alone. A look at a part that fails is taken again at once on
-//! a whole screenshot: the search for a moved control, the wait for a settled page and a
-//! failure's evidence always see the whole screen, and a remembered part is handed only to
-//! a look that reads nothing outside it.
+//! screenshots are of the field alone. A phase polls parts while it waits (an effect the
+//! server is slow to show costs no whole screenshots), and takes a failing look again at
+//! once on a whole screenshot when it needs the whole screen: the search for a moved control,
+//! the early failure of a settled page and a failure's evidence always see it. A remembered
+//! part is handed only to a look that reads nothing outside it.
 //!
 //! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried for
 //! [`SCREENSHOT_BUDGET`] (or the step's time when longer): Chromium can leave a capture
@@ -228,14 +229,14 @@ impl Waiter<'_> {
         // Where the step's control could be: its region and the search around it. A change
         // elsewhere (a progress bar in a corner) does not keep this step waiting.
         let reach = self.env.hashing.region_size + 2 * settings.search_radius;
-        // The checks read only the squares around the points they look at: while they pass,
-        // only that part is captured. A failing look at a part is taken again on the whole
-        // screen at once, so the search, the evidence and the early failure all look at
-        // whole screenshots.
+        // The checks read only the squares around the points they look at: only that part
+        // is captured, until something needs the whole screen (a search for the control,
+        // a failure's evidence): then a failing look is taken again on a whole screenshot
+        // at once.
         let blank = polls_without_screenshots(checks, repair)
             .then(blank_screen)
             .transpose()?;
-        let mut part = match (at, &blank) {
+        let part = match (at, &blank) {
             (Some(at), None) => self.part_read(step, at, checks, reach, !repair).await,
             _ => None,
         };
@@ -243,12 +244,14 @@ impl Waiter<'_> {
         // says nothing changed since (no action has been taken in between) and it shows
         // that part.
         let mut remembered = self.still_shown(part).await;
+        let mut whole_next = false;
         loop {
             let asked = Instant::now();
             let asked_at = started.elapsed();
             let reused = remembered.is_some();
             let fresh = !reused && blank.is_none();
-            let view = match part.filter(|_| fresh) {
+            let whole = std::mem::take(&mut whole_next);
+            let view = match part.filter(|_| fresh && !whole) {
                 Some(part) => View::Part(part),
                 None => View::Rendered,
             };
@@ -311,19 +314,32 @@ impl Waiter<'_> {
                     }
                 }
             }
-            if !verdict.passed() && partial {
-                part = None;
+            let time_up = asked_at >= settings.step_timeout;
+            let due = repair_at.is_some()
+                && started.elapsed() >= settings.search_after
+                && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
+            // A browser page that has settled will not change by waiting longer. Only before
+            // acting: after an action the app may be waiting on its server, and a request the
+            // page makes is not always seen in flight (a redirected form submission), so an
+            // effect is given the step's whole time.
+            let settled_for = settling.last_activity.elapsed();
+            let settled = repair
+                && self.env.page.is_some()
+                && busy.is_none()
+                && last_hit.is_none()
+                && settled_for >= settings.search_after;
+            if partial && (time_up || due || settled) {
+                // The search, the evidence and the early failure look at the whole screen.
+                whole_next = true;
                 continue;
             }
-            if asked_at >= settings.step_timeout {
+            if time_up {
                 if let Some(at) = repair_at {
                     self.try_repair(step, at, checks, &mut verdict, started)
                         .await?;
                 }
                 return Ok(verdict);
             }
-            let due = started.elapsed() >= settings.search_after
-                && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
             if let Some(at) = repair_at
                 && due
             {
@@ -339,20 +355,9 @@ impl Waiter<'_> {
                     (hit, _) => last_hit = hit.map(|(hit, _)| hit),
                 }
             }
-            // A browser page that has settled will not change by waiting longer. Only before
-            // acting: after an action the app may be waiting on its server, and a request the
-            // page makes is not always seen in flight (a redirected form submission), so an
-            // effect is given the step's whole time.
-            let settled_for = settling.last_activity.elapsed();
             let searched_since_settled = repair_at.is_none()
                 || last_search.is_some_and(|search| search >= settling.last_activity);
-            if repair
-                && self.env.page.is_some()
-                && busy.is_none()
-                && last_hit.is_none()
-                && settled_for >= settings.search_after
-                && searched_since_settled
-            {
+            if settled && last_hit.is_none() && searched_since_settled {
                 verdict.waited = started.elapsed();
                 verdict.note = Some(format!(
                     "the page settled (no request, no navigation, no change around the control for {:.1} s) without matching",

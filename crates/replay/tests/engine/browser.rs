@@ -18,6 +18,7 @@ use crate::world::SIDE;
 use crate::world::Step;
 use crate::world::World;
 use crate::world::control_at;
+use crate::world::other_screen;
 use crate::world::squares;
 use crate::world::write_trajectory;
 
@@ -548,4 +549,45 @@ async fn the_wait_for_a_still_field_captures_the_field_alone() {
     // Before, after, and the field again: it agrees with the part seen after the click.
     assert_eq!(actions[1].1, 3);
     assert_eq!((world.part_captures(), world.captures()), (3, 3));
+}
+
+/// After a click, an effect the page takes a few screenshots to show is waited for at its
+/// part alone; only a failure takes the whole screen, as its evidence.
+#[tokio::test]
+async fn an_effect_is_waited_for_at_its_part_and_a_failure_shows_the_whole_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = control_at(40, 80);
+    let after = other_screen();
+    let file = write_trajectory(dir.path(), &[Step::click(POINT, &before, &after)]);
+    for shown in [true, false] {
+        let world = World::browser(before.clone(), PageModel::default());
+        let (late, settled) = (before.clone(), if shown { &after } else { &before }.clone());
+        world.on_next_action(Box::new(move |queue, screen| {
+            queue.extend(std::iter::repeat_n(late.clone(), 3));
+            *screen = settled.clone();
+        }));
+        let run = replay(
+            &world,
+            ReplayRequest::new(&file),
+            effect_fails(),
+            Vec::new(),
+        )
+        .await;
+        if shown {
+            run.assert_passed();
+            // One look before acting, then the effect's part until it showed.
+            assert_eq!((world.part_captures(), world.captures()), (5, 5));
+            continue;
+        }
+        let failure = run.outcome().failure.clone().expect("no effect");
+        assert_eq!((failure.step, failure.kind), (1, FailureKind::Effect));
+        assert!(world.captures() > world.part_captures());
+        let shown = failure
+            .actual_screen
+            .as_ref()
+            .expect("the screen as evidence");
+        let shown = retrace_vision::decode_png(shown.bytes()).unwrap();
+        // Far outside the part, the screen's light background, not a blank.
+        assert_eq!(shown.to_rgba()[((5 * SIDE + 235) * 4) as usize], 230);
+    }
 }
