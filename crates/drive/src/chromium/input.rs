@@ -155,7 +155,8 @@ impl InputState {
             ));
         }
         self.set_cursor(at);
-        send_in_order(page, events).await
+        let answers = events.into_iter().map(|event| answer(page, event));
+        send_in_order(answers.collect::<Result<_, _>>()?).await
     }
 
     /// Presses at `from`, moves to `to` in a few steps (so drag handlers see movement),
@@ -286,7 +287,8 @@ impl InputState {
                     Err(text) => events.push(Typed::Text(text)),
                 }
             }
-            return send_in_order(page, events).await;
+            let answers = events.into_iter().map(|event| event.answer(page));
+            return send_in_order(answers.collect::<Result<_, _>>()?).await;
         };
         for (index, c) in text.chars().enumerate() {
             if index > 0 {
@@ -314,8 +316,8 @@ impl InputState {
         };
         let shift = keys::key_by_name("shift").filter(|_| key.needs_shift);
         let combo: Vec<KeyDef> = shift.into_iter().chain([key]).collect();
-        let downs = combo.iter().map(|key| self.key_params(key, true));
-        let downs: Vec<_> = downs.collect();
+        // Pressed before released: each event carries the modifiers held by then.
+        let downs: Vec<_> = combo.iter().map(|key| self.key_params(key, true)).collect();
         let ups = combo.iter().rev().map(|key| self.key_params(key, false));
         Ok(downs.into_iter().chain(ups).collect())
     }
@@ -327,35 +329,43 @@ enum Typed {
     Text(InsertTextParams),
 }
 
-impl Pipelined for Typed {
-    fn send(
-        self,
-        page: &Page,
-    ) -> Result<futures::future::BoxFuture<'static, Result<(), CdpError>>, CdpError> {
-        use futures::FutureExt;
-        Ok(match self {
-            Typed::Key(event) => page
-                .command_future(*event)?
-                .map(|answer| answer.map(drop))
-                .boxed(),
-            Typed::Text(text) => page
-                .command_future(text)?
-                .map(|answer| answer.map(drop))
-                .boxed(),
-        })
+impl Typed {
+    /// Its answer (see [`answer`]).
+    fn answer(self, page: &Page) -> Result<Answer, CdpError> {
+        match self {
+            Typed::Key(event) => answer(page, *event),
+            Typed::Text(text) => answer(page, text),
+        }
     }
 }
 
-/// Sends `events` in order without waiting between them, then waits for every answer.
+/// A command's answer, with nothing kept but whether it failed.
+type Answer = futures::future::BoxFuture<'static, Result<(), CdpError>>;
+
+/// The answer to `command`; its message goes to the page's channel on the answer's first
+/// poll.
+fn answer<C: chromiumoxide::types::Command + Send + 'static>(
+    page: &Page,
+    command: C,
+) -> Result<Answer, CdpError> {
+    use futures::FutureExt;
+    Ok(page
+        .command_future(command)?
+        .map(|answer| answer.map(drop))
+        .boxed())
+}
+
+/// Sends the commands of `answers` in order without waiting between them, then waits for
+/// every answer.
 ///
 /// A command future hands its message to the page's channel on its first poll (a fresh
 /// sender always has room for one), and one page's commands are handled in the order they
 /// arrive: each is polled once, in order, before any answer is awaited.
-async fn send_in_order<E: Pipelined>(page: &Page, events: Vec<E>) -> Result<(), CdpError> {
-    let mut answers = events
+async fn send_in_order(answers: Vec<Answer>) -> Result<(), CdpError> {
+    let mut answers: Vec<_> = answers
         .into_iter()
-        .map(|event| event.send(page).map(futures::future::maybe_done))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(futures::future::maybe_done)
+        .collect();
     for answer in &mut answers {
         let _sent = futures::poll!(answer);
     }
@@ -366,28 +376,6 @@ async fn send_in_order<E: Pipelined>(page: &Page, events: Vec<E>) -> Result<(), 
         }
     }
     Ok(())
-}
-
-/// A command [`send_in_order`] can send.
-trait Pipelined {
-    /// Its answer, once its message has been handed to the page's channel (on first poll).
-    fn send(
-        self,
-        page: &Page,
-    ) -> Result<futures::future::BoxFuture<'static, Result<(), CdpError>>, CdpError>;
-}
-
-impl Pipelined for DispatchMouseEventParams {
-    fn send(
-        self,
-        page: &Page,
-    ) -> Result<futures::future::BoxFuture<'static, Result<(), CdpError>>, CdpError> {
-        use futures::FutureExt;
-        Ok(page
-            .command_future(self)?
-            .map(|answer| answer.map(drop))
-            .boxed())
-    }
 }
 
 /// Parses an xdotool combo for CDP, naming it in the error.
