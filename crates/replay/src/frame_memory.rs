@@ -14,6 +14,10 @@
 //!
 //! The memory is emptied each time the replay acts, so it never carries a screen across an
 //! action. A desktop has no page to ask: there every look takes a screenshot.
+//!
+//! A screenshot of part of the screen (see [`crate::screen::Screen::capture_part`]) is
+//! remembered with the part it shows, and is handed only to a look that reads nothing
+//! outside it: the rest of it is blank, not the screen.
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -22,28 +26,42 @@ use std::time::Instant;
 
 use retrace_drive::readiness::PageActivity;
 use retrace_vision::Image;
+use retrace_vision::Region;
 
 /// The last verified screenshot of one replay, with when it was asked for.
 #[derive(Debug, Default)]
 pub struct FrameMemory {
-    last: Mutex<Option<Remembered>>,
+    last: Mutex<Option<Shot>>,
 }
 
+/// A screenshot, when it was asked for, and the part of the screen it shows.
 #[derive(Debug, Clone)]
-struct Remembered {
-    screen: Arc<Image>,
-    asked: Instant,
+pub struct Shot {
+    /// The screenshot, in the whole screen's coordinates.
+    pub screen: Arc<Image>,
+    /// When it was asked for.
+    pub asked: Instant,
+    /// The part of the screen it shows (the rest is blank); `None`: all of it.
+    pub shows: Option<Region>,
+}
+
+impl Shot {
+    /// Whether it shows all of `needed` (the whole screen when `None`).
+    pub fn shows_all_of(&self, needed: Option<Region>) -> bool {
+        match (self.shows, needed) {
+            (None, _) => true,
+            (Some(shows), Some(needed)) => shows.contains(needed),
+            (Some(_), None) => false,
+        }
+    }
 }
 
 impl FrameMemory {
-    /// Remembers `screen`, a screenshot asked for at `asked` that a phase's checks passed on
-    /// (or that settled) on a page that was not busy.
-    pub fn remember(&self, screen: &Arc<Image>, asked: Instant) {
+    /// Remembers `shot`, a screenshot a phase's checks passed on (or that settled) on a page
+    /// that was not busy.
+    pub fn remember(&self, shot: Shot) {
         if let Ok(mut last) = self.last.lock() {
-            *last = Some(Remembered {
-                screen: Arc::clone(screen),
-                asked,
-            });
+            *last = Some(shot);
         }
     }
 
@@ -54,22 +72,37 @@ impl FrameMemory {
         }
     }
 
-    /// Whether a screenshot is remembered (so asking the page is worth it).
-    pub fn holds_one(&self) -> bool {
-        self.last.lock().is_ok_and(|last| last.is_some())
+    /// The size of the remembered screenshot (the whole screen's, for a part too).
+    pub fn size(&self) -> Option<(u32, u32)> {
+        let last = self.last.lock().ok()?;
+        last.as_ref()
+            .map(|last| (last.screen.width(), last.screen.height()))
     }
 
-    /// The remembered screenshot and when it was asked for, whatever the page did since.
-    pub fn last(&self) -> Option<(Arc<Image>, Instant)> {
-        let last = self.last.lock().ok()?.clone()?;
-        Some((last.screen, last.asked))
+    /// The remembered screenshot, whatever the page did since.
+    pub fn last(&self) -> Option<Shot> {
+        self.last.lock().ok()?.clone()
     }
 
-    /// The remembered screenshot, when `activity` (asked just now) shows that the page has
-    /// not changed since it was asked for.
-    pub fn still_shown(&self, activity: &PageActivity) -> Option<Arc<Image>> {
+    /// Whether a screenshot showing all of `needed` is remembered (so asking the page is
+    /// worth it).
+    pub fn holds(&self, needed: Option<Region>) -> bool {
+        self.last
+            .lock()
+            .is_ok_and(|last| last.as_ref().is_some_and(|last| last.shows_all_of(needed)))
+    }
+
+    /// The remembered screenshot, when it shows all of `needed` (the whole screen when
+    /// `None`) and `activity` (asked just now) shows that the page has not changed since it
+    /// was asked for.
+    pub fn still_shown(
+        &self,
+        activity: &PageActivity,
+        needed: Option<Region>,
+    ) -> Option<Arc<Image>> {
         let last = self.last.lock().ok()?.clone()?;
-        unchanged_for(activity, last.asked.elapsed()).then_some(last.screen)
+        (last.shows_all_of(needed) && unchanged_for(activity, last.asked.elapsed()))
+            .then_some(last.screen)
     }
 }
 
@@ -127,6 +160,14 @@ mod tests {
         }
     }
 
+    fn shot(screen: &Arc<Image>, shows: Option<Region>) -> Shot {
+        Shot {
+            screen: Arc::clone(screen),
+            asked: Instant::now(),
+            shows,
+        }
+    }
+
     fn document(activity: &mut PageActivity) -> &mut DocumentActivity {
         activity.document.as_mut().unwrap()
     }
@@ -169,11 +210,35 @@ mod tests {
     #[test]
     fn a_forgotten_or_never_taken_screenshot_is_not_reused() {
         let memory = FrameMemory::default();
-        assert!(memory.still_shown(&quiet()).is_none());
+        assert!(memory.still_shown(&quiet(), None).is_none());
         let screen = Arc::new(Image::new(2, 2, PixelLayout::Rgb, vec![0; 12]).unwrap());
-        memory.remember(&screen, Instant::now());
-        assert!(memory.still_shown(&quiet()).is_some());
+        memory.remember(shot(&screen, None));
+        assert!(memory.still_shown(&quiet(), None).is_some());
         memory.forget();
-        assert!(memory.still_shown(&quiet()).is_none());
+        assert!(memory.still_shown(&quiet(), None).is_none());
+    }
+
+    /// A screenshot of part of the screen serves only looks that read inside that part; a
+    /// whole one serves every look.
+    #[test]
+    fn a_part_is_handed_only_to_a_look_inside_it() {
+        let memory = FrameMemory::default();
+        let screen = Arc::new(Image::new(100, 100, PixelLayout::Gray, vec![0; 10_000]).unwrap());
+        let part = Region::new(20, 20, 60, 60);
+        memory.remember(shot(&screen, Some(part)));
+        for (needed, served) in [
+            (Some(part), true),
+            (Some(Region::new(30, 30, 40, 40)), true),
+            (Some(Region::new(30, 30, 61, 40)), false),
+            (None, false),
+        ] {
+            let shown = memory.still_shown(&quiet(), needed).is_some();
+            let last = memory.last().unwrap().shows_all_of(needed);
+            let holds = memory.holds(needed);
+            assert_eq!((shown, last, holds), (served, served, served), "{needed:?}");
+        }
+        memory.remember(shot(&screen, None));
+        assert!(memory.still_shown(&quiet(), None).is_some());
+        assert!(memory.still_shown(&quiet(), Some(part)).is_some());
     }
 }

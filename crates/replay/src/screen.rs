@@ -13,6 +13,7 @@ use retrace_drive::computer::Scaler;
 use retrace_drive::readiness::PageActivity;
 use retrace_protocol::element::ElementInfo;
 use retrace_vision::Image;
+use retrace_vision::Region;
 
 /// The browser page behind a screen, in the trajectory's coordinates: what checks ask besides
 /// the pixels. A desktop has none, and replays there check pixels only.
@@ -102,19 +103,19 @@ pub trait Screen: Send + Sync {
         self.capture().await
     }
 
-    /// A fresh screenshot of which only the square of `reach` pixels around `at` is sure to
-    /// show the screen (the rest may be blank), in the whole screen's coordinates: for checks
-    /// that read nothing else. A browser page shown at the trajectory's size captures just
-    /// that square, at a fraction of a whole screenshot's cost; other screens take a whole
-    /// one.
-    async fn capture_around(&self, _at: (i64, i64), _reach: u32) -> Result<Image, String> {
+    /// A fresh screenshot of which only `part` is sure to show the screen (the rest may be
+    /// blank), in the whole screen's coordinates: for checks that read nothing else. A
+    /// browser page shown at the trajectory's size captures just that part, at a fraction of
+    /// a whole screenshot's cost; other screens take a whole one.
+    async fn capture_part(&self, _part: Region) -> Result<Image, String> {
         self.capture().await
     }
 
-    /// Whether [`Screen::capture_around`] may capture less than the whole screen (so a
-    /// failing look at one is worth taking again on a whole screenshot).
-    fn captures_parts(&self) -> bool {
-        false
+    /// The screen's size when [`Screen::capture_part`] captures less than the whole screen
+    /// (so a part is worth asking for, and a failing look at one worth taking again whole);
+    /// `None` when it always captures the whole.
+    async fn part_capture_size(&self) -> Option<(u32, u32)> {
+        None
     }
 
     /// The page behind the screen, when it is a browser's.
@@ -192,7 +193,7 @@ impl Screen for BackendScreen {
         self.decode(shot.map_err(|error| error.to_string())?).await
     }
 
-    async fn capture_around(&self, at: (i64, i64), reach: u32) -> Result<Image, String> {
+    async fn capture_part(&self, part: Region) -> Result<Image, String> {
         // A page shown at another size than the trajectory's is captured whole and scaled.
         let (Some(page), None) = (&self.page, &self.scaler) else {
             return self.capture().await;
@@ -201,7 +202,9 @@ impl Screen for BackendScreen {
             .display_size()
             .await
             .map_err(|error| error.to_string())?;
-        let part = retrace_vision::action_region(at, reach, width, height);
+        if !part.fits(width, height) {
+            return self.capture().await;
+        }
         let shot = match page.screenshot_part(part).await {
             Ok(shot) => shot,
             Err(DriveError::Unsupported { .. }) => return self.capture().await,
@@ -219,8 +222,11 @@ impl Screen for BackendScreen {
         .map_err(|error| format!("decoding a screenshot: {error}"))
     }
 
-    fn captures_parts(&self) -> bool {
-        self.page.is_some() && self.scaler.is_none()
+    async fn part_capture_size(&self) -> Option<(u32, u32)> {
+        match (&self.page, &self.scaler) {
+            (Some(page), None) => page.display_size().await.ok(),
+            _ => None,
+        }
     }
 
     fn page(&self) -> Option<PageProbe> {

@@ -56,6 +56,24 @@ impl Region {
     pub fn fits(&self, width: u32, height: u32) -> bool {
         !self.is_empty() && self.right <= width && self.bottom <= height
     }
+
+    /// The smallest region holding both.
+    pub fn union(&self, other: Region) -> Region {
+        Region::new(
+            self.left.min(other.left),
+            self.top.min(other.top),
+            self.right.max(other.right),
+            self.bottom.max(other.bottom),
+        )
+    }
+
+    /// Whether every pixel of `other` lies in this region.
+    pub fn contains(&self, other: Region) -> bool {
+        self.left <= other.left
+            && self.top <= other.top
+            && other.right <= self.right
+            && other.bottom <= self.bottom
+    }
 }
 
 impl fmt::Display for Region {

@@ -23,3 +23,28 @@ fn region_is_clipped_like_askui() {
         Region::new(0, 0, 1, 1)
     );
 }
+
+#[test]
+fn a_union_holds_both_regions_and_nothing_needlessly_more() {
+    let square = Region::new(510, 181, 770, 441);
+    let field = Region::new(416, 262, 864, 336);
+    let union = square.union(field);
+    assert_eq!(union, Region::new(416, 181, 864, 441));
+    assert!(union.contains(square) && union.contains(field));
+    assert_eq!(square.union(square), square);
+}
+
+#[test]
+fn containment_needs_every_edge_inside() {
+    let outer = Region::new(10, 10, 100, 100);
+    assert!(outer.contains(outer));
+    assert!(outer.contains(Region::new(20, 20, 30, 30)));
+    for poking_out in [
+        Region::new(9, 20, 30, 30),
+        Region::new(20, 9, 30, 30),
+        Region::new(20, 20, 101, 30),
+        Region::new(20, 20, 30, 101),
+    ] {
+        assert!(!outer.contains(poking_out), "{poking_out}");
+    }
+}

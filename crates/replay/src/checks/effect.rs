@@ -41,6 +41,15 @@ impl StepCheck for EffectCheck {
         env.effects_checked() && step.point.is_some() && step.after.is_some()
     }
 
+    /// The point it acted at, and for a repaired step the recorded one too.
+    fn points_read(&self, step: &PlannedStep, at: (i64, i64)) -> Vec<(i64, i64)> {
+        step.point
+            .filter(|point| *point != at)
+            .into_iter()
+            .chain([at])
+            .collect()
+    }
+
     async fn look(
         &self,
         step: &PlannedStep,

@@ -119,6 +119,12 @@ pub trait StepCheck: Send + Sync + std::fmt::Debug {
     fn reads_screen(&self) -> bool {
         true
     }
+    /// The points around which its look at the step acting at `at` reads the screenshot:
+    /// within the hashed region of each, and before acting the search radius around it. The
+    /// wait engine captures only those squares while the looks pass there.
+    fn points_read(&self, _step: &PlannedStep, at: (i64, i64)) -> Vec<(i64, i64)> {
+        vec![at]
+    }
     /// Looks at `screen` with the step acting at `at` (`None` for a step that acts at no
     /// point, such as typing).
     async fn look(

@@ -7,6 +7,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 use retrace_vision::Image;
+use retrace_vision::Region;
 
 use super::SCREENSHOT_BUDGET;
 use super::ScreenError;
@@ -26,9 +27,9 @@ pub(super) enum View {
     Rendered,
     /// The screen as shown at that moment: a fixed delay's single look.
     AsShown,
-    /// Like [`View::Rendered`], but only the square of this many pixels around the point
-    /// need show the screen (see [`crate::screen::Screen::capture_around`]).
-    Around((i64, i64), u32),
+    /// Like [`View::Rendered`], but only this part need show the screen (see
+    /// [`crate::screen::Screen::capture_part`]).
+    Part(Region),
 }
 
 /// What one poll saw: the screenshot, why the page was busy (`None`: it was not) and each
@@ -126,6 +127,35 @@ impl Waiter<'_> {
         Ok((screen, busy, looks))
     }
 
+    /// The part of the screen the screen-reading `checks` read for `step` acting at `at`: the
+    /// squares of `reach` pixels around the points they read. After acting (`with_focus`) the
+    /// focused field too, with its margin: typing goes there next, and its wait for a still
+    /// field can then look at the same screenshot. `None` when the screen captures only
+    /// whole screenshots, or no check reads it.
+    pub(super) async fn part_read(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        reach: u32,
+        with_focus: bool,
+    ) -> Option<Region> {
+        let (width, height) = self.screen.part_capture_size().await?;
+        let read = checks
+            .iter()
+            .filter(|check| check.reads_screen())
+            .flat_map(|check| check.points_read(step, at))
+            .map(|point| retrace_vision::action_region(point, reach, width, height))
+            .reduce(|one, other| one.union(other))?;
+        if !with_focus {
+            return Some(read);
+        }
+        Some(match self.focus_region(width, height).await {
+            Some(field) => read.union(field),
+            None => read,
+        })
+    }
+
     /// Every check's look at one screenshot.
     pub(super) async fn look_all(
         &self,
@@ -213,7 +243,7 @@ impl Waiter<'_> {
                 match view {
                     View::Rendered => self.screen.capture().await,
                     View::AsShown => self.screen.capture_as_shown().await,
-                    View::Around(at, reach) => self.screen.capture_around(at, reach).await,
+                    View::Part(part) => self.screen.capture_part(part).await,
                 }
             };
             let error = match tokio::time::timeout(attempt_limit, attempt).await {

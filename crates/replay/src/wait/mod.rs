@@ -29,13 +29,18 @@
 //! on is reused when the page says nothing changed since ([`crate::frame_memory`]), and is
 //! otherwise the first of the two a still screen needs.
 //!
-//! **Screenshots of part of the page**: before acting, the checks read only the square
-//! around the step's control (its region and the search around it), so on a browser page
-//! shown at the trajectory's size only that square is captured
-//! ([`crate::screen::Screen::capture_around`]: a clipped `Page.captureScreenshot`, about
-//! half a whole one's cost to Chromium). A look at a part that fails is taken again at once
-//! on a whole screenshot: the search for a moved control, the wait for a settled page and a
-//! failure's evidence always see the whole screen, and a part is never remembered.
+//! **Screenshots of part of the page**: the checks read only the squares around the points
+//! they look at (before acting, the step's control with the search around it; after, the
+//! point it acted at), so on a browser page shown at the trajectory's size only that part is
+//! captured ([`crate::screen::Screen::capture_part`]: a clipped `Page.captureScreenshot`,
+//! a fraction of a whole one's cost to Chromium). After
+//! acting the part also holds the focused field (and its margin): a typing step next waits
+//! for that field to be still, and can start from, or reuse, that screenshot; its own
+//! screenshots are of the field alone. A phase polls parts while it waits (an effect the
+//! server is slow to show costs no whole screenshots), and takes a failing look again at
+//! once on a whole screenshot when it needs the whole screen: the search for a moved control,
+//! the early failure of a settled page and a failure's evidence always see it. A remembered
+//! part is handed only to a look that reads nothing outside it.
 //!
 //! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried for
 //! [`SCREENSHOT_BUDGET`] (or the step's time when longer): Chromium can leave a capture
@@ -59,6 +64,7 @@ use crate::checks::Look;
 use crate::checks::Relocation;
 use crate::checks::StepCheck;
 use crate::frame_memory::FrameMemory;
+use crate::frame_memory::Shot;
 use crate::plan::PlannedStep;
 use crate::request::WaitMode;
 use crate::screen::Screen;
@@ -220,29 +226,41 @@ impl Waiter<'_> {
         let mut last_hit: Option<Relocation> = None;
         let mut last_search: Option<Instant> = None;
         let mut settling = Settling::new();
-        // The first look may be at the screenshot the last phase passed on, when the page
-        // says nothing changed since (no action has been taken in between).
-        let mut remembered = self.still_shown().await;
-        let blank = polls_without_screenshots(checks, repair)
-            .then(blank_screen)
-            .transpose()?;
         // Where the step's control could be: its region and the search around it. A change
         // elsewhere (a progress bar in a corner) does not keep this step waiting.
         let reach = self.env.hashing.region_size + 2 * settings.search_radius;
-        // Before acting, the checks read only that square: while they pass, only it is
-        // captured. A failing look is taken again on the whole screen at once, so the
-        // search, the evidence and the early failure all look at whole screenshots.
-        let mut around = at.filter(|_| repair && blank.is_none() && self.screen.captures_parts());
+        // The checks read only the squares around the points they look at: only that part
+        // is captured, until something needs the whole screen (a search for the control,
+        // a failure's evidence): then a failing look is taken again on a whole screenshot
+        // at once.
+        let blank = polls_without_screenshots(checks, repair)
+            .then(blank_screen)
+            .transpose()?;
+        let part = match (at, &blank) {
+            (Some(at), None) => self.part_read(step, at, checks, reach, !repair).await,
+            _ => None,
+        };
+        // The first look may be at the screenshot the last phase passed on, when the page
+        // says nothing changed since (no action has been taken in between) and it shows
+        // that part.
+        let mut remembered = self.still_shown(part).await;
+        let mut whole_next = false;
         loop {
             let asked = Instant::now();
             let asked_at = started.elapsed();
             let reused = remembered.is_some();
             let fresh = !reused && blank.is_none();
-            let part = around.filter(|_| fresh);
-            let view = match part {
-                Some(at) => View::Around(at, reach),
+            let whole = std::mem::take(&mut whole_next);
+            let view = match part.filter(|_| fresh && !whole) {
+                Some(part) => View::Part(part),
                 None => View::Rendered,
             };
+            let shows = match view {
+                View::Part(part) => Some(part),
+                _ => None,
+            };
+            // A screenshot remembered for this part may show only it.
+            let partial = shows.is_some() || (reused && part.is_some());
             let (screen, busy, looks) = self
                 .observe(step, at, checks, remembered.take(), blank.as_ref(), view)
                 .await?;
@@ -262,7 +280,7 @@ impl Waiter<'_> {
                 step = step.number(),
                 at_ms = asked_at.as_millis() as u64,
                 reused,
-                part = part.is_some(),
+                part = shows.is_some(),
                 observe_ms = (observed - asked_at).as_millis() as u64,
                 busy = busy.as_deref().unwrap_or("no"),
                 still_ms = settling.last_activity.elapsed().as_millis() as u64,
@@ -272,8 +290,12 @@ impl Waiter<'_> {
             if verdict.passed() {
                 match &busy {
                     None => {
-                        if fresh && part.is_none() {
-                            self.remember(&verdict.screen, asked);
+                        if fresh {
+                            self.remember(Shot {
+                                screen: Arc::clone(&verdict.screen),
+                                asked,
+                                shows,
+                            });
                         }
                         return Ok(verdict);
                     }
@@ -292,19 +314,32 @@ impl Waiter<'_> {
                     }
                 }
             }
-            if !verdict.passed() && part.is_some() {
-                around = None;
+            let time_up = asked_at >= settings.step_timeout;
+            let due = repair_at.is_some()
+                && started.elapsed() >= settings.search_after
+                && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
+            // A browser page that has settled will not change by waiting longer. Only before
+            // acting: after an action the app may be waiting on its server, and a request the
+            // page makes is not always seen in flight (a redirected form submission), so an
+            // effect is given the step's whole time.
+            let settled_for = settling.last_activity.elapsed();
+            let settled = repair
+                && self.env.page.is_some()
+                && busy.is_none()
+                && last_hit.is_none()
+                && settled_for >= settings.search_after;
+            if partial && (time_up || due || settled) {
+                // The search, the evidence and the early failure look at the whole screen.
+                whole_next = true;
                 continue;
             }
-            if asked_at >= settings.step_timeout {
+            if time_up {
                 if let Some(at) = repair_at {
                     self.try_repair(step, at, checks, &mut verdict, started)
                         .await?;
                 }
                 return Ok(verdict);
             }
-            let due = started.elapsed() >= settings.search_after
-                && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
             if let Some(at) = repair_at
                 && due
             {
@@ -320,20 +355,9 @@ impl Waiter<'_> {
                     (hit, _) => last_hit = hit.map(|(hit, _)| hit),
                 }
             }
-            // A browser page that has settled will not change by waiting longer. Only before
-            // acting: after an action the app may be waiting on its server, and a request the
-            // page makes is not always seen in flight (a redirected form submission), so an
-            // effect is given the step's whole time.
-            let settled_for = settling.last_activity.elapsed();
             let searched_since_settled = repair_at.is_none()
                 || last_search.is_some_and(|search| search >= settling.last_activity);
-            if repair
-                && self.env.page.is_some()
-                && busy.is_none()
-                && last_hit.is_none()
-                && settled_for >= settings.search_after
-                && searched_since_settled
-            {
+            if settled && last_hit.is_none() && searched_since_settled {
                 verdict.waited = started.elapsed();
                 verdict.note = Some(format!(
                     "the page settled (no request, no navigation, no change around the control for {:.1} s) without matching",
@@ -364,50 +388,74 @@ impl Waiter<'_> {
 
     /// Polls until two consecutive screenshots show the same picture (around the focused
     /// field, for a keyboard step on a page that has one) on a page that is not busy, or the
-    /// step's time is up; the last screenshot and whether it settled.
+    /// step's time is up; the last screenshot and whether it settled. Around a focused field
+    /// a browser page shown at the trajectory's size is captured only there.
     async fn settled_screen(
         &self,
         started: Instant,
         keyboard: bool,
     ) -> Result<(Arc<Image>, bool), ScreenError> {
         let settings = &self.env.settings;
-        if let Some(screen) = self.still_shown().await {
+        // What must stand still: the focused field for a keyboard step, else the whole screen.
+        let watched_in = |(width, height): (u32, u32)| async move {
+            match keyboard {
+                true => self.focus_region(width, height).await,
+                false => None,
+            }
+        };
+        if let Some(size) = self.memory.size()
+            && let Some(screen) = self.still_shown(watched_in(size).await).await
+        {
             tracing::debug!(
                 reused = true,
                 "the screen the last phase passed on is still shown"
             );
             return Ok((screen, true));
         }
+        let part_size = match keyboard {
+            true => self.screen.part_capture_size().await,
+            false => None,
+        };
         // The screen the last phase passed on (no action since) is the first of the two
         // screenshots that must agree; without one, a new one is.
-        let (mut previous, mut previous_asked) = match self.memory.last() {
-            Some(last) => last,
-            None => {
-                let asked = Instant::now();
-                (self.capture(View::Rendered).await?, asked)
-            }
-        };
+        let mut previous = self.memory.last();
+        let mut size = self.memory.size().or(part_size);
         loop {
-            // Screenshots asked for at least a poll interval apart.
-            let since = previous_asked.elapsed();
-            tokio::time::sleep(settings.poll_interval.saturating_sub(since)).await;
+            if let Some(previous) = &previous {
+                // Screenshots asked for at least a poll interval apart.
+                let since = previous.asked.elapsed();
+                tokio::time::sleep(settings.poll_interval.saturating_sub(since)).await;
+            }
+            let watched = match size {
+                Some(size) => watched_in(size).await,
+                None => None,
+            };
+            let shows = watched.filter(|_| part_size.is_some());
+            let view = match shows {
+                Some(field) => View::Part(field),
+                None => View::Rendered,
+            };
             let asked = Instant::now();
             let asked_at = started.elapsed();
-            let next = self.capture(View::Rendered).await?;
-            let watched = match keyboard {
-                true => self.focus_region(next.width(), next.height()).await,
-                false => None,
+            let next = Shot {
+                screen: self.capture(view).await?,
+                asked,
+                shows,
             };
-            let still = retrace_vision::is_stable(&previous, &next, watched).unwrap_or(false);
+            size = Some((next.screen.width(), next.screen.height()));
+            let still = previous.as_ref().is_some_and(|previous| {
+                previous.shows_all_of(watched)
+                    && retrace_vision::is_stable(&previous.screen, &next.screen, watched)
+                        .unwrap_or(false)
+            });
             let ready = asked_at >= settings.ready_timeout || self.page_busy().await.is_none();
             if still && ready {
-                self.remember(&next, asked);
+                self.remember(next.clone());
             }
             if (still && ready) || asked_at >= settings.step_timeout {
-                return Ok((next, still && ready));
+                return Ok((next.screen, still && ready));
             }
-            previous = next;
-            previous_asked = asked;
+            previous = Some(next);
         }
     }
 
@@ -436,14 +484,15 @@ impl Waiter<'_> {
     }
 
     /// The screenshot the last phase passed on, when the page (a browser's: a desktop has
-    /// nothing to ask) says it still shows.
-    async fn still_shown(&self) -> Option<Arc<Image>> {
+    /// nothing to ask) says it still shows, and it shows all of `needed` (the whole screen
+    /// when `None`).
+    async fn still_shown(&self, needed: Option<Region>) -> Option<Arc<Image>> {
         let page = self.env.page.as_ref()?;
-        if !self.memory.holds_one() {
+        if !self.memory.holds(needed) {
             return None;
         }
         let activity = page.activity().await.ok()?;
-        let shown = self.memory.still_shown(&activity);
+        let shown = self.memory.still_shown(&activity, needed);
         if shown.is_none() {
             tracing::debug!(
                 ?activity,
@@ -454,9 +503,9 @@ impl Waiter<'_> {
     }
 
     /// Remembers a screenshot a phase passed on, on a browser page that was not busy.
-    fn remember(&self, screen: &Arc<Image>, asked: Instant) {
+    fn remember(&self, shot: Shot) {
         if self.env.page.is_some() {
-            self.memory.remember(screen, asked);
+            self.memory.remember(shot);
         }
     }
 }

@@ -18,6 +18,7 @@ use crate::world::SIDE;
 use crate::world::Step;
 use crate::world::World;
 use crate::world::control_at;
+use crate::world::other_screen;
 use crate::world::squares;
 use crate::world::write_trajectory;
 
@@ -31,6 +32,14 @@ fn effect_fails() -> ReplaySettings {
         ready_timeout: Duration::from_secs(600),
         ..ReplaySettings::default()
     }
+}
+
+/// Replays `file` with [`effect_fails`] settings.
+async fn replay_until_an_effect_fails(
+    world: &std::sync::Arc<World>,
+    file: &std::path::Path,
+) -> crate::Replayed {
+    replay(world, ReplayRequest::new(file), effect_fails(), Vec::new()).await
 }
 
 /// Settings whose step time never runs out in a test: a step that ends does so for a reason
@@ -159,8 +168,27 @@ async fn a_control_moved_beyond_the_hash_search_is_found_by_role_and_name() {
     assert_eq!(world.inputs()[0]["coordinate"], json!([190, 190]));
 }
 
-/// Before acting, a browser screen is captured only around the control while the checks
-/// pass there; a look that fails is taken again on the whole screen at once, so the failure's
+/// A failure's evidence is a whole screenshot, taken after the parts the checks passed on:
+/// far outside the part around the control, it shows the screen's light background, not a
+/// blank.
+fn assert_the_evidence_is_a_whole_screen(
+    world: &World,
+    failure: &retrace_protocol::events::ReplayFailure,
+) {
+    assert!(
+        world.captures() > world.part_captures(),
+        "a whole screen was looked at"
+    );
+    let shown = failure
+        .actual_screen
+        .as_ref()
+        .expect("the screen as evidence");
+    let shown = retrace_vision::decode_png(shown.bytes()).unwrap();
+    assert_eq!(shown.to_rgba()[((5 * SIDE + 235) * 4) as usize], 230);
+}
+
+/// A browser screen is captured only around the control while the checks pass there (before
+/// acting and after); a look that fails is taken again on the whole screen at once, so the failure's
 /// evidence (and any search) is a whole screenshot, never the blank rest of a part.
 #[tokio::test]
 async fn a_look_before_acting_captures_the_control_alone_until_it_fails() {
@@ -193,23 +221,13 @@ async fn a_look_before_acting_captures_the_control_alone_until_it_fails() {
         .await;
         if !renamed {
             run.assert_passed();
-            // The look before acting, at the part; the effect after it, whole.
-            assert_eq!((world.part_captures(), world.captures()), (1, 2));
+            // The look before acting and the effect after it, each at its part.
+            assert_eq!((world.part_captures(), world.captures()), (2, 2));
             continue;
         }
         let failure = run.outcome().failure.clone().expect("the rename fails");
         assert_eq!((failure.step, failure.kind), (1, FailureKind::Mismatch));
-        assert!(
-            world.captures() > world.part_captures(),
-            "a whole screen was looked at"
-        );
-        let shown = failure
-            .actual_screen
-            .as_ref()
-            .expect("the screen as evidence");
-        let shown = retrace_vision::decode_png(shown.bytes()).unwrap();
-        // Far outside the part, the screen's light background, not a blank.
-        assert_eq!(shown.to_rgba()[((5 * SIDE + 235) * 4) as usize], 230);
+        assert_the_evidence_is_a_whole_screen(&world, &failure);
     }
 }
 
@@ -303,13 +321,7 @@ async fn typing_the_page_rewrites_fails_at_the_typing_step_without_showing_the_t
                 ..PageModel::default()
             },
         );
-        let run = replay(
-            &world,
-            ReplayRequest::new(&file),
-            effect_fails(),
-            Vec::new(),
-        )
-        .await;
+        let run = replay_until_an_effect_fails(&world, &file).await;
         let failure = run.outcome().failure.clone();
         if !drops_dots {
             assert!(failure.is_none(), "{failure:?}");
@@ -363,13 +375,7 @@ async fn a_checkbox_that_ignores_the_click_fails_at_its_own_step() {
             ..PageModel::default()
         },
     );
-    let run = replay(
-        &world,
-        ReplayRequest::new(&file),
-        effect_fails(),
-        Vec::new(),
-    )
-    .await;
+    let run = replay_until_an_effect_fails(&world, &file).await;
     let failure = run
         .outcome()
         .failure
@@ -447,9 +453,33 @@ async fn a_page_that_can_repaint_unseen_is_screenshotted_again_before_the_next_s
 /// no two screenshots and a poll interval to prove it again.
 #[tokio::test]
 async fn typing_after_a_verified_click_on_a_still_page_takes_no_screenshot_to_settle() {
+    let (_, typed_after) = typing_after_a_click_into(CONTROL_BOX, still_page()).await;
+    assert_eq!(
+        typed_after, 2,
+        "no screenshot after step 1's effect was seen"
+    );
+}
+
+/// A page that says nothing has changed on it for an hour.
+fn still_page() -> PageModel {
+    PageModel {
+        quiet_for: Duration::from_secs(3600),
+        ..PageModel::default()
+    }
+}
+
+/// The box of a focused field far from the 120 px square around the control (the square a
+/// search radius of 10 makes).
+const FAR_FIELD: (f64, f64, f64, f64) = (170.0, 4.0, 60.0, 20.0);
+
+/// Replays a click on the control, then typing into the focused field whose box is
+/// `field_box`; the world, and how many screenshots had been taken when the typing ran.
+async fn typing_after_a_click_into(
+    field_box: (f64, f64, f64, f64),
+    page: PageModel,
+) -> (std::sync::Arc<World>, usize) {
     let dir = tempfile::tempdir().unwrap();
     let screen = control_at(40, 80);
-    let field = element("textbox", "Customer", CONTROL_BOX);
     let file = write_trajectory(
         dir.path(),
         &[
@@ -460,18 +490,68 @@ async fn typing_after_a_verified_click_on_a_still_page_takes_no_screenshot_to_se
     let world = World::browser(
         screen,
         PageModel {
-            elements: vec![field.clone()],
-            focused: Some(field),
-            quiet_for: Duration::from_secs(3600),
-            ..PageModel::default()
+            elements: vec![element("button", "Customer", CONTROL_BOX)],
+            focused: Some(element("textbox", "Customer", field_box)),
+            ..page
         },
     );
-    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+    let settings = ReplaySettings {
+        search_radius: 10,
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
     run.assert_passed();
-    let actions = world.actions.lock().unwrap().clone();
-    assert_eq!(actions.len(), 2);
+    let typed_after = world.actions.lock().unwrap()[1].1;
+    (world, typed_after)
+}
+
+/// The look after a click captures the focused field too, away from the control as it may
+/// be: the typing that follows waits for a still field, and on a still page that part
+/// stands for it, with no new screenshot.
+#[tokio::test]
+async fn the_look_after_a_click_holds_the_focused_field_the_typing_waits_on() {
+    let (world, typed_after) = typing_after_a_click_into(FAR_FIELD, still_page()).await;
     assert_eq!(
-        actions[1].1, 2,
-        "typed with no screenshot after step 1's effect was seen"
+        typed_after, 2,
+        "no screenshot after step 1's effect was seen"
     );
+    assert_eq!((world.part_captures(), world.captures()), (2, 2));
+}
+
+/// On a page that may have changed since the click's effect was seen, the typing's wait for
+/// a still field captures only the field: two screenshots of it that agree.
+#[tokio::test]
+async fn the_wait_for_a_still_field_captures_the_field_alone() {
+    let (world, typed_after) = typing_after_a_click_into(FAR_FIELD, PageModel::default()).await;
+    // Before, after, and the field again: it agrees with the part seen after the click.
+    assert_eq!(typed_after, 3);
+    assert_eq!((world.part_captures(), world.captures()), (3, 3));
+}
+
+/// After a click, an effect the page takes a few screenshots to show is waited for at its
+/// part alone; only a failure takes the whole screen, as its evidence.
+#[tokio::test]
+async fn an_effect_is_waited_for_at_its_part_and_a_failure_shows_the_whole_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = control_at(40, 80);
+    let after = other_screen();
+    let file = write_trajectory(dir.path(), &[Step::click(POINT, &before, &after)]);
+    for shown in [true, false] {
+        let world = World::browser(before.clone(), PageModel::default());
+        let (late, settled) = (before.clone(), if shown { &after } else { &before }.clone());
+        world.on_next_action(Box::new(move |queue, screen| {
+            queue.extend(std::iter::repeat_n(late.clone(), 3));
+            *screen = settled.clone();
+        }));
+        let run = replay_until_an_effect_fails(&world, &file).await;
+        if shown {
+            run.assert_passed();
+            // One look before acting, then the effect's part until it showed.
+            assert_eq!((world.part_captures(), world.captures()), (5, 5));
+            continue;
+        }
+        let failure = run.outcome().failure.clone().expect("no effect");
+        assert_eq!((failure.step, failure.kind), (1, FailureKind::Effect));
+        assert_the_evidence_is_a_whole_screen(&world, &failure);
+    }
 }

@@ -166,17 +166,16 @@ impl Screen for WorldScreen {
 
     /// A browser world captures parts as a browser page does: only the part shows the
     /// screen, the rest is blank.
-    fn captures_parts(&self) -> bool {
-        self.0.page.is_some()
+    async fn part_capture_size(&self) -> Option<(u32, u32)> {
+        self.0.page.as_ref().map(|_| (SIDE, SIDE))
     }
 
-    async fn capture_around(&self, at: (i64, i64), reach: u32) -> Result<Image, String> {
+    async fn capture_part(&self, part: retrace_vision::Region) -> Result<Image, String> {
         let whole = self.capture().await?;
         if self.0.page.is_none() {
             return Ok(whole);
         }
         self.0.frames.lock().unwrap().parts += 1;
-        let part = retrace_vision::action_region(at, reach, whole.width(), whole.height());
         Ok(blank_outside(&whole, part))
     }
 
