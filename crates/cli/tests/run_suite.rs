@@ -142,9 +142,16 @@ tags = ["v2"]
             );
             assert!(test["artifacts"]["expected_crop"].is_string(), "{test:#}");
             assert!(test["artifacts"]["actual_crop"].is_string(), "{test:#}");
+            // A failed test keeps the screen it ended on; a passed one takes none.
+            let final_screenshot = test["artifacts"]["final_screenshot"].as_str().unwrap();
+            assert!(
+                suite.join("out").join(final_screenshot).is_file(),
+                "{test:#}"
+            );
         } else {
             assert_eq!(test["status"], "passed", "{test:#}");
             assert_eq!(test["step"], Value::Null);
+            assert!(test["artifacts"]["final_screenshot"].is_null(), "{test:#}");
         }
     }
     // All three reports are written; the JSON one is the same document; no secret reached

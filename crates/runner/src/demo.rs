@@ -240,6 +240,7 @@ impl Demo {
             browser: BrowserConfig::launch(chromium, DEMO_SIZE),
             events_log: Some(self.evidence.join(format!("events-{layout}.jsonl"))),
             final_screenshot: Some(self.evidence.join(format!("final-{layout}.png"))),
+            final_screenshot_when_passed: true,
         }
     }
 

@@ -68,6 +68,10 @@ pub struct ReplayJob {
     pub events_log: Option<PathBuf>,
     /// Where to save a screenshot of the page when the replay ends.
     pub final_screenshot: Option<PathBuf>,
+    /// Whether that screenshot is taken when the replay passes too (the demo shows it); a
+    /// suite keeps it only for a test that did not pass, so it is not taken for one that did
+    /// (a whole screenshot and a file write a test).
+    pub final_screenshot_when_passed: bool,
 }
 
 impl ReplayJob {
@@ -157,7 +161,7 @@ async fn run_session(
         &mut events,
         &mut report,
     ) {
-        Ok(()) => replay_in_browser(job, shared, &events, &mut report).await,
+        Ok(()) => replay_in_browser(job, shared, &events, &collector, &mut report).await,
         Err(error) => Err(error),
     };
     match (result, collector.replay()) {
@@ -244,6 +248,7 @@ async fn replay_in_browser(
     job: &ReplayJob,
     shared: Option<&ChromiumBrowser>,
     events: &Events,
+    collector: &Collector,
     report: &mut SessionReport,
 ) -> Result<(), RunnerError> {
     job.check()?;
@@ -252,7 +257,7 @@ async fn replay_in_browser(
         Some(browser) => browser.new_run(),
         None => job.browser.clone().at_size(size).open().await?,
     };
-    let result = replay_on(job, &browser, size, events, report).await;
+    let result = replay_on(job, &browser, size, events, collector, report).await;
     // Dispose of this run's browser context (and, for a browser of its own, the browser),
     // bounded: a browser that no longer answers must not hold the session up.
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, browser.close()).await;
@@ -267,6 +272,7 @@ async fn replay_on(
     browser: &ChromiumBrowser,
     size: (u32, u32),
     events: &Events,
+    collector: &Collector,
     report: &mut SessionReport,
 ) -> Result<(), RunnerError> {
     let page = Arc::new(open_page(browser, &job.url, PageLoad::Loaded).await?);
@@ -289,7 +295,14 @@ async fn replay_on(
             Some((CACHE_EXECUTOR, SpeakerContext::of(request))),
         )
         .await;
-    if let Some(path) = &job.final_screenshot {
+    let passed = collector
+        .replay()
+        .is_some_and(|replay| replay.status == ReplayStatus::Passed);
+    if let Some(path) = job
+        .final_screenshot
+        .as_ref()
+        .filter(|_| job.final_screenshot_when_passed || !passed)
+    {
         let shot = page.screenshot().await?;
         write_png(path, &shot.png)?;
         report.evidence.push(path.clone());

@@ -132,6 +132,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         browser: args.browser.config((0, 0)),
         events_log: args.events.clone(),
         final_screenshot: None,
+        final_screenshot_when_passed: false,
         parameters,
     };
     // Fail fast, before starting a browser, on a file that cannot be read or parameters that

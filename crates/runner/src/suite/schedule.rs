@@ -209,6 +209,8 @@ fn replay_job(
         browser: crate::browser::BrowserConfig::launch(crate::browser::DEFAULT_CHROMIUM, (0, 0)),
         events_log: evidence.map(|(out, dir)| out.join(dir).join("events.jsonl")),
         final_screenshot: evidence.map(|(out, dir)| out.join(dir).join("final.png")),
+        // Kept only for a test that did not pass (see `keep_evidence`).
+        final_screenshot_when_passed: false,
     }
 }
 
