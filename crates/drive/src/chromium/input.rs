@@ -19,6 +19,9 @@ use chromiumoxide::error::CdpError;
 
 use super::keys;
 use super::keys::KeyDef;
+use super::pipeline::Answer;
+use super::pipeline::answer;
+use super::pipeline::send_in_order;
 use crate::backend::MouseButton;
 use crate::backend::Point;
 use crate::backend::ScrollDirection;
@@ -337,45 +340,6 @@ impl Typed {
             Typed::Text(text) => answer(page, text),
         }
     }
-}
-
-/// A command's answer, with nothing kept but whether it failed.
-type Answer = futures::future::BoxFuture<'static, Result<(), CdpError>>;
-
-/// The answer to `command`; its message goes to the page's channel on the answer's first
-/// poll.
-fn answer<C: chromiumoxide::types::Command + Send + 'static>(
-    page: &Page,
-    command: C,
-) -> Result<Answer, CdpError> {
-    use futures::FutureExt;
-    Ok(page
-        .command_future(command)?
-        .map(|answer| answer.map(drop))
-        .boxed())
-}
-
-/// Sends the commands of `answers` in order without waiting between them, then waits for
-/// every answer.
-///
-/// A command future hands its message to the page's channel on its first poll (a fresh
-/// sender always has room for one), and one page's commands are handled in the order they
-/// arrive: each is polled once, in order, before any answer is awaited.
-async fn send_in_order(answers: Vec<Answer>) -> Result<(), CdpError> {
-    let mut answers: Vec<_> = answers
-        .into_iter()
-        .map(futures::future::maybe_done)
-        .collect();
-    for answer in &mut answers {
-        let _sent = futures::poll!(answer);
-    }
-    for mut answer in answers {
-        (&mut answer).await;
-        if let Some(Err(error)) = std::pin::Pin::new(&mut answer).take_output() {
-            return Err(error);
-        }
-    }
-    Ok(())
 }
 
 /// Parses an xdotool combo for CDP, naming it in the error.

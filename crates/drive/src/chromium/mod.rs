@@ -30,6 +30,7 @@ mod launch;
 mod network;
 mod nodelay;
 mod page;
+mod pipeline;
 pub mod process;
 pub mod remote;
 mod world;

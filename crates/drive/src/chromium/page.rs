@@ -63,6 +63,7 @@ use super::element;
 use super::input;
 use super::input::InputState;
 use super::network::NetworkTracker;
+use super::pipeline;
 use super::world::IsolatedWorld;
 use crate::backend::Backend;
 use crate::backend::BoundingBox;
@@ -214,11 +215,12 @@ impl ChromiumPage {
         // waiting for its answer: the page handles its commands in the order they arrive.
         let mut reset = None;
         if whole_viewport && self.clipped_since_metrics.swap(false, Ordering::SeqCst) {
-            let mut sent = Box::pin(futures::future::maybe_done(
-                self.page.execute(device_metrics(&self.core)),
-            ));
-            let _sent = futures::poll!(sent.as_mut());
-            reset = Some(sent);
+            reset = Some(
+                match pipeline::answer(&self.page, device_metrics(&self.core)) {
+                    Ok(metrics) => Ok(pipeline::send(metrics).await),
+                    Err(error) => Err(error),
+                },
+            );
         } else if !whole_viewport {
             self.clipped_since_metrics.store(true, Ordering::SeqCst);
         }
@@ -231,13 +233,15 @@ impl ChromiumPage {
             ..CaptureScreenshotParams::default()
         };
         let shot = self.execute_bounded(doing, params).await;
-        if let Some(mut reset) = reset {
-            reset.as_mut().await;
-            if let Some(Err(error)) = reset.as_mut().take_output() {
-                // Not reset: the next whole screenshot tries again.
-                self.clipped_since_metrics.store(true, Ordering::SeqCst);
-                return Err(self.error(doing, error));
+        if let Some(reset) = reset
+            && let Err(error) = match reset {
+                Ok(sent) => sent.answer().await,
+                Err(error) => Err(error),
             }
+        {
+            // Not reset: the next whole screenshot tries again.
+            self.clipped_since_metrics.store(true, Ordering::SeqCst);
+            return Err(self.error(doing, error));
         }
         let shot = shot?;
         let png = base64::engine::general_purpose::STANDARD
