@@ -63,6 +63,11 @@ impl PlannedStep {
         self.index + 1
     }
 
+    /// Whether it acts on the focused element (types or presses keys) rather than at a point.
+    pub fn acts_on_focus(&self) -> bool {
+        KEYBOARD_ACTIONS.contains(&tool_input::action_name(&self.call).as_str())
+    }
+
     /// What the step does, for people: `left_click at (761, 203)` (typed text never shown).
     pub fn describe(&self) -> String {
         let action = tool_input::action_name(&self.call);
@@ -72,6 +77,9 @@ impl PlannedStep {
         }
     }
 }
+
+/// Actions that act on the focused element rather than at a point.
+const KEYBOARD_ACTIONS: [&str; 4] = ["type", "key", "keyboard_tap", "hold_key"];
 
 /// A trajectory ready to replay.
 #[derive(Debug, Clone)]
@@ -213,9 +221,14 @@ impl Plan {
 
     /// Whether no acting step follows the step at `index`.
     pub fn is_last_acting(&self, index: usize) -> bool {
+        self.next_acting(index).is_none()
+    }
+
+    /// The first acting step after the step at `index`.
+    pub fn next_acting(&self, index: usize) -> Option<&PlannedStep> {
         self.steps
             .get(index + 1..)
-            .is_none_or(|rest| rest.iter().all(|step| step.observe_only))
+            .and_then(|rest| rest.iter().find(|step| !step.observe_only))
     }
 }
 

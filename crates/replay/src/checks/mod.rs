@@ -47,6 +47,10 @@ pub struct CheckEnv {
     pub visual_enabled: bool,
     /// Whether the step is the last one that acts.
     pub last_acting: bool,
+    /// Whether the next step that acts does so on the focused element (types or presses
+    /// keys): the step's after-action screenshot then also shows the focused field, where
+    /// that step waits for a still screen.
+    pub focus_next: bool,
     /// The browser page behind the screen, for checks that ask it; `None` on a desktop.
     pub page: Option<PageProbe>,
 }

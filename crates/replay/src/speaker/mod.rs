@@ -318,6 +318,7 @@ impl Speaker for ReplaySpeaker {
                     hashing: plan.hashing,
                     visual_enabled: plan.visual_enabled,
                     last_acting: false,
+                    focus_next: false,
                     page: self.screen.page(),
                 };
                 let tally = Tally::start(&plan, turn.events);
@@ -365,6 +366,10 @@ impl Speaker for ReplaySpeaker {
             return Ok(self.complete(turn).await);
         };
         run.env.last_acting = run.plan.is_last_acting(step.index);
+        run.env.focus_next = run
+            .plan
+            .next_acting(step.index)
+            .is_some_and(PlannedStep::acts_on_focus);
 
         match turn
             .toolbox

@@ -9,6 +9,7 @@ use std::time::Instant;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
+use super::NAVIGATING;
 use super::SCREENSHOT_BUDGET;
 use super::ScreenError;
 use super::Verdict;
@@ -46,7 +47,7 @@ impl Waiter<'_> {
             Err(error) => return Some(format!("the page did not answer: {error}")),
         };
         if activity.navigation_pending {
-            return Some("a navigation is under way".into());
+            return Some(NAVIGATING.into());
         }
         if activity.requests_in_flight > 0 {
             return Some(format!(
@@ -129,9 +130,10 @@ impl Waiter<'_> {
 
     /// The part of the screen the screen-reading `checks` read for `step` acting at `at`: the
     /// squares of `reach` pixels around the points they read. After acting (`with_focus`) the
-    /// focused field too, with its margin: typing goes there next, and its wait for a still
-    /// field can then look at the same screenshot. `None` when the screen captures only
-    /// whole screenshots, or no check reads it.
+    /// field the focus is in too, with its margin: typing goes there next, and its wait for a
+    /// still field can then look at the same screenshot (or take a new one, when the field is
+    /// not where [`Waiter::focus_region_after`] expected). `None` when the screen captures
+    /// only whole screenshots, or no check reads it.
     pub(super) async fn part_read(
         &self,
         step: &PlannedStep,
@@ -150,10 +152,12 @@ impl Waiter<'_> {
         if !with_focus {
             return Some(read);
         }
-        Some(match self.focus_region(width, height).await {
-            Some(field) => read.union(field),
-            None => read,
-        })
+        Some(
+            match self.focus_region_after(step, at, width, height).await {
+                Some(field) => read.union(field),
+                None => read,
+            },
+        )
     }
 
     /// Every check's look at one screenshot.

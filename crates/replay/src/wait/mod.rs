@@ -27,16 +27,22 @@
 //! value) takes none until it fails and needs one as evidence; and between one
 //! phase that passed and the next, with no action in between, the screenshot the first passed
 //! on is reused when the page says nothing changed since ([`crate::frame_memory`]), and is
-//! otherwise the first of the two a still screen needs.
+//! otherwise the first of the two a still screen needs. While a navigation the last poll
+//! saw is still under way, a poll asks the page alone: a screenshot would show the document
+//! going away, which no check may pass on (until `ready_timeout`).
+//!
+//! Polls start a poll interval apart: a poll whose screenshot took longer (a navigation
+//! holds it; a loaded machine) is followed by the next at once.
 //!
 //! **Screenshots of part of the page**: the checks read only the squares around the points
 //! they look at (before acting, the step's control with the search around it; after, the
 //! point it acted at), so on a browser page shown at the trajectory's size only that part is
 //! captured ([`crate::screen::Screen::capture_part`]: a clipped `Page.captureScreenshot`,
-//! a fraction of a whole one's cost to Chromium). After
-//! acting the part also holds the focused field (and its margin): a typing step next waits
-//! for that field to be still, and can start from, or reuse, that screenshot; its own
-//! screenshots are of the field alone. A phase polls parts while it waits (an effect the
+//! a fraction of a whole one's cost to Chromium). When the next step types or presses keys,
+//! the part after acting also holds the focused field (and its margin): that step waits for
+//! the field to be still, and can start from, or reuse, that screenshot; its own screenshots
+//! are of the field alone. (Where the focus is costs the page a question before the
+//! screenshot, so it is asked only then.) A phase polls parts while it waits (an effect the
 //! server is slow to show costs no whole screenshots), and takes a failing look again at
 //! once on a whole screenshot when it needs the whole screen: the search for a moved control,
 //! the early failure of a settled page and a failure's evidence always see it. A remembered
@@ -57,8 +63,6 @@ use std::time::Instant;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use retrace_protocol::tool_input;
-
 use crate::checks::CheckEnv;
 use crate::checks::Look;
 use crate::checks::Relocation;
@@ -69,19 +73,18 @@ use crate::plan::PlannedStep;
 use crate::request::WaitMode;
 use crate::screen::Screen;
 
+mod focus;
 mod look;
+mod memory;
 
 use look::View;
 
-/// Actions that act on the focused element rather than at a point.
-const KEYBOARD_ACTIONS: [&str; 4] = ["type", "key", "keyboard_tap", "hold_key"];
-
-/// CSS pixels around a focused field that a keyboard step also watches (its label, a hint
-/// or an error shown beside it).
-const FOCUS_MARGIN: f64 = 24.0;
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
 /// error, not a failed step): generous, because a loaded machine is slow, not broken.
 pub const SCREENSHOT_BUDGET: Duration = Duration::from_secs(30);
+
+/// Why the page is busy while it navigates (see [`Waiter::page_busy`]).
+const NAVIGATING: &str = "a navigation is under way";
 
 /// What waiting for a phase's checks ended with.
 #[derive(Debug)]
@@ -237,7 +240,10 @@ impl Waiter<'_> {
             .then(blank_screen)
             .transpose()?;
         let part = match (at, &blank) {
-            (Some(at), None) => self.part_read(step, at, checks, reach, !repair).await,
+            (Some(at), None) => {
+                let with_focus = !repair && self.env.focus_next;
+                self.part_read(step, at, checks, reach, with_focus).await
+            }
             _ => None,
         };
         // The first look may be at the screenshot the last phase passed on, when the page
@@ -245,9 +251,21 @@ impl Waiter<'_> {
         // that part.
         let mut remembered = self.still_shown(part).await;
         let mut whole_next = false;
+        // Whether the last poll found a navigation under way.
+        let mut navigating = false;
         loop {
             let asked = Instant::now();
             let asked_at = started.elapsed();
+            if navigating && self.still_navigating(asked_at).await {
+                tracing::debug!(
+                    step = step.number(),
+                    at_ms = asked_at.as_millis() as u64,
+                    "still navigating: no screenshot"
+                );
+                settling.last_activity = Instant::now();
+                tokio::time::sleep(settings.poll_interval.saturating_sub(asked.elapsed())).await;
+                continue;
+            }
             let reused = remembered.is_some();
             let fresh = !reused && blank.is_none();
             let whole = std::mem::take(&mut whole_next);
@@ -308,8 +326,10 @@ impl Waiter<'_> {
                         });
                         return Ok(verdict);
                     }
-                    Some(_) => {
-                        tokio::time::sleep(settings.poll_interval).await;
+                    Some(reason) => {
+                        navigating = reason == NAVIGATING;
+                        tokio::time::sleep(settings.poll_interval.saturating_sub(asked.elapsed()))
+                            .await;
                         continue;
                     }
                 }
@@ -365,8 +385,21 @@ impl Waiter<'_> {
                 ));
                 return Ok(verdict);
             }
-            tokio::time::sleep(settings.poll_interval).await;
+            // Polls start a poll interval apart: a slow screenshot (a navigation holds it)
+            // is not followed by a wait as well.
+            navigating = busy.as_deref() == Some(NAVIGATING);
+            tokio::time::sleep(settings.poll_interval.saturating_sub(asked.elapsed())).await;
         }
+    }
+
+    /// Whether the page is still navigating, asked alone: a screenshot then would show the
+    /// document going away (or none yet), which no check may pass on before
+    /// `ready_timeout`. Only while there is time left: the step's last look is a full one.
+    async fn still_navigating(&self, asked_at: Duration) -> bool {
+        let settings = &self.env.settings;
+        asked_at < settings.ready_timeout
+            && asked_at < settings.step_timeout
+            && self.page_busy().await.as_deref() == Some(NAVIGATING)
     }
 
     /// Waits until two screenshots in a row are the same and the page (on a browser) is not
@@ -381,7 +414,7 @@ impl Waiter<'_> {
             tokio::time::sleep(delay).await;
             return Ok((true, started.elapsed()));
         }
-        let keyboard = KEYBOARD_ACTIONS.contains(&tool_input::action_name(&step.call).as_str());
+        let keyboard = step.acts_on_focus();
         let (_, settled) = self.settled_screen(started, keyboard).await?;
         Ok((settled, started.elapsed()))
     }
@@ -389,7 +422,9 @@ impl Waiter<'_> {
     /// Polls until two consecutive screenshots show the same picture (around the focused
     /// field, for a keyboard step on a page that has one) on a page that is not busy, or the
     /// step's time is up; the last screenshot and whether it settled. Around a focused field
-    /// a browser page shown at the trajectory's size is captured only there.
+    /// a browser page shown at the trajectory's size is captured only there. The page is
+    /// asked where its focus is and whether it changed at the same time, and whether it is
+    /// busy while each screenshot is taken: no answer waits for another.
     async fn settled_screen(
         &self,
         started: Instant,
@@ -403,14 +438,18 @@ impl Waiter<'_> {
                 false => None,
             }
         };
-        if let Some(size) = self.memory.size()
-            && let Some(screen) = self.still_shown(watched_in(size).await).await
-        {
-            tracing::debug!(
-                reused = true,
-                "the screen the last phase passed on is still shown"
-            );
-            return Ok((screen, true));
+        // The screen the last phase passed on, if the page says it is still shown.
+        let mut known: Option<((u32, u32), Option<Region>)> = None;
+        if let Some(size) = self.memory.size() {
+            let (watched, activity) = tokio::join!(watched_in(size), self.activity_now());
+            if let Some(screen) = self.still_shown_given(activity, watched) {
+                tracing::debug!(
+                    reused = true,
+                    "the screen the last phase passed on is still shown"
+                );
+                return Ok((screen, true));
+            }
+            known = Some((size, watched));
         }
         let part_size = match keyboard {
             true => self.screen.part_capture_size().await,
@@ -426,9 +465,11 @@ impl Waiter<'_> {
                 let since = previous.asked.elapsed();
                 tokio::time::sleep(settings.poll_interval.saturating_sub(since)).await;
             }
-            let watched = match size {
-                Some(size) => watched_in(size).await,
-                None => None,
+            // The field was just found for this size: the first screenshot uses that answer.
+            let watched = match (size, known.take()) {
+                (Some(size), Some((known_size, watched))) if known_size == size => watched,
+                (Some(size), _) => watched_in(size).await,
+                (None, _) => None,
             };
             let shows = watched.filter(|_| part_size.is_some());
             let view = match shows {
@@ -437,8 +478,15 @@ impl Waiter<'_> {
             };
             let asked = Instant::now();
             let asked_at = started.elapsed();
+            let busy = async {
+                match asked_at >= settings.ready_timeout {
+                    true => None,
+                    false => self.page_busy().await,
+                }
+            };
+            let (screen, busy) = tokio::join!(self.capture(view), busy);
             let next = Shot {
-                screen: self.capture(view).await?,
+                screen: screen?,
                 asked,
                 shows,
             };
@@ -448,7 +496,7 @@ impl Waiter<'_> {
                     && retrace_vision::is_stable(&previous.screen, &next.screen, watched)
                         .unwrap_or(false)
             });
-            let ready = asked_at >= settings.ready_timeout || self.page_busy().await.is_none();
+            let ready = busy.is_none();
             if still && ready {
                 self.remember(next.clone());
             }
@@ -456,56 +504,6 @@ impl Waiter<'_> {
                 return Ok((next.screen, still && ready));
             }
             previous = Some(next);
-        }
-    }
-
-    /// The focused field's box with a [`FOCUS_MARGIN`] around it, in screenshot pixels;
-    /// `None` without a page or a focused element other than the document's body.
-    async fn focus_region(&self, width: u32, height: u32) -> Option<Region> {
-        let page = self.env.page.as_ref()?;
-        let focused = page.focused_element().await.ok()??;
-        if matches!(focused.tag.as_str(), "body" | "html") {
-            return None;
-        }
-        let bounds = &focused.bounds;
-        let (left, top) = page.to_trajectory((bounds.x - FOCUS_MARGIN, bounds.y - FOCUS_MARGIN));
-        let (right, bottom) = page.to_trajectory((
-            bounds.x + bounds.width + FOCUS_MARGIN,
-            bounds.y + bounds.height + FOCUS_MARGIN,
-        ));
-        let clamp = |value: i64, most: u32| u32::try_from(value.max(0)).unwrap_or(most).min(most);
-        let region = Region::new(
-            clamp(left, width),
-            clamp(top, height),
-            clamp(right, width),
-            clamp(bottom, height),
-        );
-        region.fits(width, height).then_some(region)
-    }
-
-    /// The screenshot the last phase passed on, when the page (a browser's: a desktop has
-    /// nothing to ask) says it still shows, and it shows all of `needed` (the whole screen
-    /// when `None`).
-    async fn still_shown(&self, needed: Option<Region>) -> Option<Arc<Image>> {
-        let page = self.env.page.as_ref()?;
-        if !self.memory.holds(needed) {
-            return None;
-        }
-        let activity = page.activity().await.ok()?;
-        let shown = self.memory.still_shown(&activity, needed);
-        if shown.is_none() {
-            tracing::debug!(
-                ?activity,
-                "the page changed since the last verified screenshot"
-            );
-        }
-        shown
-    }
-
-    /// Remembers a screenshot a phase passed on, on a browser page that was not busy.
-    fn remember(&self, shot: Shot) {
-        if self.env.page.is_some() {
-            self.memory.remember(shot);
         }
     }
 }

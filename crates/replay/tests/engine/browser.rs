@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use retrace_protocol::element::ElementInfo;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::FailureKind;
 use retrace_replay::ReplayRequest;
@@ -254,6 +255,29 @@ async fn a_busy_page_whose_pixels_match_is_not_acted_on_until_it_is_quiet() {
         world.page().probes >= 4,
         "the page was asked until it was quiet"
     );
+}
+
+/// While the page says a navigation is under way, a poll asks only the page: a screenshot
+/// would show the document going away, which no check may pass on. The first poll cannot
+/// know (it asks while it captures); the next screenshot is taken once the navigation is over.
+#[tokio::test]
+async fn a_page_navigating_is_asked_without_screenshots_until_it_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let file = write_trajectory(dir.path(), &[Step::click(POINT, &screen, &screen)]);
+    let world = World::browser(
+        screen,
+        PageModel {
+            navigating_probes: 6,
+            ..PageModel::default()
+        },
+    );
+    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
+    run.assert_passed();
+    assert!(world.page().probes >= 7, "asked until the navigation ended");
+    let acted_after = world.actions.lock().unwrap()[0].1;
+    // One look as the step began, one once the navigation was over.
+    assert_eq!(acted_after, 2, "screenshots before acting");
 }
 
 /// A keyboard step watches the focused field, not the whole screen: a square blinking far
@@ -554,4 +578,68 @@ async fn an_effect_is_waited_for_at_its_part_and_a_failure_shows_the_whole_scree
         assert_eq!((failure.step, failure.kind), (1, FailureKind::Effect));
         assert_the_evidence_is_a_whole_screen(&world, &failure);
     }
+}
+
+/// A wide field (wider than the square the checks read around the control) at the control.
+const WIDE_FIELD: (f64, f64, f64, f64) = (40.0, 80.0, 190.0, 80.0);
+
+/// Replays a click at the control, then `next` (typing, or another click there); the world.
+/// The click was recorded on `recorded` (when given), which is also the page's element at
+/// the control and its focused field.
+async fn click_then(
+    next: Step,
+    field: ElementInfo,
+    recorded: Option<&ElementInfo>,
+) -> std::sync::Arc<World> {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let mut click = Step::click(POINT, &screen, &screen);
+    if let Some(recorded) = recorded {
+        click = click.with("element", as_json(recorded));
+    }
+    let file = write_trajectory(dir.path(), &[click, next]);
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![field.clone()],
+            focused: Some(field),
+            ..still_page()
+        },
+    );
+    let settings = ReplaySettings {
+        search_radius: 10,
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    run.assert_passed();
+    world
+}
+
+/// The look after a click asks where the focus is only when the next step types: a click
+/// followed by a click needs no focused field in its screenshot.
+#[tokio::test]
+async fn the_look_after_a_click_asks_for_the_focus_only_when_typing_follows() {
+    let field = element("textbox", "Customer", WIDE_FIELD);
+    let screen = control_at(40, 80);
+    let world = click_then(Step::click(POINT, &screen, &screen), field.clone(), None).await;
+    assert_eq!(world.page().focus_probes, 0, "no step types");
+    let world = click_then(Step::typing("Acme Corp"), field, None).await;
+    // After the click, and in the typing's wait for a still field.
+    assert_eq!(world.page().focus_probes, 2);
+}
+
+/// A click recorded on a field is expected to focus it: the look after the click captures
+/// where that field was recorded without asking the page first, and on a still page the
+/// typing that follows reuses that screenshot (its field is all there).
+#[tokio::test]
+async fn the_look_after_a_click_on_a_recorded_field_captures_it_without_asking_the_page() {
+    let field = element("textbox", "Customer", WIDE_FIELD);
+    let world = click_then(Step::typing("Acme Corp"), field.clone(), Some(&field)).await;
+    assert_eq!(
+        world.page().focus_probes,
+        1,
+        "asked only in the typing's wait"
+    );
+    let typed_after = world.actions.lock().unwrap()[1].1;
+    assert_eq!(typed_after, 2, "the typing reused the look after the click");
 }

@@ -43,8 +43,12 @@ pub struct PageModel {
     pub focused: Option<ElementInfo>,
     /// How many more activity probes answer "a request is in flight".
     pub busy_probes: usize,
+    /// How many more activity probes answer "a navigation is under way".
+    pub navigating_probes: usize,
     /// Activity probes answered so far.
     pub probes: usize,
+    /// Times the page was asked which element has the focus.
+    pub focus_probes: usize,
     /// Drops every `.` typed into the focused field (the demo's `amount-rewritten` fault).
     pub drops_dots: bool,
     /// How long the page says it has been quiet (network, navigation, DOM and repaints):
@@ -167,7 +171,9 @@ impl BrowserBackend for WorldPage {
             .cloned())
     }
     async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
-        Ok(self.0.lock().unwrap().focused.clone())
+        let mut page = self.0.lock().unwrap();
+        page.focus_probes += 1;
+        Ok(page.focused.clone())
     }
     async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError> {
         let page = self.0.lock().unwrap();
@@ -183,10 +189,12 @@ impl BrowserBackend for WorldPage {
         page.probes += 1;
         let busy = page.busy_probes > 0;
         page.busy_probes = page.busy_probes.saturating_sub(1);
+        let navigating = page.navigating_probes > 0;
+        page.navigating_probes = page.navigating_probes.saturating_sub(1);
         Ok(PageActivity {
             requests_in_flight: usize::from(busy),
             network_quiet_for: page.quiet_for,
-            navigation_pending: false,
+            navigation_pending: navigating,
             navigation_quiet_for: Duration::from_secs(1).max(page.quiet_for),
             document: Ok(DocumentActivity {
                 ready_state: "complete".into(),
