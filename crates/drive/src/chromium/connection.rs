@@ -18,7 +18,6 @@ use async_trait::async_trait;
 use chromiumoxide::Browser;
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::HandlerConfig;
-use chromiumoxide::handler::viewport::Viewport;
 use futures::StreamExt;
 
 use super::process::BrowserProcess;
@@ -117,14 +116,10 @@ impl BrowserCore {
         settings: AttachSettings,
     ) -> Result<OpenConnection, CdpError> {
         let handler_config = HandlerConfig {
-            viewport: Some(Viewport {
-                width: settings.width,
-                height: settings.height,
-                device_scale_factor: Some(1.0),
-                emulating_mobile: false,
-                is_landscape: settings.width >= settings.height,
-                has_touch: false,
-            }),
+            // Each page sets its own device metrics as it opens (`ChromiumPage::new`), in
+            // the same batch as its other set-up: chromiumoxide's emulation would only add
+            // two round trips to every page's opening.
+            viewport: None,
             request_timeout: settings.request_timeout,
             ..HandlerConfig::default()
         };

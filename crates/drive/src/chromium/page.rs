@@ -99,15 +99,15 @@ impl ChromiumPage {
     pub(crate) async fn new(run: Arc<RunContext>, page: Page) -> Result<Self, DriveError> {
         let doing = "setting up a new page";
         let core = Arc::clone(run.core());
-        page.execute(device_metrics(&core))
-            .await
-            .map_err(|e| core.error(doing, e))?;
-        let network = NetworkTracker::attach(&page)
-            .await
-            .map_err(|e| core.error(doing, e))?;
-        let navigation = NavigationTracker::attach(&page)
-            .await
-            .map_err(|e| core.error(doing, e))?;
+        // Independent commands, sent together: none waits for another's answer.
+        let (metrics, network, navigation) = tokio::join!(
+            page.execute(device_metrics(&core)),
+            NetworkTracker::attach(&page),
+            NavigationTracker::attach(&page),
+        );
+        metrics.map_err(|e| core.error(doing, e))?;
+        let network = network.map_err(|e| core.error(doing, e))?;
+        let navigation = navigation.map_err(|e| core.error(doing, e))?;
         Ok(Self {
             core,
             _run: run,

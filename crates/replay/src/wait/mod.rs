@@ -31,8 +31,9 @@
 //! saw is still under way, a poll asks the page alone: a screenshot would show the document
 //! going away, which no check may pass on (until `ready_timeout`).
 //!
-//! Polls start a poll interval apart: a poll whose screenshot took longer (a navigation
-//! holds it; a loaded machine) is followed by the next at once.
+//! A poll interval separates a poll's answer from the next poll, so a loaded machine is not
+//! asked for screenshots back to back; a question to the page alone (which a navigation
+//! holds until it commits) is asked again a poll interval after it was asked.
 //!
 //! **Screenshots of part of the page**: the checks read only the squares around the points
 //! they look at (before acting, the step's control with the search around it; after, the
@@ -263,6 +264,8 @@ impl Waiter<'_> {
                     "still navigating: no screenshot"
                 );
                 settling.last_activity = Instant::now();
+                // The page's answer waits for the navigation to commit: the next question
+                // follows a poll interval after this one was asked, not after its answer.
                 tokio::time::sleep(settings.poll_interval.saturating_sub(asked.elapsed())).await;
                 continue;
             }
@@ -328,8 +331,7 @@ impl Waiter<'_> {
                     }
                     Some(reason) => {
                         navigating = reason == NAVIGATING;
-                        tokio::time::sleep(settings.poll_interval.saturating_sub(asked.elapsed()))
-                            .await;
+                        tokio::time::sleep(settings.poll_interval).await;
                         continue;
                     }
                 }
@@ -385,10 +387,8 @@ impl Waiter<'_> {
                 ));
                 return Ok(verdict);
             }
-            // Polls start a poll interval apart: a slow screenshot (a navigation holds it)
-            // is not followed by a wait as well.
             navigating = busy.as_deref() == Some(NAVIGATING);
-            tokio::time::sleep(settings.poll_interval.saturating_sub(asked.elapsed())).await;
+            tokio::time::sleep(settings.poll_interval).await;
         }
     }
 
