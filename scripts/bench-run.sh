@@ -10,7 +10,12 @@
 #      parallelism.
 # Prints tests per minute, the speed-up over the loop, and per test the time that is retrace's
 # (or Playwright's) own: the test's wall time minus the latency the app gave it.
-# Usage: scripts/bench-run.sh [RUNS] [LATENCY_MS]   (default 40 and 300; BENCH_DEBUG=1 uses
+# The machine's speed drifts over minutes (a shared host), so the configurations are run in
+# ROUNDS rounds of RUNS/ROUNDS tests each, interleaved, the order reversed every other round:
+# every configuration sees the same stretches of time. Each round's retrace suite and
+# Playwright script start their browser again (counted in retrace's wall time, not in
+# Playwright's).
+# Usage: scripts/bench-run.sh [RUNS] [LATENCY_MS] [ROUNDS]   (default 40, 300 and 2; BENCH_DEBUG=1 uses
 # the debug binary, skipping the release build: only ratios between retrace runs then mean
 # anything). Playwright goes in a venv under $HOME/.cache/retrace-bench/ on first use.
 set -euo pipefail
@@ -18,6 +23,9 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 runs="${1:-40}"
 latency="${2:-300}"
+rounds="${3:-2}"
+per_round=$((runs / rounds))
+[ "$per_round" -ge 1 ] || { echo "bench-run: RUNS must be at least ROUNDS" >&2; exit 2; }
 build_retrace_for_bench
 retrace="$(realpath "$retrace")"
 CACHE="$HOME/.cache/retrace-bench"
@@ -34,7 +42,7 @@ for _ in $(seq 600); do [ -s "$work/demo.json" ] && break; sleep 0.1; done
 url="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$work/demo.json")"
 
 mkdir -p "$work/suite"
-for n in $(seq -w 1 "$runs"); do cp crates/runner/assets/demo_flow.json "$work/suite/flow-$n.json"; done
+for n in $(seq -w 1 "$per_round"); do cp crates/runner/assets/demo_flow.json "$work/suite/flow-$n.json"; done
 params=(--param username=demo --param password=retrace-demo-pw)
 
 # `retrace run --jobs J`: "jobs=J tests=N passed=P wall_s=W own_ms=M" (M: median of each
@@ -47,13 +55,13 @@ suite() {
     --out "$work/out-$1" >/dev/null 2>&1) || true
   end=$(date +%s.%N)
   python3 - "$work/out-$1/report.json" "$1" "$start" "$end" "$latency" <<'PY'
-import json, statistics, sys
+import json, sys
 doc = json.load(open(sys.argv[1]))
 tests = doc["tests"]
 own = [t["wall_ms"] - int(sys.argv[5]) for t in tests]
 passed = sum(t["status"] == "passed" for t in tests)
-print(f"jobs={sys.argv[2]} tests={len(tests)} passed={passed} "
-      f"wall_s={float(sys.argv[4]) - float(sys.argv[3]):.1f} own_ms={statistics.median(own):.0f}")
+print(f"run jobs={sys.argv[2]} tests={len(tests)} passed={passed} "
+      f"wall_s={float(sys.argv[4]) - float(sys.argv[3]):.1f} own_ms={','.join(map(str, own))}")
 PY
 }
 
@@ -65,42 +73,53 @@ loop() {
     if "$retrace" replay "$file" --url "$url" "${params[@]}" >/dev/null 2>&1; then passed=$((passed + 1)); fi
   done
   end=$(date +%s.%N)
-  python3 -c "import sys; print(f'loop tests=$runs passed=$passed wall_s={float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end"
+  python3 -c "import sys; print(f'loop tests=$per_round passed=$passed wall_s={float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end"
 }
 
 # The Playwright test, RUNS times, J at a time.
 playwright() {
-  "$CACHE/venv/bin/python" scripts/bench_playwright_flow.py "$url" "$runs" "$1" "${RETRACE_CHROMIUM:-/usr/bin/chromium}" |
+  "$CACHE/venv/bin/python" scripts/bench_playwright_flow.py "$url" "$per_round" "$1" "${RETRACE_CHROMIUM:-/usr/bin/chromium}" |
     python3 -c "
-import json, statistics, sys
+import json, sys
 doc = json.load(sys.stdin)
-own = [t - $latency for t in doc['test_ms']]
-print(f'playwright jobs=$1 tests={len(own)} wall_s={doc[\"wall_ms\"] / 1000:.1f} own_ms={statistics.median(own):.0f}')"
+own = [round(t - $latency) for t in doc['test_ms']]
+print(f'playwright jobs=$1 tests={len(own)} wall_s={doc[\"wall_ms\"] / 1000:.1f} own_ms={\",\".join(map(str, own))}')"
 }
 
 results=()
-for jobs in 1 2 4; do line=$(suite "$jobs"); echo "$line"; results+=("$line"); done
-line=$(loop); echo "$line"; results+=("$line")
-for jobs in 1 4; do line=$(playwright "$jobs"); echo "$line"; results+=("$line"); done
+configs=("suite 1" "playwright 1" "suite 2" "loop" "suite 4" "playwright 4")
+for round in $(seq "$rounds"); do
+  order=("${configs[@]}")
+  if [ $((round % 2)) -eq 0 ]; then
+    order=(); for ((i = ${#configs[@]} - 1; i >= 0; i--)); do order+=("${configs[$i]}"); done
+  fi
+  for config in "${order[@]}"; do
+    line=$($config); echo "round $round: ${line%% own_ms=*}"; results+=("$line")
+  done
+done
 
-python3 - "$runs" "${results[@]}" <<'PY'
-import sys
-runs = int(sys.argv[1])
+python3 - "${results[@]}" <<'PY'
+import statistics, sys
 rows = {}
-for line in sys.argv[2:]:
-    fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
-    name = line.split()[0] if not line.startswith("jobs=") else "run"
-    rows[(name, fields.get("jobs"))] = fields
-per_minute = lambda f: runs / float(f["wall_s"]) * 60
+for line in sys.argv[1:]:
+    name, *parts = line.split()
+    fields = dict(part.split("=", 1) for part in parts)
+    row = rows.setdefault((name, fields.get("jobs")), {"tests": 0, "wall_s": 0.0, "own": []})
+    row["tests"] += int(fields["tests"])
+    row["wall_s"] += float(fields["wall_s"])
+    if fields.get("own_ms"):
+        row["own"] += [float(ms) for ms in fields["own_ms"].split(",")]
+per_minute = lambda row: row["tests"] / row["wall_s"] * 60
+own = lambda row: statistics.median(row["own"])
 loop = rows[("loop", None)]
 print(f"\nretrace run, tests per minute (and speed-up over a retrace replay process per file, "
       f"{per_minute(loop):.1f}/min):")
 for jobs in ("1", "2", "4"):
-    f = rows[("run", jobs)]
-    print(f"  --jobs {jobs}: {per_minute(f):.1f}/min, {per_minute(f) / per_minute(loop):.2f}x")
-print("own time per test (wall minus the app's latency), retrace / Playwright at the same parallelism:")
+    row = rows[("run", jobs)]
+    print(f"  --jobs {jobs}: {per_minute(row):.1f}/min, {per_minute(row) / per_minute(loop):.2f}x")
+print("own time per test (median of wall minus the app's latency), retrace / Playwright at the "
+      "same parallelism:")
 for jobs in ("1", "4"):
     ours, theirs = rows[("run", jobs)], rows[("playwright", jobs)]
-    print(f"  jobs {jobs}: {ours['own_ms']} ms / {theirs['own_ms']} ms = "
-          f"{float(ours['own_ms']) / float(theirs['own_ms']):.2f}x")
+    print(f"  jobs {jobs}: {own(ours):.0f} ms / {own(theirs):.0f} ms = {own(ours) / own(theirs):.2f}x")
 PY
