@@ -26,8 +26,8 @@ impl Waiter<'_> {
 
     /// Where the focus will be after `step` acted at `at`, in screenshot pixels with a
     /// [`FOCUS_MARGIN`]: the field it was recorded clicking, moved as the step was (a click
-    /// into a field focuses it), without asking the page. `None` when the step did not
-    /// record clicking a field: then the page is asked.
+    /// into a field focuses it), without asking the page. When the step did not record
+    /// clicking a field, the page is asked where its focus is.
     pub(super) async fn focus_region_after(
         &self,
         step: &PlannedStep,

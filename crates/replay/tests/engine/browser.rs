@@ -232,21 +232,26 @@ async fn a_look_before_acting_captures_the_control_alone_until_it_fails() {
     }
 }
 
-#[tokio::test]
-async fn a_busy_page_whose_pixels_match_is_not_acted_on_until_it_is_quiet() {
+/// Replays one click on a screen that matches its recording, on `page`: the world, once the
+/// replay passed, and how many screenshots had been taken when the click ran.
+async fn one_matching_click(page: PageModel) -> (std::sync::Arc<World>, usize) {
     let dir = tempfile::tempdir().unwrap();
     let screen = control_at(40, 80);
     let file = write_trajectory(dir.path(), &[Step::click(POINT, &screen, &screen)]);
-    let world = World::browser(
-        screen,
-        PageModel {
-            busy_probes: 3,
-            ..PageModel::default()
-        },
-    );
+    let world = World::browser(screen, page);
     let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
     run.assert_passed();
     let acted_after = world.actions.lock().unwrap()[0].1;
+    (world, acted_after)
+}
+
+#[tokio::test]
+async fn a_busy_page_whose_pixels_match_is_not_acted_on_until_it_is_quiet() {
+    let (world, acted_after) = one_matching_click(PageModel {
+        busy_probes: 3,
+        ..PageModel::default()
+    })
+    .await;
     assert!(
         acted_after >= 4,
         "acted after {acted_after} screenshots: before the page was quiet"
@@ -262,20 +267,12 @@ async fn a_busy_page_whose_pixels_match_is_not_acted_on_until_it_is_quiet() {
 /// know (it asks while it captures); the next screenshot is taken once the navigation is over.
 #[tokio::test]
 async fn a_page_navigating_is_asked_without_screenshots_until_it_is_done() {
-    let dir = tempfile::tempdir().unwrap();
-    let screen = control_at(40, 80);
-    let file = write_trajectory(dir.path(), &[Step::click(POINT, &screen, &screen)]);
-    let world = World::browser(
-        screen,
-        PageModel {
-            navigating_probes: 6,
-            ..PageModel::default()
-        },
-    );
-    let run = replay(&world, ReplayRequest::new(&file), patient(), Vec::new()).await;
-    run.assert_passed();
+    let (world, acted_after) = one_matching_click(PageModel {
+        navigating_probes: 6,
+        ..PageModel::default()
+    })
+    .await;
     assert!(world.page().probes >= 7, "asked until the navigation ended");
-    let acted_after = world.actions.lock().unwrap()[0].1;
     // One look as the step began, one once the navigation was over.
     assert_eq!(acted_after, 2, "screenshots before acting");
 }
