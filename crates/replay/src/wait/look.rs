@@ -9,7 +9,6 @@ use std::time::Instant;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use super::NAVIGATING;
 use super::SCREENSHOT_BUDGET;
 use super::ScreenError;
 use super::Verdict;
@@ -35,37 +34,58 @@ pub(super) enum View {
 
 /// What one poll saw: the screenshot, why the page was busy (`None`: it was not) and each
 /// check's look.
-pub(super) type ObservedPoll = (Arc<Image>, Option<String>, Vec<(&'static str, Look)>);
+pub(super) type ObservedPoll = (Arc<Image>, Option<Busy>, Vec<(&'static str, Look)>);
+
+/// Why a page is busy, as a failure's note and the debug log say it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Busy {
+    /// A navigation is under way.
+    Navigating,
+    /// This many requests are in flight.
+    Requests(usize),
+    /// The document is not complete yet: its ready state.
+    Document(String),
+    /// The page did not say (or could not be asked): why.
+    Unanswered(String),
+}
+
+impl std::fmt::Display for Busy {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Busy::Navigating => formatter.write_str("a navigation is under way"),
+            Busy::Requests(1) => formatter.write_str("1 request in flight"),
+            Busy::Requests(count) => write!(formatter, "{count} requests in flight"),
+            Busy::Document(state) => write!(formatter, "the document is {state}"),
+            Busy::Unanswered(reason) => formatter.write_str(reason),
+        }
+    }
+}
 
 impl Waiter<'_> {
     /// Why the page is busy now (a request in flight, a navigation, a document not yet
     /// complete); `None` when it is not, or there is no page to ask.
-    pub(super) async fn page_busy(&self) -> Option<String> {
+    pub(super) async fn page_busy(&self) -> Option<Busy> {
         let page = self.env.page.as_ref()?;
         let activity = match page.activity().await {
             Ok(activity) => activity,
-            Err(error) => return Some(format!("the page did not answer: {error}")),
+            Err(error) => {
+                return Some(Busy::Unanswered(format!(
+                    "the page did not answer: {error}"
+                )));
+            }
         };
         if activity.navigation_pending {
-            return Some(NAVIGATING.into());
+            return Some(Busy::Navigating);
         }
         if activity.requests_in_flight > 0 {
-            return Some(format!(
-                "{} request{} in flight",
-                activity.requests_in_flight,
-                if activity.requests_in_flight == 1 {
-                    ""
-                } else {
-                    "s"
-                }
-            ));
+            return Some(Busy::Requests(activity.requests_in_flight));
         }
         match &activity.document {
             Ok(document) if document.ready_state != "complete" => {
-                Some(format!("the document is {}", document.ready_state))
+                Some(Busy::Document(document.ready_state.clone()))
             }
             Ok(_) => None,
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(Busy::Unanswered(reason.clone())),
         }
     }
 

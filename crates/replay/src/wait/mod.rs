@@ -78,14 +78,12 @@ mod focus;
 mod look;
 mod memory;
 
+use look::Busy;
 use look::View;
 
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
 /// error, not a failed step): generous, because a loaded machine is slow, not broken.
 pub const SCREENSHOT_BUDGET: Duration = Duration::from_secs(30);
-
-/// Why the page is busy while it navigates (see [`Waiter::page_busy`]).
-const NAVIGATING: &str = "a navigation is under way";
 
 /// What waiting for a phase's checks ended with.
 #[derive(Debug)]
@@ -290,6 +288,7 @@ impl Waiter<'_> {
                 retrace_vision::action_region(at, reach, screen.width(), screen.height())
             });
             settling.saw(&screen, busy.is_some(), watched);
+            navigating = busy == Some(Busy::Navigating);
             let mut verdict = Verdict {
                 looks,
                 relocation: None,
@@ -303,7 +302,7 @@ impl Waiter<'_> {
                 reused,
                 part = shows.is_some(),
                 observe_ms = (observed - asked_at).as_millis() as u64,
-                busy = busy.as_deref().unwrap_or("no"),
+                busy = %busy.as_ref().map_or_else(|| "no".to_owned(), Busy::to_string),
                 still_ms = settling.last_activity.elapsed().as_millis() as u64,
                 passed = verdict.passed(),
                 "waiting"
@@ -329,8 +328,7 @@ impl Waiter<'_> {
                         });
                         return Ok(verdict);
                     }
-                    Some(reason) => {
-                        navigating = reason == NAVIGATING;
+                    Some(_) => {
                         tokio::time::sleep(settings.poll_interval).await;
                         continue;
                     }
@@ -387,7 +385,6 @@ impl Waiter<'_> {
                 ));
                 return Ok(verdict);
             }
-            navigating = busy.as_deref() == Some(NAVIGATING);
             tokio::time::sleep(settings.poll_interval).await;
         }
     }
@@ -399,7 +396,7 @@ impl Waiter<'_> {
         let settings = &self.env.settings;
         asked_at < settings.ready_timeout
             && asked_at < settings.step_timeout
-            && self.page_busy().await.as_deref() == Some(NAVIGATING)
+            && self.page_busy().await == Some(Busy::Navigating)
     }
 
     /// Waits until two screenshots in a row are the same and the page (on a browser) is not
