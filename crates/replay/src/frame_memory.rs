@@ -9,8 +9,23 @@
 //! the same picture it showed then: a new screenshot (60-130 ms of Chromium's time) would
 //! only repeat it. The page's answer (one script call, a few ms) is asked instead, and the
 //! remembered screenshot is looked at again only when every one of those holds for longer
-//! than the time since that screenshot was *asked for*, so a change that happened while it
-//! was being taken also disqualifies it.
+//! than the time from when that screenshot was *asked for* to when the answer *arrived*: the
+//! page measured its quiet times at some moment before its answer arrived, so the last change
+//! it saw happened before the screenshot was asked for, and the screenshot holds it (a change
+//! that happened while it was being taken disqualifies it). The time is not measured later
+//! than the answer's arrival (when another answer the caller waits for arrives, say), which
+//! would only turn away screenshots that are still shown.
+//!
+//! **Handed over at once.** The look after an action also captures the squares the next
+//! step's checks read before it acts (see [`crate::wait`]). When the next step looks within a
+//! poll interval of the moment the after-action checks passed (nothing but bookkeeping in
+//! between: no action, no wait), it takes that screenshot as its first look without asking
+//! the page: it is what a fresh look of its own would have been, taken a few milliseconds
+//! earlier, on a page that was not busy when it was taken. An after-action look passes only
+//! on a page that is not busy, and the next step's own checks still decide on it (any that
+//! fail make it poll fresh screenshots as always), so this is not weaker than the poll it
+//! replaces, whose screenshot is as old when the step acts; a next step that comes later
+//! than that asks the page as above.
 //!
 //! The memory is emptied each time the replay acts, so it never carries a screen across an
 //! action. A desktop has no page to ask: there every look takes a screenshot.
@@ -41,6 +56,9 @@ pub struct Shot {
     pub screen: Arc<Image>,
     /// When it was asked for.
     pub asked: Instant,
+    /// When it was found good (after it arrived): the checks passed on it, or it matched
+    /// the one before on a still screen.
+    pub passed: Instant,
     /// The part of the screen it shows (the rest is blank); `None`: all of it.
     pub shows: Option<Region>,
 }
@@ -93,16 +111,25 @@ impl FrameMemory {
     }
 
     /// The remembered screenshot, when it shows all of `needed` (the whole screen when
-    /// `None`) and `activity` (asked just now) shows that the page has not changed since it
-    /// was asked for.
+    /// `None`) and its checks passed on it less than `within` ago: handed over as it is, with
+    /// no question to the page (see the module docs).
+    pub fn handed_over(&self, needed: Option<Region>, within: Duration) -> Option<Arc<Image>> {
+        let last = self.last.lock().ok()?.clone()?;
+        (last.shows_all_of(needed) && last.passed.elapsed() < within).then_some(last.screen)
+    }
+
+    /// The remembered screenshot, when it shows all of `needed` (the whole screen when
+    /// `None`) and `activity`, the page's answer that arrived at `answered` (after the
+    /// screenshot was asked for), shows that the page has not changed since it was asked for.
     pub fn still_shown(
         &self,
         activity: &PageActivity,
+        answered: Instant,
         needed: Option<Region>,
     ) -> Option<Arc<Image>> {
         let last = self.last.lock().ok()?.clone()?;
-        (last.shows_all_of(needed) && unchanged_for(activity, last.asked.elapsed()))
-            .then_some(last.screen)
+        let since = answered.checked_duration_since(last.asked)?;
+        (last.shows_all_of(needed) && unchanged_for(activity, since)).then_some(last.screen)
     }
 }
 
@@ -164,6 +191,7 @@ mod tests {
         Shot {
             screen: Arc::clone(screen),
             asked: Instant::now(),
+            passed: Instant::now(),
             shows,
         }
     }
@@ -210,12 +238,42 @@ mod tests {
     #[test]
     fn a_forgotten_or_never_taken_screenshot_is_not_reused() {
         let memory = FrameMemory::default();
-        assert!(memory.still_shown(&quiet(), None).is_none());
+        assert!(memory.still_shown(&quiet(), Instant::now(), None).is_none());
         let screen = Arc::new(Image::new(2, 2, PixelLayout::Rgb, vec![0; 12]).unwrap());
         memory.remember(shot(&screen, None));
-        assert!(memory.still_shown(&quiet(), None).is_some());
+        assert!(memory.still_shown(&quiet(), Instant::now(), None).is_some());
         memory.forget();
-        assert!(memory.still_shown(&quiet(), None).is_none());
+        assert!(memory.still_shown(&quiet(), Instant::now(), None).is_none());
+    }
+
+    /// The screenshot's age is measured to when the page's answer arrived, not to when the
+    /// caller looks at the answer (it may have waited for another): quiet for longer than
+    /// the first, it is still shown; for less, it is not; an answer from before the
+    /// screenshot was asked for says nothing about it.
+    #[test]
+    fn the_age_that_counts_ends_when_the_answer_arrived() {
+        let memory = FrameMemory::default();
+        let screen = Arc::new(Image::new(2, 2, PixelLayout::Rgb, vec![0; 12]).unwrap());
+        // Asked for a second ago: looked at now, well after the answer arrived.
+        let asked = Instant::now().checked_sub(Duration::from_secs(1)).unwrap();
+        memory.remember(Shot {
+            screen,
+            asked,
+            passed: asked,
+            shows: None,
+        });
+        let answered = asked + Duration::from_millis(40);
+        let quiet_for = |millis| {
+            let mut activity = quiet();
+            activity.network_quiet_for = Duration::from_millis(millis);
+            document(&mut activity).render_quiet_for = Duration::from_millis(millis);
+            activity
+        };
+        // Only the 40 ms to the answer count.
+        assert!(memory.still_shown(&quiet_for(45), answered, None).is_some());
+        assert!(memory.still_shown(&quiet_for(35), answered, None).is_none());
+        let before = asked.checked_sub(Duration::from_millis(1)).unwrap();
+        assert!(memory.still_shown(&quiet(), before, None).is_none());
     }
 
     /// A screenshot of part of the screen serves only looks that read inside that part; a
@@ -232,13 +290,19 @@ mod tests {
             (Some(Region::new(30, 30, 61, 40)), false),
             (None, false),
         ] {
-            let shown = memory.still_shown(&quiet(), needed).is_some();
+            let shown = memory
+                .still_shown(&quiet(), Instant::now(), needed)
+                .is_some();
             let last = memory.last().unwrap().shows_all_of(needed);
             let holds = memory.holds(needed);
             assert_eq!((shown, last, holds), (served, served, served), "{needed:?}");
         }
         memory.remember(shot(&screen, None));
-        assert!(memory.still_shown(&quiet(), None).is_some());
-        assert!(memory.still_shown(&quiet(), Some(part)).is_some());
+        assert!(memory.still_shown(&quiet(), Instant::now(), None).is_some());
+        assert!(
+            memory
+                .still_shown(&quiet(), Instant::now(), Some(part))
+                .is_some()
+        );
     }
 }

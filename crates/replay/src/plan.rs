@@ -219,11 +219,6 @@ impl Plan {
         })
     }
 
-    /// Whether no acting step follows the step at `index`.
-    pub fn is_last_acting(&self, index: usize) -> bool {
-        self.next_acting(index).is_none()
-    }
-
     /// The first acting step after the step at `index`.
     pub fn next_acting(&self, index: usize) -> Option<&PlannedStep> {
         self.steps

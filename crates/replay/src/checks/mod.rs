@@ -51,6 +51,11 @@ pub struct CheckEnv {
     /// keys): the step's after-action screenshot then also shows the focused field, where
     /// that step waits for a still screen.
     pub focus_next: bool,
+    /// The points the next acting step's before-action checks read on the screenshot, at
+    /// its recorded point: the step's after-action screenshot also shows the squares around
+    /// them, and the next step takes it as its first look when it comes at once (see
+    /// [`crate::frame_memory`]).
+    pub next_reads: Vec<(i64, i64)>,
     /// The browser page behind the screen, for checks that ask it; `None` on a desktop.
     pub page: Option<PageProbe>,
 }

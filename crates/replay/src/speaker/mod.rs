@@ -155,6 +155,19 @@ impl ReplaySpeaker {
             .collect()
     }
 
+    /// The points `step`'s before-action checks read on the screenshot, at its recorded
+    /// point; none for no step, or one without a point.
+    fn reads_before(&self, step: Option<&PlannedStep>, env: &CheckEnv) -> Vec<(i64, i64)> {
+        let Some((step, at)) = step.and_then(|step| Some((step, step.point?))) else {
+            return Vec::new();
+        };
+        self.checks_for(CheckPhase::Before, step, env)
+            .iter()
+            .filter(|check| check.reads_screen())
+            .flat_map(|check| check.points_read(step, at))
+            .collect()
+    }
+
     fn run_mut(&mut self, turn: &TurnContext<'_>) -> Result<&mut Run, AgentError> {
         match &mut self.state {
             State::Running(run) => Ok(run),
@@ -319,6 +332,7 @@ impl Speaker for ReplaySpeaker {
                     visual_enabled: plan.visual_enabled,
                     last_acting: false,
                     focus_next: false,
+                    next_reads: Vec::new(),
                     page: self.screen.page(),
                 };
                 let tally = Tally::start(&plan, turn.events);
@@ -365,11 +379,13 @@ impl Speaker for ReplaySpeaker {
         let Some(step) = run.plan.steps.get(run.next).cloned() else {
             return Ok(self.complete(turn).await);
         };
-        run.env.last_acting = run.plan.is_last_acting(step.index);
-        run.env.focus_next = run
-            .plan
-            .next_acting(step.index)
-            .is_some_and(PlannedStep::acts_on_focus);
+        let next = run.plan.next_acting(step.index).cloned();
+        run.env.last_acting = next.is_none();
+        run.env.focus_next = next.as_ref().is_some_and(PlannedStep::acts_on_focus);
+        let env = run.env.clone();
+        let next_reads = self.reads_before(next.as_ref(), &env);
+        let run = self.run_mut(turn)?;
+        run.env.next_reads = next_reads;
 
         match turn
             .toolbox

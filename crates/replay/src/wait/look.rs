@@ -149,27 +149,39 @@ impl Waiter<'_> {
     }
 
     /// The part of the screen the screen-reading `checks` read for `step` acting at `at`: the
-    /// squares of `reach` pixels around the points they read. After acting (`with_focus`) the
-    /// field the focus is in too, with its margin: typing goes there next, and its wait for a
-    /// still field can then look at the same screenshot (or take a new one, when the field is
-    /// not where [`Waiter::focus_region_after`] expected). `None` when the screen captures
-    /// only whole screenshots, or no check reads it.
+    /// squares of `side` pixels around the points they read. After acting (`for_next`) also
+    /// what the next step looks at first, so its look can start from the same screenshot:
+    /// the squares its before-action checks read ([`crate::checks::CheckEnv::next_reads`])
+    /// and, when it types, the field the focus is in, with its margin (its wait for a still
+    /// field takes a new screenshot when the field is not where
+    /// [`Waiter::focus_region_after`] expected). `None` when the screen captures only whole
+    /// screenshots, or no check reads it.
     pub(super) async fn part_read(
         &self,
         step: &PlannedStep,
         at: (i64, i64),
         checks: &[Arc<dyn StepCheck>],
-        reach: u32,
-        with_focus: bool,
+        side: u32,
+        for_next: bool,
     ) -> Option<Region> {
         let (width, height) = self.screen.part_capture_size().await?;
+        let square = |point| retrace_vision::action_region(point, side, width, height);
         let read = checks
             .iter()
             .filter(|check| check.reads_screen())
             .flat_map(|check| check.points_read(step, at))
-            .map(|point| retrace_vision::action_region(point, reach, width, height))
+            .map(square)
             .reduce(|one, other| one.union(other))?;
-        if !with_focus {
+        if !for_next {
+            return Some(read);
+        }
+        let read = self
+            .env
+            .next_reads
+            .iter()
+            .map(|&point| square(point))
+            .fold(read, |one, other| one.union(other));
+        if !self.env.focus_next {
             return Some(read);
         }
         Some(

@@ -2,6 +2,7 @@
 //! looked at again while the page says it is still shown.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use retrace_drive::readiness::PageActivity;
 use retrace_vision::Image;
@@ -11,6 +12,21 @@ use super::Waiter;
 use crate::frame_memory::Shot;
 
 impl Waiter<'_> {
+    /// A phase's first look, when it can be at the screenshot the last phase passed on and
+    /// that shows all of `needed`: handed over as it is when that phase passed on it just
+    /// now, else when the page says it is still shown (see [`crate::frame_memory`]).
+    pub(super) async fn first_look(&self, needed: Option<Region>) -> Option<Arc<Image>> {
+        let within = self.env.settings.poll_interval;
+        if let Some(screen) = self.memory.handed_over(needed, within) {
+            tracing::debug!(
+                handed_over = true,
+                "the last phase's screenshot, taken just now"
+            );
+            return Some(screen);
+        }
+        self.still_shown(needed).await
+    }
+
     /// The screenshot the last phase passed on, when the page (a browser's: a desktop has
     /// nothing to ask) says it still shows, and it shows all of `needed` (the whole screen
     /// when `None`).
@@ -18,25 +34,27 @@ impl Waiter<'_> {
         if !self.memory.holds(needed) {
             return None;
         }
-        let activity = self.activity_now().await;
-        self.still_shown_given(activity, needed)
+        let answer = self.activity_now().await;
+        self.still_shown_given(answer, needed)
     }
 
-    /// What the page (a browser's) says it is doing now; `None` without a page, or when it
-    /// does not answer.
-    pub(super) async fn activity_now(&self) -> Option<PageActivity> {
-        self.env.page.as_ref()?.activity().await.ok()
+    /// What the page (a browser's) says it is doing now, and when its answer arrived (taken
+    /// as soon as it does, even while the caller waits for something else); `None` without a
+    /// page, or when it does not answer.
+    pub(super) async fn activity_now(&self) -> Option<(PageActivity, Instant)> {
+        let activity = self.env.page.as_ref()?.activity().await.ok()?;
+        Some((activity, Instant::now()))
     }
 
-    /// The remembered screenshot, when it shows all of `needed` and `activity` (asked after
-    /// it was taken) says the page has not changed since.
+    /// The remembered screenshot, when it shows all of `needed` and `answer` (asked after it
+    /// was asked for, with when it arrived) says the page has not changed since.
     pub(super) fn still_shown_given(
         &self,
-        activity: Option<PageActivity>,
+        answer: Option<(PageActivity, Instant)>,
         needed: Option<Region>,
     ) -> Option<Arc<Image>> {
-        let activity = activity?;
-        let shown = self.memory.still_shown(&activity, needed);
+        let (activity, answered) = answer?;
+        let shown = self.memory.still_shown(&activity, answered, needed);
         if shown.is_none() && self.memory.holds(needed) {
             tracing::debug!(
                 ?activity,

@@ -26,8 +26,9 @@
 //! **Screenshots not taken**: an after-action phase whose checks ask only the page (the typed
 //! value) takes none until it fails and needs one as evidence; and between one
 //! phase that passed and the next, with no action in between, the screenshot the first passed
-//! on is reused when the page says nothing changed since ([`crate::frame_memory`]), and is
-//! otherwise the first of the two a still screen needs. While a navigation the last poll
+//! on is the next one's first look when the next comes at once (within a poll interval) or
+//! when the page says nothing changed since ([`crate::frame_memory`]), and is otherwise the
+//! first of the two a still screen needs. While a navigation the last poll
 //! saw is still under way, a poll asks the page alone: a screenshot would show the document
 //! going away, which no check may pass on (until `ready_timeout`).
 //!
@@ -35,12 +36,15 @@
 //! asked for screenshots back to back; a question to the page alone (which a navigation
 //! holds until it commits) is asked again a poll interval after it was asked.
 //!
-//! **Screenshots of part of the page**: the checks read only the squares around the points
-//! they look at (before acting, the step's control with the search around it; after, the
-//! point it acted at), so on a browser page shown at the trajectory's size only that part is
-//! captured ([`crate::screen::Screen::capture_part`]: a clipped `Page.captureScreenshot`,
-//! a fraction of a whole one's cost to Chromium). When the next step types or presses keys,
-//! the part after acting also holds the focused field (and its margin): that step waits for
+//! **Screenshots of part of the page**: the checks read only the hashed squares around the
+//! points they look at (before acting, the step's control; after, the point it acted at), so
+//! on a browser page shown at the trajectory's size only that part is captured
+//! ([`crate::screen::Screen::capture_part`]: a clipped `Page.captureScreenshot`, a fraction
+//! of a whole one's cost to Chromium). Before acting, once the first look failed, the polls
+//! also capture the search radius around the control, where it could be on its way. After
+//! acting, the part also holds what the next step looks at first: the squares its checks
+//! read before it acts (it takes this screenshot as its first look when it passes), and,
+//! when it types or presses keys, the focused field (and its margin): that step waits for
 //! the field to be still, and can start from, or reuse, that screenshot; its own screenshots
 //! are of the field alone. (Where the focus is costs the page a question before the
 //! screenshot, so it is asked only then.) A phase polls parts while it waits (an effect the
@@ -231,24 +235,32 @@ impl Waiter<'_> {
         // Where the step's control could be: its region and the search around it. A change
         // elsewhere (a progress bar in a corner) does not keep this step waiting.
         let reach = self.env.hashing.region_size + 2 * settings.search_radius;
-        // The checks read only the squares around the points they look at: only that part
-        // is captured, until something needs the whole screen (a search for the control,
-        // a failure's evidence): then a failing look is taken again on a whole screenshot
-        // at once.
+        // The checks read only the hashed squares around the points they look at: only that
+        // part is captured (after acting, with what the next step looks at first), until
+        // something needs the whole screen (a search for the control, a failure's
+        // evidence): then a failing look is taken again on a whole screenshot at once.
+        // Before acting, once the first look failed, the polls also capture the search
+        // radius around them, where the control could be on its way (see `watched`).
         let blank = polls_without_screenshots(checks, repair)
             .then(blank_screen)
             .transpose()?;
-        let part = match (at, &blank) {
+        let region_size = self.env.hashing.region_size;
+        let (first_part, part) = match (at, &blank) {
+            (Some(at), None) if repair => (
+                self.part_read(step, at, checks, region_size, false).await,
+                self.part_read(step, at, checks, reach, false).await,
+            ),
             (Some(at), None) => {
-                let with_focus = !repair && self.env.focus_next;
-                self.part_read(step, at, checks, reach, with_focus).await
+                let part = self.part_read(step, at, checks, region_size, true).await;
+                (part, part)
             }
-            _ => None,
+            _ => (None, None),
         };
-        // The first look may be at the screenshot the last phase passed on, when the page
-        // says nothing changed since (no action has been taken in between) and it shows
-        // that part.
-        let mut remembered = self.still_shown(part).await;
+        // The first look may be at the screenshot the last phase passed on (no action has
+        // been taken in between) when it shows that part: handed over at once, or when the
+        // page says nothing changed since.
+        let mut remembered = self.first_look(first_part).await;
+        let mut polled_part = first_part;
         let mut whole_next = false;
         // Whether the last poll found a navigation under way.
         let mut navigating = false;
@@ -270,10 +282,11 @@ impl Waiter<'_> {
             let reused = remembered.is_some();
             let fresh = !reused && blank.is_none();
             let whole = std::mem::take(&mut whole_next);
-            let view = match part.filter(|_| fresh && !whole) {
+            let view = match polled_part.filter(|_| fresh && !whole) {
                 Some(part) => View::Part(part),
                 None => View::Rendered,
             };
+            polled_part = part;
             let shows = match view {
                 View::Part(part) => Some(part),
                 _ => None,
@@ -314,6 +327,7 @@ impl Waiter<'_> {
                             self.remember(Shot {
                                 screen: Arc::clone(&verdict.screen),
                                 asked,
+                                passed: Instant::now(),
                                 shows,
                             });
                         }
@@ -485,6 +499,7 @@ impl Waiter<'_> {
             let next = Shot {
                 screen: screen?,
                 asked,
+                passed: Instant::now(),
                 shows,
             };
             size = Some((next.screen.width(), next.screen.height()));

@@ -407,10 +407,16 @@ async fn a_checkbox_that_ignores_the_click_fails_at_its_own_step() {
     assert_eq!(world.inputs().len(), 1, "step 2 never ran");
 }
 
-/// Two clicks on a page that says it is still: step 1 leads to `after`, then the screen
-/// turns to `later` (a canvas redrawn, say) without any action. Step 2 was recorded on
-/// `after` (and led to `later`). The replay's outcome, and how many screenshots it took.
-async fn click_then_click_as_the_screen_turns(page: PageModel) -> (bool, usize) {
+/// Two clicks: step 1 leads to `after`, then the screen turns to `later` (a canvas redrawn,
+/// say) without any action. Step 2 was recorded on `after` (and led to `later`), at a point
+/// whose region is mostly outside step 1's (so step 1's last screenshot shows it only when
+/// it was taken for step 2 too: the world blanks what a part leaves out). The
+/// replay's outcome, and how many screenshots it took, polling every `poll_interval` (the
+/// time within which step 1's last screenshot is handed to step 2 as it is: zero for never).
+async fn click_then_click_as_the_screen_turns(
+    page: PageModel,
+    poll_interval: Duration,
+) -> (bool, usize) {
     let dir = tempfile::tempdir().unwrap();
     let before = control_at(40, 80);
     let after = squares(&[(40, 80), (80, 120), (140, 20)]);
@@ -419,7 +425,7 @@ async fn click_then_click_as_the_screen_turns(page: PageModel) -> (bool, usize) 
         dir.path(),
         &[
             Step::click(POINT, &before, &after),
-            Step::click(POINT, &after, &later),
+            Step::click((170, 50), &after, &later),
         ],
     );
     let world = World::browser(before, page);
@@ -430,44 +436,63 @@ async fn click_then_click_as_the_screen_turns(page: PageModel) -> (bool, usize) 
     }));
     let settings = ReplaySettings {
         search_after: Duration::from_millis(50),
+        poll_interval,
         ..patient()
     };
     let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
     (run.outcome().failure.is_none(), world.captures())
 }
 
+/// A page with a canvas (which rules out reusing a screenshot later): the page's word does
+/// not count for it.
+fn canvas_page() -> PageModel {
+    PageModel {
+        quiet_for: Duration::from_secs(3600),
+        opaque_painters: 1,
+        ..PageModel::default()
+    }
+}
+
 /// On a page that reports no request, navigation, DOM change, repaint, animation or opaque
 /// painter since step 1's effect was seen, step 2 looks at that screenshot again instead of
 /// taking a new one (the page's word is what decides: here the world turned anyway, and
-/// step 2 passes on what the page said it still showed).
+/// step 2 passes on what the page said it still showed). Step 2 does not come within the
+/// (zero) poll interval, so only the page's word can hand it the screenshot.
 #[tokio::test]
 async fn a_page_that_says_it_is_still_is_not_screenshotted_again_before_the_next_step() {
     let still = PageModel {
         quiet_for: Duration::from_secs(3600),
         ..PageModel::default()
     };
-    let (passed, captures) = click_then_click_as_the_screen_turns(still).await;
+    let (passed, captures) = click_then_click_as_the_screen_turns(still, Duration::ZERO).await;
     assert!(passed, "step 2 looked at step 1's verified screen");
     // Step 1 before, step 1 after, step 2 after: nothing new before step 2.
     assert_eq!(captures, 3);
 }
 
-/// A page with a canvas (or one that says it changed) is screenshotted again: step 2 sees
-/// the turned screen and fails instead of acting on what was there a moment ago.
+/// A page with a canvas (or one that says it changed) is screenshotted again when step 2
+/// does not come at once (within the zero poll interval): step 2 sees the turned screen and
+/// fails instead of acting on what was there before.
 #[tokio::test]
 async fn a_page_that_can_repaint_unseen_is_screenshotted_again_before_the_next_step() {
-    for page in [
-        PageModel {
-            quiet_for: Duration::from_secs(3600),
-            opaque_painters: 1,
-            ..PageModel::default()
-        },
-        PageModel::default(),
-    ] {
-        let (passed, captures) = click_then_click_as_the_screen_turns(page).await;
+    for page in [canvas_page(), PageModel::default()] {
+        let (passed, captures) = click_then_click_as_the_screen_turns(page, Duration::ZERO).await;
         assert!(!passed, "step 2 was acted on a screen no longer shown");
         assert!(captures > 3, "{captures} screenshots");
     }
+}
+
+/// Step 1's screenshot, on which its effect was just seen, also shows what step 2 reads
+/// before acting; step 2 comes within a poll interval (here 600 s) and takes it as its first
+/// look as it is, without asking the page, even one with a canvas: it is the look a new
+/// screenshot would have been a moment later (the turn after it falls in that moment).
+#[tokio::test]
+async fn the_next_step_takes_the_screenshot_the_last_one_just_passed_on_as_it_is() {
+    let long = Duration::from_secs(600);
+    let (passed, captures) = click_then_click_as_the_screen_turns(canvas_page(), long).await;
+    assert!(passed, "step 2 looked at step 1's last screenshot");
+    // Step 1 before, step 1 after, step 2 after: nothing new before step 2.
+    assert_eq!(captures, 3);
 }
 
 /// Before a typing step on a still page, the screen step 1 passed on stands for "settled":
