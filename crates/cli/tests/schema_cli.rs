@@ -2,7 +2,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::process::Output;
 
@@ -18,7 +17,7 @@ fn retrace(args: &[&str]) -> Output {
 }
 
 fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    retrace_test_support::package_dir()
         .join("../schema/tests/fixtures")
         .join(format!("{name}.json"))
         .to_string_lossy()
@@ -35,7 +34,7 @@ fn generate_response_prints_the_committed_schema() {
     let output = retrace(&["schema", "generate", "response"]);
     assert_eq!(output.status.code(), Some(0));
     let committed =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/schemas/response.schema.json");
+        retrace_test_support::package_dir().join("../schema/schemas/response.schema.json");
     let committed: Value =
         serde_json::from_str(&std::fs::read_to_string(committed).unwrap()).unwrap();
     assert_eq!(stdout_json(&output), committed);

@@ -37,11 +37,21 @@ pub fn shared_dir() -> PathBuf {
     workspace_dir().join("..").join("shared")
 }
 
-/// The workspace root (the directory holding the top-level `Cargo.toml`).
+/// The directory of the package whose tests are running: the `CARGO_MANIFEST_DIR` Cargo
+/// sets for every process `cargo test` starts, else the one this crate was built with.
+///
+/// Read when the test runs, not when it was built: a build directory shared by checkouts at
+/// different paths (a CI clone beside a working copy) reuses a test built in another
+/// checkout, whose build-time path points there, at that checkout's files or at nothing.
+pub fn package_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+}
+
+/// The workspace root (the directory holding the top-level `Cargo.toml`): two levels above
+/// every package (`crates/NAME`).
 pub fn workspace_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("..")
+    package_dir().join("..").join("..")
 }
 
 /// `shared/vectors/`: reference images and the outputs of Python imagehash, npm pixelmatch,

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::*;
 
 fn fixture(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = retrace_test_support::package_dir()
         .join("tests/fixtures/anthropic")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -24,7 +24,7 @@ fn mixed_report(dir: &Path) -> SuiteReport {
 /// The Jenkins JUnit XSD with the two attributes quick-junit and GitLab use beyond it.
 fn extended_xsd(dir: &Path) -> PathBuf {
     let xsd = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/junit-10.xsd"),
+        retrace_test_support::package_dir().join("tests/data/junit-10.xsd"),
     )
     .unwrap();
     let testcase_group = r#"<xs:attribute name="group" type="xs:string"/>

@@ -1,8 +1,6 @@
 //! The generated schemas are committed under `crates/schema/schemas/`; this regenerates
 //! them with default options and fails with a diff and the refresh command when they drift.
 
-use std::path::PathBuf;
-
 use retrace_schema::AnalysisOptions;
 use retrace_schema::AnalysisType;
 use retrace_schema::ComparisonOptions;
@@ -37,7 +35,7 @@ fn committed() -> Vec<(String, SchemaKind)> {
 
 #[test]
 fn committed_schemas_match_the_generator() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas");
+    let dir = retrace_test_support::package_dir().join("schemas");
     let update = std::env::var_os("RETRACE_UPDATE_SCHEMAS").is_some();
     for (name, kind) in committed() {
         let path = dir.join(&name);

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 /// `crates/schema/tests/fixtures/`.
 pub fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    retrace_test_support::package_dir()
         .join("tests")
         .join("fixtures")
 }
