@@ -7,7 +7,9 @@
 #      users write today): the baseline of the speed-up;
 #   3. the same flow written by hand as a Playwright test (Python `playwright` from PyPI, the
 #      system Chromium, a new context per test, selector auto-waits), RUNS runs at each
-#      parallelism.
+#      parallelism; and again with retrace's own Chromium launch flags added to Playwright's
+#      (`playwright+`: the omnibox popup renderers off), so the tools are compared on equal
+#      browsers too.
 # Prints tests per minute, the speed-up over the loop, and per test the time that is retrace's
 # (or Playwright's) own: the test's wall time minus the latency the app gave it.
 # The machine's speed drifts over minutes (a shared host), so the configurations are run in
@@ -76,18 +78,22 @@ loop() {
   python3 -c "import sys; print(f'loop tests=$per_round passed=$passed wall_s={float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end"
 }
 
-# The Playwright test, RUNS times, J at a time.
+# The Playwright test, RUNS times, J at a time; with FLAGS `retrace` (the `playwright+` rows)
+# Chromium also gets the launch flags retrace adds to Playwright's.
 playwright() {
-  "$CACHE/venv/bin/python" scripts/bench_playwright_flow.py "$url" "$per_round" "$1" "${RETRACE_CHROMIUM:-/usr/bin/chromium}" |
+  local flags="${2:-playwright}" name=playwright
+  [ "$flags" = retrace ] && name=playwright+
+  "$CACHE/venv/bin/python" scripts/bench_playwright_flow.py "$url" "$per_round" "$1" "${RETRACE_CHROMIUM:-/usr/bin/chromium}" "$flags" |
     python3 -c "
 import json, sys
 doc = json.load(sys.stdin)
 own = [round(t - $latency) for t in doc['test_ms']]
-print(f'playwright jobs=$1 tests={len(own)} wall_s={doc[\"wall_ms\"] / 1000:.1f} own_ms={\",\".join(map(str, own))}')"
+print(f'$name jobs=$1 tests={len(own)} wall_s={doc[\"wall_ms\"] / 1000:.1f} own_ms={\",\".join(map(str, own))}')"
 }
 
 results=()
-configs=("suite 1" "playwright 1" "suite 2" "loop" "suite 4" "playwright 4")
+configs=("suite 1" "playwright 1" "playwright 1 retrace" "suite 2" "loop" "suite 4" "playwright 4"
+  "playwright 4 retrace")
 for round in $(seq "$rounds"); do
   order=("${configs[@]}")
   if [ $((round % 2)) -eq 0 ]; then
@@ -121,5 +127,9 @@ print("own time per test (median of wall minus the app's latency), retrace / Pla
       "same parallelism:")
 for jobs in ("1", "4"):
     ours, theirs = rows[("run", jobs)], rows[("playwright", jobs)]
+    print(f"  jobs {jobs}: {own(ours):.0f} ms / {own(theirs):.0f} ms = {own(ours) / own(theirs):.2f}x")
+print("the same against Playwright with retrace's Chromium flags added (playwright+):")
+for jobs in ("1", "4"):
+    ours, theirs = rows[("run", jobs)], rows[("playwright+", jobs)]
     print(f"  jobs {jobs}: {own(ours):.0f} ms / {own(theirs):.0f} ms = {own(ours) / own(theirs):.2f}x")
 PY

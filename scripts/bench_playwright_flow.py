@@ -6,7 +6,11 @@ auto-waits and no fixed sleep. Runs RUNS tests, JOBS at a time, each in a new br
 of one Chromium (the system's, as retrace uses), and prints one JSON object: the wall time
 and each test's time, in milliseconds.
 
-Usage: python bench_playwright_flow.py URL RUNS JOBS CHROMIUM
+With FLAGS `retrace`, Chromium also gets the launch flags retrace adds to Playwright's own
+(the omnibox popup renderers off, see crates/drive/src/chromium/process.rs): Playwright as
+fast as the same browser lets it be, so the comparison is of the two tools, not their flags.
+
+Usage: python bench_playwright_flow.py URL RUNS JOBS CHROMIUM [FLAGS]
 """
 
 import asyncio
@@ -15,6 +19,17 @@ import sys
 import time
 
 from playwright.async_api import async_playwright, expect
+
+# Playwright 1.63's own `--disable-features` list (lib/server/chromium/chromiumSwitches):
+# Chromium keeps only the last `--disable-features` switch, so the tuned launch repeats it.
+PLAYWRIGHT_DISABLED_FEATURES = [
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose",
+    "DialMediaRouteProvider", "GlobalMediaControls", "HttpsUpgrades", "LensOverlay",
+    "MediaRouter", "PaintHolding", "ThirdPartyStoragePartitioning",
+    "BlockOriginHeaderModificationOnRedirect", "Translate", "AutoDeElevate",
+    "OptimizationHints", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+]
+RETRACE_DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
 
 
 async def one_test(browser, url):
@@ -37,9 +52,15 @@ async def one_test(browser, url):
     return (time.perf_counter() - started) * 1000
 
 
-async def main(url, runs, jobs, chromium):
+async def main(url, runs, jobs, chromium, flags):
+    args = []
+    if flags == "retrace":
+        features = PLAYWRIGHT_DISABLED_FEATURES + RETRACE_DISABLED_FEATURES
+        args = ["--disable-features=" + ",".join(features)]
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium, headless=True)
+        browser = await playwright.chromium.launch(
+            executable_path=chromium, headless=True, args=args
+        )
         gate = asyncio.Semaphore(jobs)
 
         async def gated():
@@ -55,4 +76,7 @@ async def main(url, runs, jobs, chromium):
 
 if __name__ == "__main__":
     url, runs, jobs, chromium = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    asyncio.run(main(url, runs, jobs, chromium))
+    flags = sys.argv[5] if len(sys.argv) > 5 else "playwright"
+    if flags not in ("playwright", "retrace"):
+        sys.exit(f"bench_playwright_flow: FLAGS must be playwright or retrace, not {flags!r}")
+    asyncio.run(main(url, runs, jobs, chromium, flags))

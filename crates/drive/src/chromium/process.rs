@@ -37,7 +37,14 @@ use crate::error::DriveError;
 ///   wall time on the demo flow (see the README's run figures). Playwright launches Chromium
 ///   with the same feature. It needs a visible page, which every page retrace opens is (a
 ///   window of its own, see `ChromiumBrowser::open_page`).
-pub const CHROMIUM_FLAGS: [&str; 12] = [
+/// - `WebUIOmniboxPopup` and `WebUIOmniboxAimPopup` off: headless Chromium builds every
+///   window's address-bar popup (two `chrome://omnibox-popup.top-chrome/` pages) in a renderer
+///   process of its own, which no headless run ever shows. Every page retrace opens is a
+///   window, so that was one more renderer per test, starting and running beside the page's:
+///   about a sixth of the CPU a demo-flow replay costs (see the README's run figures).
+/// - `--no-startup-window`: no first window with a page nobody drives (its renderer's
+///   start alone took about a second of CPU); the browser waits for the pages we open.
+pub const CHROMIUM_FLAGS: [&str; 14] = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -50,6 +57,8 @@ pub const CHROMIUM_FLAGS: [&str; 12] = [
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
     "--enable-features=CDPScreenshotNewSurface",
+    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    "--no-startup-window",
 ];
 
 /// The prefix of every temporary profile directory, followed by our process id. Tests find
@@ -95,7 +104,6 @@ impl BrowserProcess {
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("--remote-debugging-port=0")
             .arg(format!("--window-size={width},{height}"))
-            .arg("about:blank")
             // Chromium's crash handler keeps its database under XDG_CONFIG_HOME: keep it in
             // our temporary directory too, so nothing lands in the user's home and the
             // handler's command line names the directory like every other browser process.

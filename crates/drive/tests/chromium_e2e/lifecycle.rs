@@ -1,5 +1,6 @@
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 use pretty_assertions::assert_eq;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
@@ -83,6 +84,54 @@ const CRASH_HELPER_ENV: &str = "RETRACE_TEST_CRASH_HELPER_FILE";
 /// Not a test by itself: `our_process_dying_takes_the_browser_with_it` runs this in a child
 /// process, which launches a browser, writes the browser's marker to a file and waits to
 /// be killed.
+/// Headless Chromium would build, for every window, its address-bar popup (two `browser_ui`
+/// targets, `chrome://omnibox-popup.top-chrome/`, in a renderer process of their own), and at
+/// launch a first window with a page nobody drives. Every page retrace opens is a window, so
+/// that was one more renderer per test, costing about as much CPU as the page's own. Both are
+/// off (`CHROMIUM_FLAGS`): the browser's targets are the pages we opened, and nothing else.
+#[tokio::test]
+async fn the_browser_holds_only_the_pages_we_open() {
+    retrace_test_support::require!(Chromium);
+    let server = common::serve_pages();
+    let browser = common::launch(640, 480).await;
+    let other_run = browser.new_run();
+    let url = server.url("/square");
+    let pages = [
+        browser.open_page().await.unwrap(),
+        other_run.open_page().await.unwrap(),
+    ];
+    for page in &pages {
+        page.navigate(&url).await.unwrap();
+        page.screenshot().await.unwrap();
+    }
+
+    let targets = browser
+        .cdp_browser()
+        .execute(GetTargetsParams::default())
+        .await
+        .unwrap()
+        .result
+        .target_infos;
+    let mut seen: Vec<(String, String)> = targets
+        .iter()
+        .map(|target| (target.r#type.clone(), target.url.clone()))
+        .collect();
+    seen.sort();
+    let page = ("page".to_owned(), url.clone());
+    assert_eq!(seen, vec![page.clone(), page]);
+
+    let marker = marker(&browser);
+    let browser_ui: Vec<u32> = processes_with_cmdline_containing(&marker)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+                String::from_utf8_lossy(&cmdline).contains("--top-chrome-webui")
+            })
+        })
+        .collect();
+    assert_eq!(browser_ui, Vec::<u32>::new(), "renderers of browser UI");
+}
+
 #[tokio::test]
 #[ignore = "helper process of our_process_dying_takes_the_browser_with_it"]
 async fn crash_helper_launches_a_browser_and_waits_to_be_killed() {
