@@ -41,7 +41,7 @@ use crate::error::DriveError;
 ///   window's address-bar popup (two `chrome://omnibox-popup.top-chrome/` pages) in a renderer
 ///   process of its own, which no headless run ever shows. Every page retrace opens is a
 ///   window, so that was one more renderer per test, starting and running beside the page's:
-///   about a sixth of the CPU a demo-flow replay costs (see the README's run figures).
+///   about a third of the CPU a suite of demo-flow replays took (see the README's run figures).
 /// - `--no-startup-window`: no first window with a page nobody drives (its renderer's
 ///   start alone took about a second of CPU); the browser waits for the pages we open.
 pub const CHROMIUM_FLAGS: [&str; 14] = [
