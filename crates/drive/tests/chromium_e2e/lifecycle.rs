@@ -79,11 +79,6 @@ async fn dropping_the_last_handle_kills_every_browser_process_and_removes_the_pr
     assert!(!profile.exists(), "{} was not removed", profile.display());
 }
 
-const CRASH_HELPER_ENV: &str = "RETRACE_TEST_CRASH_HELPER_FILE";
-
-/// Not a test by itself: `our_process_dying_takes_the_browser_with_it` runs this in a child
-/// process, which launches a browser, writes the browser's marker to a file and waits to
-/// be killed.
 /// Headless Chromium would build, for every window, its address-bar popup (two `browser_ui`
 /// targets, `chrome://omnibox-popup.top-chrome/`, in a renderer process of their own), and at
 /// launch a first window with a page nobody drives. Every page retrace opens is a window, so
@@ -121,17 +116,19 @@ async fn the_browser_holds_only_the_pages_we_open() {
     assert_eq!(seen, vec![page.clone(), page]);
 
     let marker = marker(&browser);
-    let browser_ui: Vec<u32> = processes_with_cmdline_containing(&marker)
+    let ours = processes_with_cmdline_containing(&marker);
+    let browser_ui: Vec<u32> = processes_with_cmdline_containing("--top-chrome-webui")
         .into_iter()
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
-                String::from_utf8_lossy(&cmdline).contains("--top-chrome-webui")
-            })
-        })
+        .filter(|pid| ours.contains(pid))
         .collect();
     assert_eq!(browser_ui, Vec::<u32>::new(), "renderers of browser UI");
 }
 
+const CRASH_HELPER_ENV: &str = "RETRACE_TEST_CRASH_HELPER_FILE";
+
+/// Not a test by itself: `our_process_dying_takes_the_browser_with_it` runs this in a child
+/// process, which launches a browser, writes the browser's marker to a file and waits to
+/// be killed.
 #[tokio::test]
 #[ignore = "helper process of our_process_dying_takes_the_browser_with_it"]
 async fn crash_helper_launches_a_browser_and_waits_to_be_killed() {
