@@ -30,7 +30,7 @@ for _ in $(seq 50); do grep -q "Demo app at" "$work/demo.log" 2>/dev/null && bre
 connect=()
 if [ "${BENCH_LAUNCH:-0}" != 1 ]; then
   cdp_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  "${RETRACE_CHROMIUM:-/usr/bin/chromium}" --headless --no-sandbox --disable-gpu --no-first-run \
+  "${RETRACE_CHROMIUM:-$(default_chromium)}" --headless --no-sandbox --disable-gpu --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$work/profile" --remote-debugging-port="$cdp_port" about:blank \
     >"$work/browser.log" 2>&1 &

@@ -6,10 +6,11 @@
 #   2. the same RUNS files, one fresh `retrace replay` process each, one after another (the loop
 #      users write today): the baseline of the speed-up;
 #   3. the same flow written by hand as a Playwright test (Python `playwright` from PyPI, the
-#      system Chromium, a new context per test, selector auto-waits), RUNS runs at each
+#      Chromium retrace launches: the headless shell when installed, as Playwright itself runs
+#      headless tests; a new context per test, selector auto-waits), RUNS runs at each
 #      parallelism; and again with retrace's own Chromium launch flags added to Playwright's
-#      (`playwright+`: the omnibox popup renderers off), so the tools are compared on equal
-#      browsers too.
+#      (`playwright+`: no spare renderers, no omnibox popup renderers), so the tools are
+#      compared on equal browsers too.
 # Prints tests per minute, the speed-up over the loop, and per test the time that is retrace's
 # (or Playwright's) own: the test's wall time minus the latency the app gave it.
 # The machine's speed drifts over minutes (a shared host), so the configurations are run in
@@ -30,6 +31,9 @@ per_round=$((runs / rounds))
 [ "$per_round" -ge 1 ] || { echo "bench-run: RUNS must be at least ROUNDS" >&2; exit 2; }
 build_retrace_for_bench
 retrace="$(realpath "$retrace")"
+# retrace and Playwright drive the same Chromium: the one retrace launches by default.
+chromium="${RETRACE_CHROMIUM:-$(default_chromium)}"
+export RETRACE_CHROMIUM="$chromium"
 CACHE="$HOME/.cache/retrace-bench"
 if ! "$CACHE/venv/bin/python" -c 'import playwright' 2>/dev/null; then
   python3 -m venv "$CACHE/venv"
@@ -83,7 +87,7 @@ loop() {
 playwright() {
   local flags="${2:-playwright}" name=playwright
   [ "$flags" = retrace ] && name=playwright+
-  "$CACHE/venv/bin/python" scripts/bench_playwright_flow.py "$url" "$per_round" "$1" "${RETRACE_CHROMIUM:-/usr/bin/chromium}" "$flags" |
+  "$CACHE/venv/bin/python" scripts/bench_playwright_flow.py "$url" "$per_round" "$1" "$chromium" "$flags" |
     python3 -c "
 import json, sys
 doc = json.load(sys.stdin)

@@ -3,12 +3,13 @@
 Signs in, opens the New invoice modal, fills customer and amount, saves the draft and waits
 for its row: the same flow as crates/runner/assets/demo_flow.json, with Playwright's selector
 auto-waits and no fixed sleep. Runs RUNS tests, JOBS at a time, each in a new browser context
-of one Chromium (the system's, as retrace uses), and prints one JSON object: the wall time
-and each test's time, in milliseconds.
+of one Chromium (CHROMIUM: the one retrace launches), and prints one JSON object: the wall
+time and each test's time, in milliseconds.
 
 With FLAGS `retrace`, Chromium also gets the launch flags retrace adds to Playwright's own
-(the omnibox popup renderers off, see crates/drive/src/chromium/process.rs): Playwright as
-fast as the same browser lets it be, so the comparison is of the two tools, not their flags.
+(no spare renderers, no omnibox popup renderers, see crates/drive/src/chromium/process.rs):
+Playwright as fast as the same browser lets it be, so the comparison is of the two tools,
+not their flags.
 
 Usage: python bench_playwright_flow.py URL RUNS JOBS CHROMIUM [FLAGS]
 """
@@ -29,7 +30,9 @@ PLAYWRIGHT_DISABLED_FEATURES = [
     "BlockOriginHeaderModificationOnRedirect", "Translate", "AutoDeElevate",
     "OptimizationHints", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
 ]
-RETRACE_DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
+RETRACE_DISABLED_FEATURES = [
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "SpareRendererForSitePerProcess",
+]
 
 
 async def one_test(browser, url):

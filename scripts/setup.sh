@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what retrace's demo and tests need on a fresh Debian machine: Chromium (Debian's
-# package), Xvfb and a few real X programs for the desktop backend tests, nginx (the
-# authenticating and TLS proxies of the remote-browser tests), fonts, and Python's venv (for the
-# cross-checks against Python libraries). Safe to run again: it installs only what is missing.
+# headless shell, which retrace launches by default, and the full browser, which some tests
+# launch so that both stay covered), Xvfb and a few real X programs for the desktop backend
+# tests, nginx (the authenticating and TLS proxies of the remote-browser tests), fonts, and
+# Python's venv (for the cross-checks against Python libraries). Safe to run again: it
+# installs only what is missing.
 set -euo pipefail
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v xedit >/dev/null 2>&1 || need+=(x11-apps)
 command -v xev >/dev/null 2>&1 || need+=(x11-utils)
@@ -39,6 +42,16 @@ fi
 # The cargo target directory lives outside the checkout so rebuilds stay incremental.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/retrace-target}"
 mkdir -p "$CARGO_TARGET_DIR"
+
+# The Chromium retrace launches when none is named (`default_executable` in
+# crates/drive/src/chromium/launch.rs): the headless shell when installed, else the full browser.
+default_chromium() {
+  if [ -x /usr/lib/chromium/chromium-headless-shell ]; then
+    echo /usr/lib/chromium/chromium-headless-shell
+  else
+    echo /usr/bin/chromium
+  fi
+}
 
 # Builds the `retrace` binary for a benchmark and sets $retrace to it: the release build, or
 # with BENCH_DEBUG=1 the debug one (skipping the release build: only ratios between retrace

@@ -232,7 +232,7 @@ impl Default for CheckSpec {
             }],
             jobs: 1,
             out_dir: PathBuf::from("retrace-check"),
-            chromium: PathBuf::from("/usr/bin/chromium"),
+            chromium: retrace_drive::chromium::default_executable(),
             thresholds: Thresholds::default(),
             timeouts: Timeouts::default(),
             retry: Retry::default(),

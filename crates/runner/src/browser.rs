@@ -102,9 +102,6 @@ pub struct BrowserConfig {
     pub size: (u32, u32),
 }
 
-/// The Chromium executable used when none is named.
-pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
-
 impl BrowserConfig {
     /// Launching `chromium` at `size`.
     pub fn launch(chromium: impl Into<PathBuf>, size: (u32, u32)) -> Self {

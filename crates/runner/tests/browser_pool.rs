@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use retrace_drive::chromium::default_executable;
 use retrace_runner::browser::BrowserConfig;
-use retrace_runner::browser::DEFAULT_CHROMIUM;
 use retrace_runner::suite::browsers::BrowserLease;
 use retrace_runner::suite::browsers::BrowserPool;
 use retrace_runner::suite::browsers::TESTS_PER_BROWSER;
@@ -37,7 +37,7 @@ fn on(leases: &[BrowserLease], pid: Option<u32>) -> usize {
 async fn a_saturated_browser_gets_a_sibling_and_a_freed_place_is_reused() {
     retrace_test_support::require!(Chromium);
     let jobs = 2 * TESTS_PER_BROWSER;
-    let pool = BrowserPool::new(BrowserConfig::launch(DEFAULT_CHROMIUM, SIZE), jobs);
+    let pool = BrowserPool::new(BrowserConfig::launch(default_executable(), SIZE), jobs);
     let first = leases(&pool, TESTS_PER_BROWSER).await;
     let first_pid = first[0].pid();
     assert_eq!(
@@ -96,7 +96,7 @@ async fn a_saturated_browser_gets_a_sibling_and_a_freed_place_is_reused() {
 async fn jobs_that_fit_one_browser_never_start_a_second() {
     retrace_test_support::require!(Chromium);
     let pool = BrowserPool::new(
-        BrowserConfig::launch(DEFAULT_CHROMIUM, SIZE),
+        BrowserConfig::launch(default_executable(), SIZE),
         TESTS_PER_BROWSER,
     );
     let leases = leases(&pool, TESTS_PER_BROWSER + 2).await;

@@ -1,4 +1,7 @@
-//! Finding processes by their command line, for tests that check no browser outlives them.
+//! Finding processes by their command line or process group, for tests that check no browser
+//! outlives them. A launched browser leads a process group of its own, which every process it
+//! starts stays in (its command-line marker, the profile directory, is not repeated by the
+//! headless shell's child processes).
 
 /// The ids of live processes whose command line contains `marker` (read from
 /// `/proc/<pid>/cmdline`; zombies, whose command line is empty, do not count).
@@ -66,4 +69,17 @@ pub fn processes_in_group(pgid: u32) -> Vec<u32> {
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| parent_and_group(*pid).is_some_and(|(_, group)| group == pgid))
         .collect()
+}
+
+/// Polls until process group `pgid` has no live process, for at most `timeout`; returns the
+/// ones still alive then (empty on success).
+pub async fn wait_until_group_is_empty(pgid: u32, timeout: std::time::Duration) -> Vec<u32> {
+    let started = std::time::Instant::now();
+    loop {
+        let alive = processes_in_group(pgid);
+        if alive.is_empty() || started.elapsed() > timeout {
+            return alive;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }

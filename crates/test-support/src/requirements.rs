@@ -18,8 +18,12 @@ use std::path::PathBuf;
 /// A program some tests cannot run without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
-    /// Headless Chromium at `/usr/bin/chromium` (the path every test launches).
+    /// The full Chromium at `/usr/bin/chromium`: the browser when the headless shell is not
+    /// installed, and what the tests that name it launch.
     Chromium,
+    /// Chromium's headless shell at `/usr/lib/chromium/chromium-headless-shell`: the browser
+    /// retrace launches when it is installed.
+    HeadlessShell,
     /// The Xvfb X server, for the X11 desktop tests.
     Xvfb,
 }
@@ -29,6 +33,8 @@ impl Need {
     pub fn find(self) -> Option<PathBuf> {
         match self {
             Need::Chromium => Some(PathBuf::from("/usr/bin/chromium")).filter(|p| p.is_file()),
+            Need::HeadlessShell => Some(PathBuf::from("/usr/lib/chromium/chromium-headless-shell"))
+                .filter(|p| p.is_file()),
             Need::Xvfb => crate::xvfb::Xvfb::binary(),
         }
     }
@@ -37,6 +43,7 @@ impl Need {
     fn install(self) -> &'static str {
         match self {
             Need::Chromium => "apt-get install chromium",
+            Need::HeadlessShell => "apt-get install chromium-headless-shell",
             Need::Xvfb => "apt-get install xvfb x11-apps x11-utils",
         }
     }

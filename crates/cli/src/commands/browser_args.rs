@@ -5,14 +5,15 @@ use std::path::PathBuf;
 
 use retrace_runner::BrowserConfig;
 use retrace_runner::BrowserTarget;
-use retrace_runner::browser::DEFAULT_CHROMIUM;
 use retrace_runner::browser::RemoteAccess;
 
 /// `--chromium`, declared here once for every command that launches Chromium (the browser
 /// commands through [`BrowserArgs`], `check` directly, where a spec file may name it too).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ChromiumArg {
-    /// The Chromium executable to launch (default /usr/bin/chromium).
+    /// The Chromium executable to launch (default: the headless shell,
+    /// /usr/lib/chromium/chromium-headless-shell, when installed, else /usr/bin/chromium). A
+    /// wrapper script must exec the browser.
     #[arg(long = "chromium", value_name = "PATH", env = "RETRACE_CHROMIUM")]
     pub path: Option<PathBuf>,
 }
@@ -22,7 +23,7 @@ impl ChromiumArg {
     pub fn executable(&self) -> PathBuf {
         self.path
             .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CHROMIUM))
+            .unwrap_or_else(retrace_drive::chromium::default_executable)
     }
 }
 

@@ -22,7 +22,8 @@ use crate::output::out;
 ///
 /// On `v2`, watch replay repair a moved button and catch a changed one.
 ///
-/// Needs Chromium (`/usr/bin/chromium`, or `--chromium`); no API key, no network.
+/// Needs Chromium (Debian's `chromium-headless-shell` or `chromium`, or `--chromium`); no API
+/// key, no network.
 /// Evidence (event logs, the replayed file, final screenshots) goes to `--out`.
 ///
 /// Exit codes: 0 the demo behaved as expected, 1 it did not, 2 error.

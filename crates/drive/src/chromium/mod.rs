@@ -1,6 +1,7 @@
 //! Headless Chromium over the DevTools protocol (CDP).
 //!
-//! [`ChromiumBrowser::launch`] starts `/usr/bin/chromium` (or any executable) headless with a
+//! [`ChromiumBrowser::launch`] starts Chromium ([`default_executable`]: the headless shell
+//! when installed, else `/usr/bin/chromium`; or any executable) headless with a
 //! fresh temporary profile and a fixed viewport; [`ChromiumBrowser::connect`] and
 //! [`ChromiumBrowser::connect_with`] reach a browser somebody else runs (a DevTools HTTP or
 //! websocket endpoint, a farm, a Selenium Grid; see [`remote`]). Either way it is a
@@ -37,6 +38,9 @@ mod world;
 
 pub use browser::ChromiumBrowser;
 pub use launch::ChromiumConfig;
+pub use launch::FULL_CHROMIUM;
+pub use launch::HEADLESS_SHELL;
+pub use launch::default_executable;
 pub use page::ChromiumPage;
 pub use remote::ConnectOptions;
 pub use remote::Endpoint;

@@ -1,3 +1,5 @@
+use std::path::Path;
+
 use pretty_assertions::assert_eq;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
@@ -187,15 +189,32 @@ async fn pages_sharing_a_browser_screenshot_alternately_without_timing_out() {
 /// core; `RETRACE_TEST_BUSY=N` sets the number anywhere), since staleness shows under load.
 /// A screencast frame taken after the page's next animation frame, the fast path this
 /// replaced, showed the colour before 1 grab in 300 beside 8 busy processes on 2 cores (this
-/// test failed about 1 run in 3 there); a bare screencast grab, 54 in 300.
+/// test failed about 1 run in 3 there); a bare screencast grab, 54 in 300. Run on the
+/// headless shell (the default browser) and on the full browser (what `--chromium` may name).
 #[tokio::test]
 async fn every_screenshot_shows_a_change_made_just_before_it() {
     retrace_test_support::require!(Chromium);
+    screenshots_show_changes_made_just_before_them(&retrace_drive::chromium::default_executable())
+        .await;
+}
+
+#[tokio::test]
+async fn every_screenshot_of_the_full_browser_shows_a_change_made_just_before_it() {
+    retrace_test_support::require!(Chromium);
+    screenshots_show_changes_made_just_before_them(Path::new(
+        retrace_drive::chromium::FULL_CHROMIUM,
+    ))
+    .await;
+}
+
+async fn screenshots_show_changes_made_just_before_them(executable: &Path) {
     let busy = retrace_test_support::cpu_load::BusyProcesses::start(
         retrace_test_support::cpu_load::load_for_tests(),
     );
     let server = common::serve_pages();
-    let (_browser, page) = common::page_at(&server.url("/square")).await;
+    let browser = common::launch_executable(executable, 1280, 800).await;
+    let page = browser.open_page().await.unwrap();
+    page.navigate(&server.url("/square")).await.unwrap();
     for (round, (colour, rgba)) in [
         ("rgb(0, 0, 255)", [0, 0, 255, 255]),
         ("rgb(0, 128, 0)", [0, 128, 0, 255]),
@@ -226,8 +245,9 @@ async fn every_screenshot_shows_a_change_made_just_before_it() {
         assert_eq!(
             pixel(&image, 50, 50),
             rgba,
-            "round {round} ({kind} screenshot): {colour} ({} busy processes)",
-            busy.count()
+            "round {round} ({kind} screenshot): {colour} ({} busy processes, {})",
+            busy.count(),
+            executable.display()
         );
     }
 }

@@ -1,3 +1,4 @@
+use std::path::Path;
 use std::sync::Arc;
 
 use retrace_drive::BrowserBackend;
@@ -104,9 +105,20 @@ pub fn serve_pages() -> retrace_test_support::html_server::HtmlServer {
     ])
 }
 
-/// Launches `/usr/bin/chromium` at `width`x`height`.
+/// Launches the default Chromium (the headless shell when installed) at `width`x`height`.
 pub async fn launch(width: u32, height: u32) -> ChromiumBrowser {
+    launch_executable(
+        &retrace_drive::chromium::default_executable(),
+        width,
+        height,
+    )
+    .await
+}
+
+/// Launches `executable` at `width`x`height`.
+pub async fn launch_executable(executable: &Path, width: u32, height: u32) -> ChromiumBrowser {
     ChromiumBrowser::launch(&ChromiumConfig {
+        executable: executable.to_path_buf(),
         width,
         height,
         ..ChromiumConfig::default()

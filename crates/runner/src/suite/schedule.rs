@@ -206,7 +206,10 @@ fn replay_job(
         size: plan.size,
         settings,
         // Not used: the suite's pool supplies the browser.
-        browser: crate::browser::BrowserConfig::launch(crate::browser::DEFAULT_CHROMIUM, (0, 0)),
+        browser: crate::browser::BrowserConfig::launch(
+            retrace_drive::chromium::FULL_CHROMIUM,
+            (0, 0),
+        ),
         events_log: evidence.map(|(out, dir)| out.join(dir).join("events.jsonl")),
         final_screenshot: evidence.map(|(out, dir)| out.join(dir).join("final.png")),
         // Kept only for a test that did not pass (see `keep_evidence`).
