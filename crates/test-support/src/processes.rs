@@ -26,11 +26,20 @@ pub async fn wait_until_no_process_contains(
     marker: &str,
     timeout: std::time::Duration,
 ) -> Vec<u32> {
+    wait_until_none_alive(|| processes_with_cmdline_containing(marker), timeout).await
+}
+
+/// Polls `alive` every 50 ms until it lists no process, for at most `timeout`; returns what
+/// it listed last (empty on success).
+async fn wait_until_none_alive(
+    alive: impl Fn() -> Vec<u32>,
+    timeout: std::time::Duration,
+) -> Vec<u32> {
     let started = std::time::Instant::now();
     loop {
-        let alive = processes_with_cmdline_containing(marker);
-        if alive.is_empty() || started.elapsed() > timeout {
-            return alive;
+        let still = alive();
+        if still.is_empty() || started.elapsed() > timeout {
+            return still;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
@@ -74,12 +83,5 @@ pub fn processes_in_group(pgid: u32) -> Vec<u32> {
 /// Polls until process group `pgid` has no live process, for at most `timeout`; returns the
 /// ones still alive then (empty on success).
 pub async fn wait_until_group_is_empty(pgid: u32, timeout: std::time::Duration) -> Vec<u32> {
-    let started = std::time::Instant::now();
-    loop {
-        let alive = processes_in_group(pgid);
-        if alive.is_empty() || started.elapsed() > timeout {
-            return alive;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    wait_until_none_alive(|| processes_in_group(pgid), timeout).await
 }
