@@ -31,10 +31,10 @@ pub const FULL_CHROMIUM: &str = "/usr/bin/chromium";
 
 /// The executable launched when none is named: the headless shell when it is installed,
 /// else the full browser. `--chromium PATH` (or `RETRACE_CHROMIUM`) names another (a wrapper
-/// script must `exec` the browser, as `/usr/bin/chromium` does); every
-/// Chromium from the same release renders a page alike, but their products differ
-/// (`HeadlessChrome/…` for the shell, `Chrome/…` for the full browser), so a `retrace check`
-/// baseline stored with one is an environment mismatch for the other.
+/// script must `exec` the browser, as `/usr/bin/chromium` does). Both render a page alike,
+/// but their products differ (`HeadlessChrome/…` for the shell, `Chrome/…` for the full
+/// browser), so a `retrace check` baseline stored with one is an environment mismatch for
+/// the other.
 pub fn default_executable() -> PathBuf {
     [HEADLESS_SHELL, FULL_CHROMIUM]
         .into_iter()

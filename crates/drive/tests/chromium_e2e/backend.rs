@@ -212,9 +212,7 @@ async fn screenshots_show_changes_made_just_before_them(executable: &Path) {
         retrace_test_support::cpu_load::load_for_tests(),
     );
     let server = common::serve_pages();
-    let browser = common::launch_executable(executable, 1280, 800).await;
-    let page = browser.open_page().await.unwrap();
-    page.navigate(&server.url("/square")).await.unwrap();
+    let (_browser, page) = common::page_of_executable_at(executable, &server.url("/square")).await;
     for (round, (colour, rgba)) in [
         ("rgb(0, 0, 255)", [0, 0, 255, 255]),
         ("rgb(0, 128, 0)", [0, 128, 0, 255]),

@@ -129,7 +129,15 @@ pub async fn launch_executable(executable: &Path, width: u32, height: u32) -> Ch
 
 /// A browser at 1280x800 with one page open at `url`.
 pub async fn page_at(url: &str) -> (ChromiumBrowser, Arc<ChromiumPage>) {
-    let browser = launch(1280, 800).await;
+    page_of_executable_at(&retrace_drive::chromium::default_executable(), url).await
+}
+
+/// `executable` at 1280x800 with one page open at `url`.
+pub async fn page_of_executable_at(
+    executable: &Path,
+    url: &str,
+) -> (ChromiumBrowser, Arc<ChromiumPage>) {
+    let browser = launch_executable(executable, 1280, 800).await;
     let page = Arc::new(browser.open_page().await.unwrap());
     page.navigate(url).await.unwrap();
     (browser, page)
