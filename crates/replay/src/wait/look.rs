@@ -32,9 +32,18 @@ pub(super) enum View {
     Part(Region),
 }
 
-/// What one poll saw: the screenshot, why the page was busy (`None`: it was not) and each
-/// check's look.
-pub(super) type ObservedPoll = (Arc<Image>, Option<Busy>, Vec<(&'static str, Look)>);
+/// What one poll saw.
+pub(super) struct ObservedPoll {
+    /// The screenshot its checks looked at.
+    pub screen: Arc<Image>,
+    /// Why the page was busy (`None`: it was not).
+    pub busy: Option<Busy>,
+    /// Each check's look, in the order the checks were given.
+    pub looks: Vec<(&'static str, Look)>,
+    /// When the poll's last question was answered: its fresh screenshot when it took one
+    /// (the page may have answered later), else the page.
+    pub answered: Instant,
+}
 
 /// Why a page is busy, as a failure's note and the debug log say it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,9 +115,12 @@ impl Waiter<'_> {
         let reused = remembered.is_some();
         let screen = async {
             match (remembered, blank) {
-                (Some(screen), _) => Ok(screen),
-                (None, Some(blank)) => Ok(Arc::clone(blank)),
-                (None, None) => self.capture(view).await,
+                (Some(screen), _) => Ok::<_, ScreenError>((screen, None)),
+                (None, Some(blank)) => Ok((Arc::clone(blank), None)),
+                (None, None) => {
+                    let screen = self.capture(view).await?;
+                    Ok((screen, Some(Instant::now())))
+                }
             }
         };
         let busy = async {
@@ -127,7 +139,8 @@ impl Waiter<'_> {
             self.looks(step, at, &page_side, &nothing).await
         };
         let (screen, busy, page_looks) = tokio::join!(screen, busy, page_looks);
-        let screen = screen?;
+        let (screen, captured) = screen?;
+        let answered = captured.unwrap_or_else(Instant::now);
         let pixel_side: Vec<Arc<dyn StepCheck>> = checks
             .iter()
             .filter(|check| check.reads_screen())
@@ -145,7 +158,12 @@ impl Waiter<'_> {
                 false => page_looks.next(),
             })
             .collect();
-        Ok((screen, busy, looks))
+        Ok(ObservedPoll {
+            screen,
+            busy,
+            looks,
+            answered,
+        })
     }
 
     /// The part of the screen the screen-reading `checks` read for `step` acting at `at`: the

@@ -32,9 +32,15 @@
 //! saw is still under way, a poll asks the page alone: a screenshot would show the document
 //! going away, which no check may pass on (until `ready_timeout`).
 //!
-//! A poll interval separates a poll's answer from the next poll, so a loaded machine is not
-//! asked for screenshots back to back; a question to the page alone (which a navigation
-//! holds until it commits) is asked again a poll interval after it was asked.
+//! A poll interval separates a poll's screenshot (its answer) from the next poll, so a loaded
+//! machine is not asked for screenshots back to back; a page that held the poll's other
+//! question longer (a navigation committing) adds nothing to that wait: the next poll looks
+//! as soon as the answer is in when the interval has passed by then. A question to the page
+//! alone (which a navigation holds until it commits) is asked again a poll interval after it
+//! was asked. A still screen is two consecutive screenshots that agree (each capture draws a
+//! new frame), taken back to back when the first pair is compared, as Playwright's
+//! `toHaveScreenshot` compares consecutive captures and its actionability check two
+//! consecutive animation frames; after a pair that disagreed, a poll interval apart.
 //!
 //! **Screenshots of part of the page**: the checks read only the hashed squares around the
 //! points they look at (before acting, the step's control; after, the point it acted at), so
@@ -83,6 +89,7 @@ mod look;
 mod memory;
 
 use look::Busy;
+use look::ObservedPoll;
 use look::View;
 
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
@@ -293,9 +300,18 @@ impl Waiter<'_> {
             };
             // A screenshot remembered for this part may show only it.
             let partial = shows.is_some() || (reused && part.is_some());
-            let (screen, busy, looks) = self
+            let ObservedPoll {
+                screen,
+                busy,
+                looks,
+                answered,
+            } = self
                 .observe(step, at, checks, remembered.take(), blank.as_ref(), view)
                 .await?;
+            // The next poll comes a poll interval after this one's screenshot was answered
+            // (or its page, when it took none): not after a page that held its answer (a
+            // navigation committing), which would only add to the wait.
+            let next_poll = answered + settings.poll_interval;
             let observed = started.elapsed();
             let watched = at.map(|at| {
                 retrace_vision::action_region(at, reach, screen.width(), screen.height())
@@ -343,7 +359,7 @@ impl Waiter<'_> {
                         return Ok(verdict);
                     }
                     Some(_) => {
-                        tokio::time::sleep(settings.poll_interval).await;
+                        tokio::time::sleep_until(next_poll.into()).await;
                         continue;
                     }
                 }
@@ -399,7 +415,7 @@ impl Waiter<'_> {
                 ));
                 return Ok(verdict);
             }
-            tokio::time::sleep(settings.poll_interval).await;
+            tokio::time::sleep_until(next_poll.into()).await;
         }
     }
 
@@ -470,9 +486,11 @@ impl Waiter<'_> {
         // screenshots that must agree; without one, a new one is.
         let mut previous = self.memory.last();
         let mut size = self.memory.size().or(part_size);
+        // Whether a pair of screenshots has been compared (and disagreed).
+        let mut compared = false;
         loop {
-            if let Some(previous) = &previous {
-                // Screenshots asked for at least a poll interval apart.
+            if let Some(previous) = previous.as_ref().filter(|_| compared) {
+                // After a pair that disagreed, screenshots asked for a poll interval apart.
                 let since = previous.asked.elapsed();
                 tokio::time::sleep(settings.poll_interval.saturating_sub(since)).await;
             }
@@ -515,6 +533,9 @@ impl Waiter<'_> {
             if (still && ready) || asked_at >= settings.step_timeout {
                 return Ok((next.screen, still && ready));
             }
+            compared |= previous
+                .as_ref()
+                .is_some_and(|previous| previous.shows_all_of(watched));
             previous = Some(next);
         }
     }

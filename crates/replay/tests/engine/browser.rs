@@ -574,6 +574,45 @@ async fn the_wait_for_a_still_field_captures_the_field_alone() {
     assert_eq!((world.part_captures(), world.captures()), (3, 3));
 }
 
+/// The first pair of screenshots a still field needs is taken back to back (each capture is
+/// a new frame, as Playwright's stability checks compare consecutive frames), not a poll
+/// interval apart: with a poll interval of an hour, the typing still runs at once.
+#[tokio::test]
+async fn the_first_pair_of_a_still_field_is_taken_back_to_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let file = write_trajectory(
+        dir.path(),
+        &[
+            Step::click(POINT, &screen, &screen),
+            Step::typing("Acme Corp"),
+        ],
+    );
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![element("button", "Customer", CONTROL_BOX)],
+            focused: Some(element("textbox", "Customer", FAR_FIELD)),
+            ..PageModel::default()
+        },
+    );
+    let settings = ReplaySettings {
+        search_radius: 10,
+        poll_interval: Duration::from_secs(3600),
+        ..patient()
+    };
+    let request = ReplayRequest::new(&file);
+    let run = tokio::time::timeout(
+        Duration::from_secs(300),
+        replay(&world, request, settings, Vec::new()),
+    )
+    .await
+    .expect("the typing waited a poll interval for its second screenshot");
+    run.assert_passed();
+    // Before, after, and the field again: it agrees with the part seen after the click.
+    assert_eq!(world.actions.lock().unwrap()[1].1, 3);
+}
+
 /// After a click, an effect the page takes a few screenshots to show is waited for at its
 /// part alone; only a failure takes the whole screen, as its evidence.
 #[tokio::test]
