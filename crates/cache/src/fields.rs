@@ -11,8 +11,9 @@ use crate::model::CacheMetadata;
 /// the action returned, so a replay can check the action had its effect.
 pub const AFTER_HASH: &str = "visual_representation_after";
 
-/// Step field: what the browser said about the element at the action point before acting
-/// (role, accessible name, state; `retrace_protocol::element::ElementInfo`).
+/// Step field: what the browser said about the element the step acts on before acting (role,
+/// accessible name, state; `retrace_protocol::element::ElementInfo`): the one at the action
+/// point, or, for typing and keys, the one with the focus.
 pub const ELEMENT: &str = "element";
 
 /// Step field: the element at the action point after acting (its state: checked, expanded,

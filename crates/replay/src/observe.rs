@@ -4,7 +4,8 @@
 //! [`ObservingTool`] wraps the computer tool of a browser run. Around every action at a point
 //! it asks the page ([`PageProbe`]) for the element there before acting, and, after acting,
 //! for the element there again when it carries a state (checked, expanded, selected,
-//! pressed); after typing, for the element holding the focus. The [`Observations`] it
+//! pressed). Around an action on the focus (typing, keys) it asks for the element holding
+//! the focus before acting (where the keys go) and, after typing, again (what it holds). The [`Observations`] it
 //! collects are matched to the history's tool calls by the recorder
 //! ([`crate::recorder::build_cache_file`]), which stores them in the step's extra fields
 //! (`element`, `element_after`, `focused_after`) that askui ignores; replay's semantic and
@@ -31,7 +32,8 @@ use crate::screen::PageProbe;
 pub struct Observation {
     /// The action's input, as the model gave it (how the recorder finds its step).
     pub input: Value,
-    /// The element at the action's point before it acted.
+    /// The element the action acted on, before it acted: the one at its point, or the one
+    /// with the focus for an action on the focus.
     pub element: Option<ElementInfo>,
     /// The element at the point after it acted, when it has a state to check.
     pub element_after: Option<ElementInfo>,
@@ -128,6 +130,17 @@ impl ObservingTool {
         }
     }
 
+    /// The element with the focus (`None`: the document's body, or the page did not say).
+    async fn focused(&self, when: &str) -> Option<ElementInfo> {
+        match self.probe.focused_element().await {
+            Ok(focused) => focused,
+            Err(error) => {
+                tracing::warn!(%error, "could not read the focused element {when}: the step keeps its visual checks only");
+                None
+            }
+        }
+    }
+
     async fn element_at(&self, at: (i64, i64), when: &str) -> Option<ElementInfo> {
         match self.probe.element_at(at).await {
             Ok(element) => element,
@@ -170,6 +183,13 @@ impl AgentTool for ObservingTool {
         );
         let element = match point {
             Some(at) if observes => self.element_at(at, "before acting").await,
+            // Its value is left out: no check compares it, and it may be a secret typed before.
+            None if crate::plan::acts_on_focus(action) => {
+                self.focused("before acting").await.map(|mut element| {
+                    element.value = None;
+                    element
+                })
+            }
             _ => None,
         };
         let reply = self.inner.call(input.clone()).await?;
@@ -182,16 +202,12 @@ impl AgentTool for ObservingTool {
             }
             _ => None,
         };
-        let focused_after = if action == "type" {
-            match self.probe.focused_element().await {
-                Ok(focused) => focused.filter(|element| element.editable),
-                Err(error) => {
-                    tracing::warn!(%error, "could not read the focused element after typing: the step keeps its visual checks only");
-                    None
-                }
-            }
-        } else {
-            None
+        let focused_after = match action {
+            "type" => self
+                .focused("after typing")
+                .await
+                .filter(|element| element.editable),
+            _ => None,
         };
         let observation = Observation {
             input,

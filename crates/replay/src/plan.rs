@@ -44,7 +44,9 @@ pub struct PlannedStep {
     pub before: Option<ImageHash>,
     /// The hash of the same region after acting, as recorded.
     pub after: Option<ImageHash>,
-    /// The element at `point` before acting, as the browser described it when recorded.
+    /// The element the step acts on, as the browser described it before acting when
+    /// recorded: the one at `point`, or, for a step acting on the focus (typing, keys), the
+    /// one with the focus.
     pub element: Option<ElementInfo>,
     /// The element at `point` after acting (its state), as recorded.
     pub element_after: Option<ElementInfo>,
@@ -65,7 +67,7 @@ impl PlannedStep {
 
     /// Whether it acts on the focused element (types or presses keys) rather than at a point.
     pub fn acts_on_focus(&self) -> bool {
-        KEYBOARD_ACTIONS.contains(&tool_input::action_name(&self.call).as_str())
+        acts_on_focus(&tool_input::action_name(&self.call))
     }
 
     /// What the step does, for people: `left_click at (761, 203)` (typed text never shown).
@@ -80,6 +82,12 @@ impl PlannedStep {
 
 /// Actions that act on the focused element rather than at a point.
 const KEYBOARD_ACTIONS: [&str; 4] = ["type", "key", "keyboard_tap", "hold_key"];
+
+/// Whether the computer tool's `action` acts on the focused element (types or presses keys)
+/// rather than at a point.
+pub fn acts_on_focus(action: &str) -> bool {
+    KEYBOARD_ACTIONS.contains(&action)
+}
 
 /// A trajectory ready to replay.
 #[derive(Debug, Clone)]

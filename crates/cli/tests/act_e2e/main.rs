@@ -403,6 +403,10 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
         .map(|s| s["input"]["text"].as_str().unwrap())
         .collect();
     assert_eq!(typed, ["{{username}}", "{{password}}"]);
+    // Where the keys went: the field with the focus before typing, checked before replay types.
+    for step in steps.iter().filter(|s| s["input"]["action"] == "type") {
+        assert_eq!(step["element"]["role"], "textbox", "{step}");
+    }
     let acting_at_a_point: Vec<&Value> = steps
         .iter()
         .filter(|s| s["input"].get("coordinate").is_some())
@@ -418,6 +422,8 @@ fn act_records_a_parameterised_login_that_replays_without_a_model() {
     assert_eq!(replay["status"], "passed");
     assert_eq!(replay["replay"]["steps_replayed"], 5, "{replay}");
     assert_eq!(replay["replay"]["checks_passed"]["visual"], 3, "{replay}");
+    // The three clicks' elements, and the focus before each typing.
+    assert_eq!(replay["replay"]["checks_passed"]["semantic"], 5, "{replay}");
     assert_eq!(
         fake.requests().len(),
         requests_after_recording,
@@ -745,6 +751,7 @@ fn act_on_a_large_viewport_scales_to_the_model_size_and_records_the_intended_con
     let steps = cache["trajectory"].as_array().unwrap();
     let names: Vec<&str> = steps
         .iter()
+        .filter(|step| step["input"].get("coordinate").is_some())
         .filter_map(|step| step["element"]["name"].as_str())
         .collect();
     assert_eq!(
@@ -777,7 +784,8 @@ fn act_on_a_large_viewport_scales_to_the_model_size_and_records_the_intended_con
         &["--events", replay_events.to_str().unwrap()],
     );
     let replay = summary_after_exit(&output, 0);
-    assert_eq!(replay["replay"]["checks_passed"]["semantic"], 3, "{replay}");
+    // The three clicked controls, and the focus before each of the two typings.
+    assert_eq!(replay["replay"]["checks_passed"]["semantic"], 5, "{replay}");
 
     // One numbering: the trajectory index, 1-based. act called steps 1..=6 (the screenshot
     // is step 1); replay replays the acting ones under the same numbers.

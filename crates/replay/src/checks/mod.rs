@@ -14,6 +14,7 @@
 //! - [`semantic::SemanticCheck`] (browsers): before acting, the element at the point is the
 //!   recorded one (same role and accessible name), enabled and reachable by a click;
 //!   relocates a control that moved further than the hash search reaches by role and name.
+//!   Before typing or keys, the focus is on the recorded element.
 //! - [`state::StateCheck`] (browsers): after acting, the element acted on is in the recorded
 //!   state (checked, expanded, selected, pressed), and after typing the focused field holds
 //!   the text typed.
@@ -48,8 +49,9 @@ pub struct CheckEnv {
     /// Whether the step is the last one that acts.
     pub last_acting: bool,
     /// Whether the next step that acts does so on the focused element (types or presses
-    /// keys): the step's after-action screenshot then also shows the focused field, where
-    /// that step waits for a still screen.
+    /// keys) and waits for a still field before it does (nothing checks it before it acts):
+    /// the step's after-action screenshot then also shows the focused field, where that step
+    /// waits for a still screen.
     pub focus_next: bool,
     /// The points the next acting step's before-action checks read on the screenshot, at
     /// its recorded point: the step's after-action screenshot also shows the squares around

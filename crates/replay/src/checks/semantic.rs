@@ -9,6 +9,13 @@
 //! When the element is no longer at the point, the check finds it by role and name anywhere
 //! on the page ([`StepCheck::relocate`]): a control that moved further than the hash search
 //! reaches is repaired at its new centre (and the other checks must pass there too).
+//!
+//! A step acting on the focus (typing, keys) acts on no point: the keys go to the element
+//! with the focus, wherever it is drawn. Its check is that the focus is on the recorded
+//! element (same role and accessible name), enabled, before a key is sent: typing that would
+//! go into the wrong field (or nowhere) fails at its own step, before it types, naming both
+//! elements. On a browser this is what the step waits for instead of a still field (see
+//! [`crate::wait`]).
 
 use std::sync::Arc;
 
@@ -25,6 +32,7 @@ use super::mismatch;
 use super::pass;
 use super::point;
 use crate::plan::PlannedStep;
+use crate::screen::PageProbe;
 
 /// The element-at-the-point check, with repair by role and name.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,6 +58,32 @@ fn same_element(recorded: &ElementInfo, found: &ElementInfo) -> bool {
         && (!recorded.name.is_empty() || recorded.text == found.text)
 }
 
+/// The look of a step acting on the focus: the focus is on the `recorded` element, enabled.
+async fn focus_look(recorded: &ElementInfo, page: &PageProbe) -> Result<Look, String> {
+    let focused = page
+        .focused_element()
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(match focused {
+        None => mismatch(format!(
+            "expected the focus on {}, but nothing has it",
+            describe(recorded)
+        )),
+        Some(found) if !same_element(recorded, &found) => mismatch(format!(
+            "expected the focus on {}, found it on {}",
+            describe(recorded),
+            describe(&found)
+        ))
+        .finding(found),
+        Some(found) if found.disabled => mismatch(format!(
+            "{} has the focus but is disabled",
+            describe(&found)
+        ))
+        .finding(found),
+        Some(_) => pass(),
+    })
+}
+
 #[async_trait]
 impl StepCheck for SemanticCheck {
     fn name(&self) -> &'static str {
@@ -66,7 +100,9 @@ impl StepCheck for SemanticCheck {
     }
 
     fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool {
-        env.page.is_some() && step.point.is_some() && step.element.is_some()
+        env.page.is_some()
+            && step.element.is_some()
+            && (step.point.is_some() || step.acts_on_focus())
     }
 
     async fn look(
@@ -76,10 +112,13 @@ impl StepCheck for SemanticCheck {
         _screen: &Arc<Image>,
         env: &CheckEnv,
     ) -> Result<Look, String> {
-        let at = point(at)?;
         let (Some(recorded), Some(page)) = (&step.element, &env.page) else {
             return Err("the step has no recorded element".into());
         };
+        if at.is_none() && step.acts_on_focus() {
+            return focus_look(recorded, page).await;
+        }
+        let at = point(at)?;
         let found = page
             .element_at(at)
             .await

@@ -195,7 +195,8 @@ impl ReplaySpeaker {
             env: &env,
             memory: &self.frames,
         };
-        let repair = phase == CheckPhase::Before;
+        // A step acting on no point (typing) has no control to search for.
+        let repair = phase == CheckPhase::Before && at.is_some();
         let verdict = waiter
             .until_checks_pass(step, at, &checks, repair)
             .await
@@ -381,11 +382,16 @@ impl Speaker for ReplaySpeaker {
         };
         let next = run.plan.next_acting(step.index).cloned();
         run.env.last_acting = next.is_none();
-        run.env.focus_next = next.as_ref().is_some_and(PlannedStep::acts_on_focus);
         let env = run.env.clone();
         let next_reads = self.reads_before(next.as_ref(), &env);
+        // A next step on the focus waits for a still field only when nothing checks it before
+        // it acts (on a browser, the focus on its recorded element is checked instead).
+        let focus_next = next.as_ref().is_some_and(|next| {
+            next.acts_on_focus() && self.checks_for(CheckPhase::Before, next, &env).is_empty()
+        });
         let run = self.run_mut(turn)?;
         run.env.next_reads = next_reads;
+        run.env.focus_next = focus_next;
 
         match turn
             .toolbox

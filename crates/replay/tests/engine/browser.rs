@@ -12,6 +12,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use crate::POINT;
+use crate::Replayed;
 use crate::page::PageModel;
 use crate::page::element;
 use crate::replay;
@@ -611,6 +612,92 @@ async fn the_first_pair_of_a_still_field_is_taken_back_to_back() {
     run.assert_passed();
     // Before, after, and the field again: it agrees with the part seen after the click.
     assert_eq!(world.actions.lock().unwrap()[1].1, 3);
+}
+
+/// Replays a click on the control, then typing recorded into the textbox "Customer" (the
+/// element that had the focus before it typed), on a page whose focus is on `focused` and
+/// that is never still; the world and the run.
+async fn typing_recorded_into_customer(
+    focused: ElementInfo,
+    step_timeout: Duration,
+) -> (std::sync::Arc<World>, Replayed) {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let customer = element("textbox", "Customer", FAR_FIELD);
+    let file = write_trajectory(
+        dir.path(),
+        &[
+            Step::click(POINT, &screen, &screen),
+            Step::typing("Acme Corp").with("element", as_json(&customer)),
+        ],
+    );
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![element("button", "Customer", CONTROL_BOX)],
+            focused: Some(focused),
+            ..PageModel::default()
+        },
+    );
+    let settings = ReplaySettings {
+        search_radius: 10,
+        step_timeout,
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    (world, run)
+}
+
+/// Typing recorded with the element that had the focus checks, before a key is sent, that
+/// the focus is on it, and waits for nothing else: no still field, no screenshot of it (the
+/// page here is never still, which would otherwise cost two).
+#[tokio::test]
+async fn typing_checks_the_focus_is_on_the_recorded_field_instead_of_waiting_for_a_still_one() {
+    let customer = element("textbox", "Customer", FAR_FIELD);
+    let (world, run) = typing_recorded_into_customer(customer, Duration::from_secs(600)).await;
+    run.assert_passed();
+    // Before and after the click, and none for the typing.
+    assert_eq!(world.actions.lock().unwrap()[1].1, 2);
+    assert_eq!(world.captures(), 2);
+    let semantic_steps: Vec<usize> = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::CheckFinished(result) if result.check == "semantic" && result.passed => {
+                Some(result.step)
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(semantic_steps.contains(&2), "{semantic_steps:?}");
+    assert!(
+        !run.events
+            .iter()
+            .any(|event| matches!(event, Event::ScreenSettled { step: 2, .. })),
+        "the typing waited for a still screen"
+    );
+}
+
+/// Typing whose recorded field does not have the focus fails at its own step before a key is
+/// sent, naming both elements.
+#[tokio::test]
+async fn typing_fails_before_a_key_when_the_focus_is_elsewhere() {
+    let save = element("button", "Save", CONTROL_BOX);
+    let (world, run) = typing_recorded_into_customer(save, Duration::from_secs(1)).await;
+    let failure = run
+        .outcome()
+        .failure
+        .clone()
+        .expect("the focus is elsewhere");
+    assert_eq!((failure.step, failure.kind), (2, FailureKind::Mismatch));
+    assert!(
+        failure
+            .message
+            .contains("expected the focus on textbox 'Customer', found it on button 'Save'"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(world.inputs().len(), 1, "only the click was sent");
 }
 
 /// After a click, an effect the page takes a few screenshots to show is waited for at its

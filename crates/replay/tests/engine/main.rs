@@ -47,7 +47,7 @@ use world::squares;
 use world::write_trajectory;
 
 /// What one replay did.
-struct Replayed {
+pub(crate) struct Replayed {
     status: RunStatus,
     outcome: Option<ReplayOutcome>,
     events: Vec<Event>,
