@@ -32,7 +32,6 @@ use super::mismatch;
 use super::pass;
 use super::point;
 use crate::plan::PlannedStep;
-use crate::screen::PageProbe;
 
 /// The element-at-the-point check, with repair by role and name.
 #[derive(Debug, Clone, Copy, Default)]
@@ -58,30 +57,36 @@ fn same_element(recorded: &ElementInfo, found: &ElementInfo) -> bool {
         && (!recorded.name.is_empty() || recorded.text == found.text)
 }
 
-/// The look of a step acting on the focus: the focus is on the `recorded` element, enabled.
-async fn focus_look(recorded: &ElementInfo, page: &PageProbe) -> Result<Look, String> {
-    let focused = page
-        .focused_element()
-        .await
-        .map_err(|error| error.to_string())?;
-    Ok(match focused {
-        None => mismatch(format!(
-            "expected the focus on {}, but nothing has it",
-            describe(recorded)
-        )),
-        Some(found) if !same_element(recorded, &found) => mismatch(format!(
-            "expected the focus on {}, found it on {}",
-            describe(recorded),
-            describe(&found)
-        ))
-        .finding(found),
-        Some(found) if found.disabled => mismatch(format!(
-            "{} has the focus but is disabled",
-            describe(&found)
-        ))
-        .finding(found),
-        Some(_) => pass(),
-    })
+/// Where a step's element is: at its point, or (typing, keys) with the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Point,
+    Focus,
+}
+
+/// The mismatch when `found` (the element at the point, or with the focus) is not the enabled
+/// `recorded` element, naming both; `None` when it is.
+fn identity_mismatch(
+    recorded: &ElementInfo,
+    found: Option<&ElementInfo>,
+    place: Place,
+) -> Option<Look> {
+    let expected = describe(recorded);
+    let Some(found) = found else {
+        return Some(mismatch(match place {
+            Place::Point => format!("expected {expected}, found no element at the point"),
+            Place::Focus => format!("expected the focus on {expected}, but nothing has it"),
+        }));
+    };
+    let seen = describe(found);
+    let detail = match (place, same_element(recorded, found), found.disabled) {
+        (Place::Point, false, _) => format!("expected {expected}, found {seen}"),
+        (Place::Focus, false, _) => format!("expected the focus on {expected}, found it on {seen}"),
+        (Place::Point, true, true) => format!("{seen} is disabled"),
+        (Place::Focus, true, true) => format!("{seen} has the focus but is disabled"),
+        (_, true, false) => return None,
+    };
+    Some(mismatch(detail).finding(found.clone()))
 }
 
 #[async_trait]
@@ -116,27 +121,23 @@ impl StepCheck for SemanticCheck {
             return Err("the step has no recorded element".into());
         };
         if at.is_none() && step.acts_on_focus() {
-            return focus_look(recorded, page).await;
+            let focused = page
+                .focused_element()
+                .await
+                .map_err(|error| error.to_string())?;
+            return Ok(
+                identity_mismatch(recorded, focused.as_ref(), Place::Focus).unwrap_or_else(pass)
+            );
         }
         let at = point(at)?;
         let found = page
             .element_at(at)
             .await
             .map_err(|error| error.to_string())?;
+        if let Some(mismatch) = identity_mismatch(recorded, found.as_ref(), Place::Point) {
+            return Ok(mismatch);
+        }
         Ok(match found {
-            None => mismatch(format!(
-                "expected {}, found no element at the point",
-                describe(recorded)
-            )),
-            Some(found) if !same_element(recorded, &found) => mismatch(format!(
-                "expected {}, found {}",
-                describe(recorded),
-                describe(&found)
-            ))
-            .finding(found),
-            Some(found) if found.disabled => {
-                mismatch(format!("{} is disabled", describe(&found))).finding(found)
-            }
             Some(found) if !found.receives_events => mismatch(format!(
                 "{} does not receive a click there: {}",
                 describe(&found),
@@ -146,7 +147,7 @@ impl StepCheck for SemanticCheck {
                     .unwrap_or("something is in the way")
             ))
             .finding(found),
-            Some(_) => pass(),
+            _ => pass(),
         })
     }
 

@@ -519,34 +519,42 @@ fn still_page() -> PageModel {
 /// search radius of 10 makes).
 const FAR_FIELD: (f64, f64, f64, f64) = (170.0, 4.0, 60.0, 20.0);
 
+/// Replays a click on the control (the button "Customer"), then `typing`, on a page whose
+/// focus is on `focused`, with a search radius of 10 and `settings` otherwise; the world and
+/// the run.
+async fn click_then_typing(
+    typing: Step,
+    focused: ElementInfo,
+    page: PageModel,
+    settings: ReplaySettings,
+) -> (std::sync::Arc<World>, Replayed) {
+    let dir = tempfile::tempdir().unwrap();
+    let screen = control_at(40, 80);
+    let file = write_trajectory(dir.path(), &[Step::click(POINT, &screen, &screen), typing]);
+    let world = World::browser(
+        screen,
+        PageModel {
+            elements: vec![element("button", "Customer", CONTROL_BOX)],
+            focused: Some(focused),
+            ..page
+        },
+    );
+    let settings = ReplaySettings {
+        search_radius: 10,
+        ..settings
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    (world, run)
+}
+
 /// Replays a click on the control, then typing into the focused field whose box is
 /// `field_box`; the world, and how many screenshots had been taken when the typing ran.
 async fn typing_after_a_click_into(
     field_box: (f64, f64, f64, f64),
     page: PageModel,
 ) -> (std::sync::Arc<World>, usize) {
-    let dir = tempfile::tempdir().unwrap();
-    let screen = control_at(40, 80);
-    let file = write_trajectory(
-        dir.path(),
-        &[
-            Step::click(POINT, &screen, &screen),
-            Step::typing("Acme Corp"),
-        ],
-    );
-    let world = World::browser(
-        screen,
-        PageModel {
-            elements: vec![element("button", "Customer", CONTROL_BOX)],
-            focused: Some(element("textbox", "Customer", field_box)),
-            ..page
-        },
-    );
-    let settings = ReplaySettings {
-        search_radius: 10,
-        ..patient()
-    };
-    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    let field = element("textbox", "Customer", field_box);
+    let (world, run) = click_then_typing(Step::typing("Acme Corp"), field, page, patient()).await;
     run.assert_passed();
     let typed_after = world.actions.lock().unwrap()[1].1;
     (world, typed_after)
@@ -580,32 +588,15 @@ async fn the_wait_for_a_still_field_captures_the_field_alone() {
 /// interval apart: with a poll interval of an hour, the typing still runs at once.
 #[tokio::test]
 async fn the_first_pair_of_a_still_field_is_taken_back_to_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let screen = control_at(40, 80);
-    let file = write_trajectory(
-        dir.path(),
-        &[
-            Step::click(POINT, &screen, &screen),
-            Step::typing("Acme Corp"),
-        ],
-    );
-    let world = World::browser(
-        screen,
-        PageModel {
-            elements: vec![element("button", "Customer", CONTROL_BOX)],
-            focused: Some(element("textbox", "Customer", FAR_FIELD)),
-            ..PageModel::default()
-        },
-    );
+    let field = element("textbox", "Customer", FAR_FIELD);
     let settings = ReplaySettings {
-        search_radius: 10,
         poll_interval: Duration::from_secs(3600),
         ..patient()
     };
-    let request = ReplayRequest::new(&file);
-    let run = tokio::time::timeout(
+    let typing = Step::typing("Acme Corp");
+    let (world, run) = tokio::time::timeout(
         Duration::from_secs(300),
-        replay(&world, request, settings, Vec::new()),
+        click_then_typing(typing, field, PageModel::default(), settings),
     )
     .await
     .expect("the typing waited a poll interval for its second screenshot");
@@ -621,31 +612,13 @@ async fn typing_recorded_into_customer(
     focused: ElementInfo,
     step_timeout: Duration,
 ) -> (std::sync::Arc<World>, Replayed) {
-    let dir = tempfile::tempdir().unwrap();
-    let screen = control_at(40, 80);
     let customer = element("textbox", "Customer", FAR_FIELD);
-    let file = write_trajectory(
-        dir.path(),
-        &[
-            Step::click(POINT, &screen, &screen),
-            Step::typing("Acme Corp").with("element", as_json(&customer)),
-        ],
-    );
-    let world = World::browser(
-        screen,
-        PageModel {
-            elements: vec![element("button", "Customer", CONTROL_BOX)],
-            focused: Some(focused),
-            ..PageModel::default()
-        },
-    );
+    let typing = Step::typing("Acme Corp").with("element", as_json(&customer));
     let settings = ReplaySettings {
-        search_radius: 10,
         step_timeout,
         ..patient()
     };
-    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
-    (world, run)
+    click_then_typing(typing, focused, PageModel::default(), settings).await
 }
 
 /// Typing recorded with the element that had the focus checks, before a key is sent, that
