@@ -3,7 +3,8 @@
 //! in `.retrace_state/`): its hash and crop before acting (a mismatch) or its hash after
 //! acting (a missing effect) computed from the kept screen exactly as the recorder computes
 //! them ([`recorder::region_hash_at`], [`recorder::crop_text`]), and the element found at
-//! its point when a check asking the page failed. The file is rewritten as a repair is
+//! its point (for typing or keys, the one with the focus) when a check asking the page
+//! failed. The file is rewritten as a repair is
 //! ([`recorder::record_replacing`]): the previous version kept beside it, marked invalid.
 //!
 //! Nothing is guessed: with no failed run on record for the file as it is now, or for
@@ -151,13 +152,61 @@ fn restate_step(
         .trajectory
         .get_mut(evidence.step.wrapping_sub(1))
         .ok_or_else(|| format!("the file has {total} steps"))?;
-    let point = retrace_protocol::tool_input::action_point(&step.input)
-        .ok_or_else(|| "the step acts at no point, so it has no region to re-record".to_owned())?;
     let (hash_field, element_field) = if before_phase {
         (None, fields::ELEMENT)
     } else {
         (Some(fields::AFTER_HASH), fields::ELEMENT_AFTER)
     };
+    let mut written = Vec::new();
+    match retrace_protocol::tool_input::action_point(&step.input) {
+        Some(point) => {
+            if let Some(field) = restate_hash(step, point, hash_field, screen, method, region_size)?
+            {
+                written.push(field);
+                if hash_field.is_none()
+                    && let Some(crop) = recorder::crop_text(screen, point, region_size)
+                {
+                    step.extra
+                        .insert(fields::EXPECTED_CROP.to_owned(), Value::String(crop));
+                    written.push(fields::EXPECTED_CROP);
+                }
+            }
+        }
+        // Typing or keys whose focus was on another element: that element is the change.
+        None if before_phase
+            && retrace_replay::plan::acts_on_focus(&retrace_protocol::tool_input::action_name(
+                step,
+            )) => {}
+        None => {
+            return Err("the step acts at no point, so it has no region to re-record".to_owned());
+        }
+    }
+    if let Some(found) = &evidence.element
+        && restate_element(step, element_field, found)?
+    {
+        written.push(element_field);
+    }
+    if written.is_empty() {
+        return Err(format!(
+            "what the failed run saw there matches what is recorded, so there is nothing to \
+             re-record (the failure was: {})",
+            evidence.message
+        ));
+    }
+    Ok(written)
+}
+
+/// Writes the hash `screen` shows around `point` into the step's before-action hash
+/// (`hash_field` `None`) or `hash_field`; the field written, `None` when it was recorded
+/// already.
+fn restate_hash(
+    step: &mut ToolUseBlock,
+    point: (i64, i64),
+    hash_field: Option<&'static str>,
+    screen: &Image,
+    method: Method,
+    region_size: u32,
+) -> Result<Option<&'static str>, String> {
     let recorded = match hash_field {
         None => step.visual_representation.clone(),
         Some(key) => step
@@ -174,37 +223,19 @@ fn restate_step(
     let hash = recorder::region_hash_at(screen, point, method, region_size, hash_size)
         .map_err(|error| format!("cannot hash the region around {point:?}: {error}"))?
         .to_string();
-    let mut written = Vec::new();
-    if recorded.as_deref() != Some(hash.as_str()) {
-        match hash_field {
-            None => {
-                step.visual_representation = Some(hash);
-                written.push("visual_representation");
-                if let Some(crop) = recorder::crop_text(screen, point, region_size) {
-                    step.extra
-                        .insert(fields::EXPECTED_CROP.to_owned(), Value::String(crop));
-                    written.push(fields::EXPECTED_CROP);
-                }
-            }
-            Some(key) => {
-                step.extra.insert(key.to_owned(), Value::String(hash));
-                written.push(fields::AFTER_HASH);
-            }
+    if recorded.as_deref() == Some(hash.as_str()) {
+        return Ok(None);
+    }
+    Ok(Some(match hash_field {
+        None => {
+            step.visual_representation = Some(hash);
+            "visual_representation"
         }
-    }
-    if let Some(found) = &evidence.element
-        && restate_element(step, element_field, found)?
-    {
-        written.push(element_field);
-    }
-    if written.is_empty() {
-        return Err(format!(
-            "what the failed run saw there matches what is recorded, so there is nothing to \
-             re-record (the failure was: {})",
-            evidence.message
-        ));
-    }
-    Ok(written)
+        Some(key) => {
+            step.extra.insert(key.to_owned(), Value::String(hash));
+            fields::AFTER_HASH
+        }
+    }))
 }
 
 /// Writes `found` as the step's `key` element, keeping the recorded field value (which may
@@ -227,4 +258,91 @@ fn restate_element(
     let changed = step.extra.get(key) != Some(&value);
     step.extra.insert(key.to_owned(), value);
     Ok(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn textbox(name: &str) -> ElementInfo {
+        serde_json::from_value(json!({
+            "role": "textbox", "name": name, "text": "", "tag": "input",
+            "selector": "#customer", "box": {"x": 0.0, "y": 0.0, "width": 10.0, "height": 10.0},
+            "disabled": false, "focused": true, "editable": true, "receives_events": true
+        }))
+        .unwrap()
+    }
+
+    /// A file of one typing step recorded with the focus on `recorded`.
+    fn typing_file(recorded: &ElementInfo) -> CacheFile {
+        let text = json!({
+            "metadata": {"version": "0.1", "created_at": "2026-11-27T00:00:00Z"},
+            "trajectory": [{
+                "type": "tool_use", "id": "toolu_1", "name": "computer",
+                "input": {"action": "type", "text": "Acme Corp"},
+                "element": serde_json::to_value(recorded).unwrap()
+            }]
+        })
+        .to_string();
+        retrace_cache::parse_bytes(
+            Path::new("typing.json"),
+            text.as_bytes(),
+            jiff::Timestamp::now(),
+        )
+        .unwrap()
+    }
+
+    fn evidence(kind: FailureKind, found: &ElementInfo) -> FailureEvidence {
+        FailureEvidence {
+            step: 1,
+            kind,
+            message: "expected the focus on textbox 'Customer', found it on textbox 'Client'"
+                .into(),
+            screen: None,
+            element: Some(found.clone()),
+        }
+    }
+
+    fn blank_screen() -> Image {
+        Image::new(
+            200,
+            200,
+            retrace_vision::PixelLayout::Gray,
+            vec![0; 200 * 200],
+        )
+        .unwrap()
+    }
+
+    /// A field relabelled on purpose fails typing at its focus; approving that takes the
+    /// element that had the focus, with no region to hash.
+    #[test]
+    fn typing_whose_focus_moved_to_a_relabelled_field_is_approved_by_its_element() {
+        let mut cache = typing_file(&textbox("Customer"));
+        let client = textbox("Client");
+        let written = restate_step(
+            &mut cache,
+            &evidence(FailureKind::Mismatch, &client),
+            &blank_screen(),
+        )
+        .unwrap();
+        assert_eq!(written, [fields::ELEMENT]);
+        assert_eq!(cache.trajectory[0].extra[fields::ELEMENT]["name"], "Client");
+    }
+
+    /// What typing left in a field (its effect) is not a screen to re-record.
+    #[test]
+    fn typing_that_left_another_value_is_not_approved() {
+        let mut cache = typing_file(&textbox("Customer"));
+        let error = restate_step(
+            &mut cache,
+            &evidence(FailureKind::Effect, &textbox("Customer")),
+            &blank_screen(),
+        )
+        .unwrap_err();
+        assert!(error.contains("acts at no point"), "{error}");
+    }
 }
