@@ -79,6 +79,20 @@ use crate::readiness::PageActivity;
 /// How long one screenshot may take over all its attempts before it is an error.
 const SCREENSHOT_BUDGET: Duration = Duration::from_secs(60);
 
+/// The first pause before a capture Chromium refused because the page has not drawn yet.
+const NOT_DRAWN_PAUSE: Duration = Duration::from_millis(10);
+
+/// The longest pause between such captures.
+const NOT_DRAWN_PAUSE_MAX: Duration = Duration::from_millis(200);
+
+/// Whether Chromium refused a capture because the page has no frame to copy yet: a document
+/// that has committed and not drawn (its main thread busy from its first script, or a loaded
+/// machine). It draws later; any other error stands.
+fn not_drawn_yet(error: &chromiumoxide::error::CdpError) -> bool {
+    matches!(error, chromiumoxide::error::CdpError::Chrome(error)
+        if error.message.contains("Unable to capture screenshot"))
+}
+
 /// One Chromium tab: screenshots, mouse and keyboard over CDP, navigation and the DOM.
 #[derive(Debug)]
 pub struct ChromiumPage {
@@ -145,7 +159,11 @@ impl ChromiumPage {
     /// Runs a screenshot command, each attempt bounded: Chromium can leave a capture asked for
     /// while a navigation commits unanswered until the CDP timeout (30 s), and on a loaded
     /// machine one can take seconds; a new request is answered once the page has moved on.
-    /// Attempts get 4 s, doubling, for [`SCREENSHOT_BUDGET`] in all.
+    /// Attempts get 4 s, doubling, for [`SCREENSHOT_BUDGET`] in all. A document that has
+    /// committed but not drawn yet (a script at its start holding the main thread, a loaded
+    /// machine) is answered at once with "Unable to capture screenshot": that is asked again
+    /// after a pause ([`NOT_DRAWN_PAUSE`], doubling up to [`NOT_DRAWN_PAUSE_MAX`]) for the
+    /// same budget, until the page has drawn.
     async fn execute_bounded(
         &self,
         doing: &str,
@@ -154,9 +172,21 @@ impl ChromiumPage {
     {
         let started = Instant::now();
         let mut limit = Duration::from_secs(4);
+        let mut pause = NOT_DRAWN_PAUSE;
         loop {
             let error = match tokio::time::timeout(limit, self.page.execute(params.clone())).await {
                 Ok(Ok(shot)) => return Ok(shot.result),
+                Ok(Err(error)) if not_drawn_yet(&error) => {
+                    let error = self.error(doing, error);
+                    self.check_open(doing)?;
+                    if started.elapsed() + pause >= SCREENSHOT_BUDGET {
+                        return Err(error);
+                    }
+                    tracing::debug!("{doing}: {error}; the page has not drawn yet, asking again");
+                    tokio::time::sleep(pause).await;
+                    pause = pause.saturating_mul(2).min(NOT_DRAWN_PAUSE_MAX);
+                    continue;
+                }
                 Ok(Err(error)) => self.error(doing, error),
                 Err(_) => DriveError::Operation {
                     backend: BACKEND.to_owned(),

@@ -275,3 +275,42 @@ async fn a_scroll_without_a_dom_change_counts_as_a_repaint_and_a_canvas_as_opaqu
     let (_, still) = answered(&page).await;
     assert_eq!(still.opaque_painters, 0, "{still:?}");
 }
+
+/// A document that has committed but not drawn (its first script holds the main thread: here
+/// a synchronous request the test holds) is captured once it draws: Chromium refuses a
+/// capture until then ("Unable to capture screenshot"), which is not the page's last word.
+/// Found under load, where a page's first frame can come long after its navigation.
+#[tokio::test]
+async fn a_screenshot_of_a_page_that_has_not_drawn_yet_waits_for_its_first_frame() {
+    let blocked = "<!doctype html><title>Blocked</title><script>\
+        var gate = new XMLHttpRequest(); gate.open('GET', '/gate', false); gate.send();\
+        </script><p>Drawn</p>";
+    let (server, held) = retrace_test_support::html_server::serve_html_holding(
+        &[("/still", element_pages::STILL_HTML), ("/blocked", blocked)],
+        "/gate",
+        "text/plain",
+        "open",
+    );
+    let (_browser, page) = common::page_at(&server.url("/still")).await;
+    page.evaluate("location.href = '/blocked'; true")
+        .await
+        .unwrap();
+    // The new document has committed, and its main thread waits for the gate.
+    until_requested(&held).await;
+    let capture = page.capture(false);
+    tokio::pin!(capture);
+    // While the page cannot draw, the capture waits (it is not an error); the wait only gives
+    // a capture that would fail the time to do so.
+    let early = tokio::time::timeout(Duration::from_secs(3), &mut capture).await;
+    // Released before any assertion: the server's shutdown waits for the held request.
+    held.release();
+    if let Ok(early) = early {
+        panic!("captured a page that has not drawn: {early:?}");
+    }
+    let shot = tokio::time::timeout(PATIENCE, capture)
+        .await
+        .expect("the capture ended once the page drew")
+        .unwrap();
+    assert_eq!((shot.width, shot.height), (1280, 800));
+    assert_eq!(page.evaluate("document.title").await.unwrap(), "Blocked");
+}
