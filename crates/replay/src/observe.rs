@@ -5,8 +5,8 @@
 //! it asks the page ([`PageProbe`]) for the element there before acting, and, after acting,
 //! for the element there again when it carries a state (checked, expanded, selected,
 //! pressed). Around an action on the focus (typing, keys) it asks for the element holding
-//! the focus before acting (where the keys go) and, after typing, again (what it holds). The [`Observations`] it
-//! collects are matched to the history's tool calls by the recorder
+//! the focus before acting (where the keys go) and, after typing, again (what it holds). The
+//! [`Observations`] it collects are matched to the history's tool calls by the recorder
 //! ([`crate::recorder::build_cache_file`]), which stores them in the step's extra fields
 //! (`element`, `element_after`, `focused_after`) that askui ignores; replay's semantic and
 //! state checks compare against them.

@@ -7,9 +7,10 @@
 //! had the focus wait for the focus to be on it instead (the semantic check, asked of the
 //! page alone, with no screenshot): keys go to the focused element wherever it is drawn, so
 //! a field still fading in takes them, and one that lost the focus or was replaced fails the
-//! step before a key is sent; the typed value is checked after (the state check). When the checks do not pass, the ones that can find where the recorded
-//! thing moved are asked once the screen has stood still for `search_after` (and again at the
-//! end): a hit counts once two searches in a row agree on it, so an element caught
+//! step before a key is sent; the typed value is checked after (the state check). When the
+//! checks do not pass, the ones that can find where the recorded thing moved are asked once
+//! the screen has stood still for `search_after` (and again at the end): a hit counts once
+//! two searches in a row agree on it, so an element caught
 //! mid-animation is not clicked where it was passing. `--wait stable` waits for a still
 //! screen and then looks once; `--wait fixed:S` sleeps and looks once at the screen as shown
 //! (askui's behaviour).
