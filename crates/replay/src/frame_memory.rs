@@ -27,6 +27,13 @@
 //! replaces, whose screenshot is as old when the step acts; a next step that comes later
 //! than that asks the page as above.
 //!
+//! **The page's answers with it.** The look after an action also asks the page the questions
+//! the next step's checks ask it alone before it acts (which element is at its point, which
+//! has the focus), at the same moment as the screenshot. When the screenshot is handed over,
+//! so are those answers: they describe the same moment, on a page that was not busy. A next
+//! step whose checks only ask the page (typing checks the focus) takes them within a poll
+//! interval as well, without a screenshot.
+//!
 //! The memory is emptied each time the replay acts, so it never carries a screen across an
 //! action. A desktop has no page to ask: there every look takes a screenshot.
 //!
@@ -42,6 +49,8 @@ use std::time::Instant;
 use retrace_drive::readiness::PageActivity;
 use retrace_vision::Image;
 use retrace_vision::Region;
+
+use crate::checks::Look;
 
 /// The last verified screenshot of one replay, with when it was asked for.
 #[derive(Debug, Default)]
@@ -61,6 +70,17 @@ pub struct Shot {
     pub passed: Instant,
     /// The part of the screen it shows (the rest is blank); `None`: all of it.
     pub shows: Option<Region>,
+    /// The page's answers to the next step's checks, asked while it was taken.
+    pub ahead: Option<AnswersAhead>,
+}
+
+/// The page's answers to the checks of a step that has not started, asked ahead of it.
+#[derive(Debug, Clone)]
+pub struct AnswersAhead {
+    /// The step they were asked for: its index in the plan.
+    pub step: usize,
+    /// Each check's look, in the order the checks run.
+    pub looks: Vec<(&'static str, Look)>,
 }
 
 impl Shot {
@@ -116,6 +136,19 @@ impl FrameMemory {
     pub fn handed_over(&self, needed: Option<Region>, within: Duration) -> Option<Arc<Image>> {
         let last = self.last.lock().ok()?.clone()?;
         (last.shows_all_of(needed) && last.passed.elapsed() < within).then_some(last.screen)
+    }
+
+    /// The page's answers asked ahead for the step with index `step` while the remembered
+    /// screenshot was taken, when its checks passed on it less than `within` ago: handed over
+    /// with it (see the module docs).
+    pub fn answers_handed_over(
+        &self,
+        step: usize,
+        within: Duration,
+    ) -> Option<Vec<(&'static str, Look)>> {
+        let last = self.last.lock().ok()?.clone()?;
+        let ahead = last.ahead.filter(|ahead| ahead.step == step)?;
+        (last.passed.elapsed() < within).then_some(ahead.looks)
     }
 
     /// The remembered screenshot, when it shows all of `needed` (the whole screen when
@@ -193,6 +226,7 @@ mod tests {
             asked: Instant::now(),
             passed: Instant::now(),
             shows,
+            ahead: None,
         }
     }
 
@@ -246,6 +280,34 @@ mod tests {
         assert!(memory.still_shown(&quiet(), Instant::now(), None).is_none());
     }
 
+    /// The page's answers asked ahead go only to the step they were asked for, within the
+    /// time given, and never across an action.
+    #[test]
+    fn answers_asked_ahead_go_only_to_their_step_at_once() {
+        let memory = FrameMemory::default();
+        let screen = Arc::new(Image::new(2, 2, PixelLayout::Rgb, vec![0; 12]).unwrap());
+        let looks = vec![("semantic", crate::checks::pass())];
+        memory.remember(Shot {
+            ahead: Some(AnswersAhead { step: 3, looks }),
+            ..shot(&screen, None)
+        });
+        let hour = Duration::from_secs(3600);
+        let handed = memory
+            .answers_handed_over(3, hour)
+            .expect("step 3's answers");
+        assert_eq!(handed[0].0, "semantic");
+        assert!(
+            memory.answers_handed_over(4, hour).is_none(),
+            "another step"
+        );
+        assert!(
+            memory.answers_handed_over(3, Duration::ZERO).is_none(),
+            "too old"
+        );
+        memory.forget();
+        assert!(memory.answers_handed_over(3, hour).is_none(), "acted since");
+    }
+
     /// The screenshot's age is measured to when the page's answer arrived, not to when the
     /// caller looks at the answer (it may have waited for another): quiet for longer than
     /// the first, it is still shown; for less, it is not; an answer from before the
@@ -261,6 +323,7 @@ mod tests {
             asked,
             passed: asked,
             shows: None,
+            ahead: None,
         });
         let answered = asked + Duration::from_millis(40);
         let quiet_for = |millis| {

@@ -58,8 +58,22 @@ pub struct CheckEnv {
     /// them, and the next step takes it as its first look when it comes at once (see
     /// [`crate::frame_memory`]).
     pub next_reads: Vec<(i64, i64)>,
+    /// The next acting step's before-action checks that ask the page alone (the semantic
+    /// check): the step's after-action polls ask them too, so the next step, handed the
+    /// screenshot such a poll passed on, is handed their answers from the same moment (see
+    /// [`crate::frame_memory`]). `None` when it has none, or there is no next step.
+    pub next_page_checks: Option<NextChecks>,
     /// The browser page behind the screen, for checks that ask it; `None` on a desktop.
     pub page: Option<PageProbe>,
+}
+
+/// Checks of a step other than the one running, with the step.
+#[derive(Debug, Clone)]
+pub struct NextChecks {
+    /// The step.
+    pub step: PlannedStep,
+    /// Its checks, in the order they run.
+    pub checks: Vec<Arc<dyn StepCheck>>,
 }
 
 impl CheckEnv {

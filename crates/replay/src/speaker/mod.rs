@@ -34,6 +34,7 @@ use serde_json::Value;
 mod ending;
 
 use crate::checks::CheckEnv;
+use crate::checks::NextChecks;
 use crate::checks::StepCheck;
 use crate::checks::default_checks;
 use crate::failure::CheckFailure;
@@ -195,10 +196,9 @@ impl ReplaySpeaker {
             env: &env,
             memory: &self.frames,
         };
-        // A step acting on no point (typing) has no control to search for.
         let repair = phase == CheckPhase::Before && at.is_some();
         let verdict = waiter
-            .until_checks_pass(step, at, &checks, repair)
+            .until_checks_pass(step, at, &checks, phase)
             .await
             .map_err(|error| {
                 speaker_error(turn, format!("checking step {}: {error}", step.number()))
@@ -334,6 +334,7 @@ impl Speaker for ReplaySpeaker {
                     last_acting: false,
                     focus_next: false,
                     next_reads: Vec::new(),
+                    next_page_checks: None,
                     page: self.screen.page(),
                 };
                 let tally = Tally::start(&plan, turn.events);
@@ -389,9 +390,18 @@ impl Speaker for ReplaySpeaker {
         let focus_next = next.as_ref().is_some_and(|next| {
             next.acts_on_focus() && self.checks_for(CheckPhase::Before, next, &env).is_empty()
         });
+        let next_page_checks = next.map(|next| NextChecks {
+            checks: self
+                .checks_for(CheckPhase::Before, &next, &env)
+                .into_iter()
+                .filter(|check| !check.reads_screen())
+                .collect(),
+            step: next,
+        });
         let run = self.run_mut(turn)?;
         run.env.next_reads = next_reads;
         run.env.focus_next = focus_next;
+        run.env.next_page_checks = next_page_checks.filter(|next| !next.checks.is_empty());
 
         match turn
             .toolbox

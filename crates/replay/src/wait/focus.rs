@@ -24,22 +24,23 @@ impl Waiter<'_> {
         self.field_region(&focused.bounds, (0, 0), width, height)
     }
 
-    /// Where the focus will be after `step` acted at `at`, in screenshot pixels with a
+    /// Where the focus will be after `step` acted at `at` (`None`: at no point, as typing
+    /// does), in screenshot pixels with a
     /// [`FOCUS_MARGIN`]: the field it was recorded clicking, moved as the step was (a click
     /// into a field focuses it), without asking the page. When the step did not record
     /// clicking a field, the page is asked where its focus is.
     pub(super) async fn focus_region_after(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         width: u32,
         height: u32,
     ) -> Option<Region> {
         let recorded = step.element.as_ref().filter(|element| {
             element.editable && tool_input::action_name(&step.call).ends_with("click")
         });
-        match (recorded, step.point) {
-            (Some(field), Some(point)) => self.field_region(
+        match (recorded, step.point, at) {
+            (Some(field), Some(point), Some(at)) => self.field_region(
                 &field.bounds,
                 (at.0 - point.0, at.1 - point.1),
                 width,

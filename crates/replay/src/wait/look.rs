@@ -17,6 +17,7 @@ use super::blank_screen;
 use crate::checks::Look;
 use crate::checks::Relocation;
 use crate::checks::StepCheck;
+use crate::frame_memory::AnswersAhead;
 use crate::plan::PlannedStep;
 
 /// Which screenshot to take.
@@ -32,6 +33,24 @@ pub(super) enum View {
     Part(Region),
 }
 
+/// What one poll takes and asks.
+pub(super) struct PollPlan<'p> {
+    /// The screenshot to look at instead of taking one: the last phase's (see
+    /// [`crate::frame_memory`]).
+    pub remembered: Option<Arc<Image>>,
+    /// The page's answers to the checks that ask it alone, asked ahead of this step by the
+    /// last phase's poll and handed over with it: not asked again, nor whether the page is
+    /// busy (it was not).
+    pub answers: Option<Vec<(&'static str, Look)>>,
+    /// The picture for a poll that takes no screenshot.
+    pub blank: Option<&'p Arc<Image>>,
+    /// Which screenshot to take when neither is given.
+    pub view: View,
+    /// Whether the page is also asked what the next step's checks ask it alone
+    /// ([`crate::checks::CheckEnv::next_page_checks`]): after acting.
+    pub ask_ahead: bool,
+}
+
 /// What one poll saw.
 pub(super) struct ObservedPoll {
     /// The screenshot its checks looked at.
@@ -43,6 +62,8 @@ pub(super) struct ObservedPoll {
     /// When the poll's last question was answered: its fresh screenshot when it took one
     /// (the page may have answered later), else the page.
     pub answered: Instant,
+    /// The page's answers to the next step's checks, when it was asked them.
+    pub ahead: Option<AnswersAhead>,
 }
 
 /// Why a page is busy, as a failure's note and the debug log say it.
@@ -100,19 +121,25 @@ impl Waiter<'_> {
 
     /// One poll: the screenshot (`remembered`, else `blank`, else a fresh one of `view`), why
     /// the page is busy and every check's look, in the order of `checks`. The page is asked
-    /// (whether it is busy, and the checks that read no pixels) while the screenshot is
-    /// taken: both answers describe the same moment, and neither has to wait for the other.
-    /// A remembered screenshot's page was just asked, and was not busy.
+    /// (whether it is busy, the checks that read no pixels and, with `ask_ahead`, the next
+    /// step's) while the screenshot is taken: the answers describe the same moment, and none
+    /// has to wait for another. A remembered screenshot's page was just asked, and was not
+    /// busy; so was the page whose answers are handed over.
     pub(super) async fn observe(
         &self,
         step: &PlannedStep,
         at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
-        remembered: Option<Arc<Image>>,
-        blank: Option<&Arc<Image>>,
-        view: View,
+        plan: PollPlan<'_>,
     ) -> Result<ObservedPoll, ScreenError> {
-        let reused = remembered.is_some();
+        let PollPlan {
+            remembered,
+            answers,
+            blank,
+            view,
+            ask_ahead,
+        } = plan;
+        let reused = remembered.is_some() || answers.is_some();
         let screen = async {
             match (remembered, blank) {
                 (Some(screen), _) => Ok::<_, ScreenError>((screen, None)),
@@ -135,10 +162,27 @@ impl Waiter<'_> {
             .cloned()
             .collect();
         let page_looks = async {
-            let nothing = blank_screen()?;
-            self.looks(step, at, &page_side, &nothing).await
+            match answers {
+                Some(looks) => Ok(looks),
+                None => {
+                    let nothing = blank_screen()?;
+                    self.looks(step, at, &page_side, &nothing).await
+                }
+            }
         };
-        let (screen, busy, page_looks) = tokio::join!(screen, busy, page_looks);
+        let ahead = async {
+            let next = self.env.next_page_checks.as_ref().filter(|_| ask_ahead)?;
+            let nothing = blank_screen().ok()?;
+            let looks = self
+                .looks(&next.step, next.step.point, &next.checks, &nothing)
+                .await
+                .ok()?;
+            Some(AnswersAhead {
+                step: next.step.index,
+                looks,
+            })
+        };
+        let (screen, busy, page_looks, ahead) = tokio::join!(screen, busy, page_looks, ahead);
         let (screen, captured) = screen?;
         let answered = captured.unwrap_or_else(Instant::now);
         let pixel_side: Vec<Arc<dyn StepCheck>> = checks
@@ -163,6 +207,7 @@ impl Waiter<'_> {
             busy,
             looks,
             answered,
+            ahead,
         })
     }
 
@@ -173,41 +218,35 @@ impl Waiter<'_> {
     /// and, when it types, the field the focus is in, with its margin (its wait for a still
     /// field takes a new screenshot when the field is not where
     /// [`Waiter::focus_region_after`] expected). `None` when the screen captures only whole
-    /// screenshots, or no check reads it.
+    /// screenshots, or nothing is read.
     pub(super) async fn part_read(
         &self,
         step: &PlannedStep,
-        at: (i64, i64),
+        at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
         side: u32,
         for_next: bool,
     ) -> Option<Region> {
         let (width, height) = self.screen.part_capture_size().await?;
         let square = |point| retrace_vision::action_region(point, side, width, height);
-        let read = checks
-            .iter()
-            .filter(|check| check.reads_screen())
-            .flat_map(|check| check.points_read(step, at))
+        let own = at.into_iter().flat_map(|at| {
+            checks
+                .iter()
+                .filter(|check| check.reads_screen())
+                .flat_map(move |check| check.points_read(step, at))
+        });
+        let next = self.env.next_reads.iter().copied().filter(|_| for_next);
+        let read = own
+            .chain(next)
             .map(square)
-            .reduce(|one, other| one.union(other))?;
-        if !for_next {
-            return Some(read);
+            .reduce(|one, other| one.union(other));
+        if !for_next || !self.env.focus_next {
+            return read;
         }
-        let read = self
-            .env
-            .next_reads
-            .iter()
-            .map(|&point| square(point))
-            .fold(read, |one, other| one.union(other));
-        if !self.env.focus_next {
-            return Some(read);
+        match (read, self.focus_region_after(step, at, width, height).await) {
+            (Some(read), Some(field)) => Some(read.union(field)),
+            (read, field) => read.or(field),
         }
-        Some(
-            match self.focus_region_after(step, at, width, height).await {
-                Some(field) => read.union(field),
-                None => read,
-            },
-        )
     }
 
     /// Every check's look at one screenshot.

@@ -9,7 +9,10 @@ use retrace_vision::Image;
 use retrace_vision::Region;
 
 use super::Waiter;
+use crate::checks::Look;
+use crate::checks::StepCheck;
 use crate::frame_memory::Shot;
+use crate::plan::PlannedStep;
 
 impl Waiter<'_> {
     /// A phase's first look, when it can be at the screenshot the last phase passed on and
@@ -25,6 +28,31 @@ impl Waiter<'_> {
             return Some(screen);
         }
         self.still_shown(needed).await
+    }
+
+    /// The page's answers to those of `checks` that ask it alone, asked ahead of `step` by
+    /// the last phase's poll and handed over with its screenshot (see
+    /// [`crate::frame_memory`]); `None` when they were not asked, are older than a poll
+    /// interval, or are not these checks' answers.
+    pub(super) fn answers_handed_over(
+        &self,
+        step: &PlannedStep,
+        checks: &[Arc<dyn StepCheck>],
+    ) -> Option<Vec<(&'static str, Look)>> {
+        let within = self.env.settings.poll_interval;
+        let looks = self.memory.answers_handed_over(step.index, within)?;
+        let asked = checks
+            .iter()
+            .filter(|check| !check.reads_screen())
+            .map(|check| check.name());
+        if !asked.eq(looks.iter().map(|(name, _)| *name)) {
+            return None;
+        }
+        tracing::debug!(
+            step = step.number(),
+            "the page's answers asked ahead of this step, just now"
+        );
+        Some(looks)
     }
 
     /// The screenshot the last phase passed on, when the page (a browser's: a desktop has

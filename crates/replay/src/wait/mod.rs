@@ -29,11 +29,16 @@
 //!   waits the step's whole time.
 //!
 //! **Screenshots not taken**: an after-action phase whose checks ask only the page (the typed
-//! value) takes none until it fails and needs one as evidence; and between one
-//! phase that passed and the next, with no action in between, the screenshot the first passed
-//! on is the next one's first look when the next comes at once (within a poll interval) or
-//! when the page says nothing changed since ([`crate::frame_memory`]), and is otherwise the
-//! first of the two a still screen needs. While a navigation the last poll
+//! value) takes none for itself: it captures, while the page is asked, what the next step
+//! looks at first, when that step reads the screen (else none until it fails and needs one
+//! as evidence). Between one phase that passed and the next, with no action in between, the
+//! screenshot the first passed on is the next one's first look when the next comes at once
+//! (within a poll interval) or when the page says nothing changed since
+//! ([`crate::frame_memory`]), and is otherwise the first of the two a still screen needs.
+//! **Questions not asked twice**: an after-action poll also asks the page what the next
+//! step's checks ask it alone (the element at its point, the focus), with its screenshot;
+//! handed over at once with it, those answers are the next step's first look at the page (a
+//! typing step's whole look), and it asks the page nothing more before it acts. While a navigation the last poll
 //! saw is still under way, a poll asks the page alone: a screenshot would show the document
 //! going away, which no check may pass on (until `ready_timeout`).
 //!
@@ -76,6 +81,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
+use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
@@ -95,6 +101,7 @@ mod memory;
 
 use look::Busy;
 use look::ObservedPoll;
+use look::PollPlan;
 use look::View;
 
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
@@ -190,16 +197,18 @@ impl Settling {
 }
 
 impl Waiter<'_> {
-    /// Waits until every check in `checks` passes for `step` acting at `at` (see the module
-    /// docs), or the step's time is up. With `repair`, checks that can relocate the recorded
-    /// thing are asked where it moved.
+    /// Waits until every check in `checks` (of `phase`) passes for `step` acting at `at` (see
+    /// the module docs), or the step's time is up. Before acting at a point, checks that can
+    /// relocate the recorded thing are asked where it moved.
     pub async fn until_checks_pass(
         &self,
         step: &PlannedStep,
         at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
-        repair: bool,
+        phase: CheckPhase,
     ) -> Result<Verdict, ScreenError> {
+        // A step acting on no point (typing) has no control to search for.
+        let repair = phase == CheckPhase::Before && at.is_some();
         let settings = &self.env.settings;
         let started = Instant::now();
         let screen = match settings.wait {
@@ -209,7 +218,7 @@ impl Waiter<'_> {
             }
             WaitMode::Stable => self.settled_screen(started, false).await?.0,
             WaitMode::Visual => {
-                let mut verdict = self.poll_visual(step, at, checks, repair, started).await?;
+                let mut verdict = self.poll_visual(step, at, checks, phase, started).await?;
                 // A phase that asked only the page shows, when it fails, what the screen was.
                 if !verdict.passed() && polls_without_screenshots(checks, repair) {
                     verdict.screen = self.capture(View::Rendered).await?;
@@ -236,10 +245,12 @@ impl Waiter<'_> {
         step: &PlannedStep,
         at: Option<(i64, i64)>,
         checks: &[Arc<dyn StepCheck>],
-        repair: bool,
+        phase: CheckPhase,
         started: Instant,
     ) -> Result<Verdict, ScreenError> {
         let settings = &self.env.settings;
+        let after = phase == CheckPhase::After;
+        let repair = phase == CheckPhase::Before && at.is_some();
         let repair_at = at.filter(|_| repair && settings.search_radius > 0);
         let mut last_hit: Option<Relocation> = None;
         let mut last_search: Option<Instant> = None;
@@ -253,25 +264,42 @@ impl Waiter<'_> {
         // evidence): then a failing look is taken again on a whole screenshot at once.
         // Before acting, once the first look failed, the polls also capture the search
         // radius around them, where the control could be on its way (see `watched`).
-        let blank = polls_without_screenshots(checks, repair)
+        // After acting, checks that ask the page alone (the typed value) take no screenshot,
+        // unless the next step looks at the screen first: then the part it reads is captured
+        // while they ask, and handed over to it.
+        let region_size = self.env.hashing.region_size;
+        let asks_page_alone = polls_without_screenshots(checks, repair);
+        let ahead_part = match after && asks_page_alone {
+            true => self.part_read(step, at, checks, region_size, true).await,
+            false => None,
+        };
+        let blank = (asks_page_alone && ahead_part.is_none())
             .then(blank_screen)
             .transpose()?;
-        let region_size = self.env.hashing.region_size;
         let (first_part, part) = match (at, &blank) {
             (Some(at), None) if repair => (
-                self.part_read(step, at, checks, region_size, false).await,
-                self.part_read(step, at, checks, reach, false).await,
+                self.part_read(step, Some(at), checks, region_size, false)
+                    .await,
+                self.part_read(step, Some(at), checks, reach, false).await,
             ),
             (Some(at), None) => {
-                let part = self.part_read(step, at, checks, region_size, true).await;
+                let part = self
+                    .part_read(step, Some(at), checks, region_size, true)
+                    .await;
                 (part, part)
             }
+            (None, None) => (ahead_part, ahead_part),
             _ => (None, None),
         };
         // The first look may be at the screenshot the last phase passed on (no action has
         // been taken in between) when it shows that part: handed over at once, or when the
-        // page says nothing changed since.
+        // page says nothing changed since; with it, or in place of a look that takes none,
+        // the page's answers asked ahead of this step at the same moment.
         let mut remembered = self.first_look(first_part).await;
+        let mut answers = match remembered.is_some() || blank.is_some() {
+            true => self.answers_handed_over(step, checks),
+            false => None,
+        };
         let mut polled_part = first_part;
         let mut whole_next = false;
         // Whether the last poll found a navigation under way.
@@ -293,6 +321,7 @@ impl Waiter<'_> {
             }
             let reused = remembered.is_some();
             let fresh = !reused && blank.is_none();
+            let answered_ahead = answers.is_some();
             let whole = std::mem::take(&mut whole_next);
             let view = match polled_part.filter(|_| fresh && !whole) {
                 Some(part) => View::Part(part),
@@ -305,14 +334,20 @@ impl Waiter<'_> {
             };
             // A screenshot remembered for this part may show only it.
             let partial = shows.is_some() || (reused && part.is_some());
+            let plan = PollPlan {
+                remembered: remembered.take(),
+                answers: answers.take(),
+                blank: blank.as_ref(),
+                view,
+                ask_ahead: after,
+            };
             let ObservedPoll {
                 screen,
                 busy,
                 looks,
                 answered,
-            } = self
-                .observe(step, at, checks, remembered.take(), blank.as_ref(), view)
-                .await?;
+                ahead,
+            } = self.observe(step, at, checks, plan).await?;
             // The next poll comes a poll interval after this one's screenshot was answered
             // (or its page, when it took none): not after a page that held its answer (a
             // navigation committing), which would only add to the wait.
@@ -334,6 +369,7 @@ impl Waiter<'_> {
                 step = step.number(),
                 at_ms = asked_at.as_millis() as u64,
                 reused,
+                answered_ahead,
                 part = shows.is_some(),
                 observe_ms = (observed - asked_at).as_millis() as u64,
                 busy = %busy.as_ref().map_or_else(|| "no".to_owned(), Busy::to_string),
@@ -350,6 +386,7 @@ impl Waiter<'_> {
                                 asked,
                                 passed: Instant::now(),
                                 shows,
+                                ahead,
                             });
                         }
                         return Ok(verdict);
@@ -524,6 +561,7 @@ impl Waiter<'_> {
                 asked,
                 passed: Instant::now(),
                 shows,
+                ahead: None,
             };
             size = Some((next.screen.width(), next.screen.height()));
             let still = previous.as_ref().is_some_and(|previous| {

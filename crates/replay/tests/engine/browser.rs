@@ -25,7 +25,7 @@ use crate::world::squares;
 use crate::world::write_trajectory;
 
 /// The control of `control_at(40, 80)` as the page describes it.
-const CONTROL_BOX: (f64, f64, f64, f64) = (40.0, 80.0, 80.0, 80.0);
+pub const CONTROL_BOX: (f64, f64, f64, f64) = (40.0, 80.0, 80.0, 80.0);
 
 /// Settings for a step expected to fail after acting (an effect gets the step's whole time).
 fn effect_fails() -> ReplaySettings {
@@ -65,7 +65,8 @@ fn blink_far_from_the_control(world: &World, screen: &retrace_vision::Image) {
     );
 }
 
-fn as_json(element: &retrace_protocol::element::ElementInfo) -> Value {
+/// An element as a trajectory step's field holds it.
+pub fn as_json(element: &retrace_protocol::element::ElementInfo) -> Value {
     serde_json::to_value(element).unwrap()
 }
 

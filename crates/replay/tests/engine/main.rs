@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod browser;
+mod handover;
 mod page;
 mod world;
 
