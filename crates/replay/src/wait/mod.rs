@@ -38,9 +38,10 @@
 //! **Questions not asked twice**: an after-action poll also asks the page what the next
 //! step's checks ask it alone (the element at its point, the focus), with its screenshot;
 //! handed over at once with it, those answers are the next step's first look at the page (a
-//! typing step's whole look), and it asks the page nothing more before it acts. While a navigation the last poll
-//! saw is still under way, a poll asks the page alone: a screenshot would show the document
-//! going away, which no check may pass on (until `ready_timeout`).
+//! typing step's whole look), and it asks the page nothing more before it acts. While a
+//! navigation the last poll saw is still under way, a poll asks the page alone: a
+//! screenshot would show the document going away, which no check may pass on (until
+//! `ready_timeout`).
 //!
 //! A poll interval separates a poll's screenshot (its answer) from the next poll, so a loaded
 //! machine is not asked for screenshots back to back; a page that held the poll's other
