@@ -270,11 +270,12 @@ impl Waiter<'_> {
         // while they ask, and handed over to it.
         let region_size = self.env.hashing.region_size;
         let asks_page_alone = polls_without_screenshots(checks, repair);
-        let ahead_part = match after && asks_page_alone {
+        // Checks that read the screen at no point read all of it.
+        let after_part = match after && (at.is_some() || asks_page_alone) {
             true => self.part_read(step, at, checks, region_size, true).await,
             false => None,
         };
-        let blank = (asks_page_alone && ahead_part.is_none())
+        let blank = (asks_page_alone && after_part.is_none())
             .then(blank_screen)
             .transpose()?;
         let (first_part, part) = match (at, &blank) {
@@ -283,13 +284,7 @@ impl Waiter<'_> {
                     .await,
                 self.part_read(step, Some(at), checks, reach, false).await,
             ),
-            (Some(at), None) => {
-                let part = self
-                    .part_read(step, Some(at), checks, region_size, true)
-                    .await;
-                (part, part)
-            }
-            (None, None) => (ahead_part, ahead_part),
+            (_, None) if after => (after_part, after_part),
             _ => (None, None),
         };
         // The first look may be at the screenshot the last phase passed on (no action has
