@@ -10,10 +10,9 @@
 //!   with a page total shorter than its navigation limit, ERROR at that total, not retried.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use retrace_check::CheckSpec;
-use retrace_check::Retry;
+mod common;
+
 use retrace_check::Timeouts;
-use retrace_check::Viewport;
 use retrace_check::run_check;
 use retrace_demo::Variant;
 use retrace_demo::site::seeded_change;
@@ -25,9 +24,11 @@ use retrace_protocol::events::Events;
 use retrace_protocol::events::MemorySink;
 use retrace_protocol::events::TestStatus;
 use retrace_protocol::events::Verdict;
-use retrace_test_support::demo::DemoServer;
 use retrace_test_support::demo::start_variant;
 use retrace_test_support::require;
+
+use common::spec;
+use common::summary;
 
 const CONTENT: [&str; 5] = [
     "/site/",
@@ -59,44 +60,6 @@ fn runs() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2)
-}
-
-fn spec(
-    baseline: &DemoServer,
-    candidate: &DemoServer,
-    pages: &[&str],
-) -> (CheckSpec, tempfile::TempDir) {
-    let out = tempfile::tempdir().unwrap();
-    let spec = CheckSpec {
-        baseline: baseline.url(),
-        candidate: candidate.url(),
-        pages: pages.iter().map(|p| (*p).to_owned()).collect(),
-        viewports: vec![Viewport {
-            width: 1280,
-            height: 720,
-        }],
-        jobs: 2,
-        out_dir: out.path().to_path_buf(),
-        retry: Retry {
-            retries: 2,
-            backoff_ms: vec![100],
-        },
-        ..CheckSpec::default()
-    };
-    (spec, out)
-}
-
-fn summary(pages: &[retrace_protocol::events::PageCheck]) -> String {
-    pages
-        .iter()
-        .map(|p| {
-            format!(
-                "{} {:?} {:?} {:?}",
-                p.path, p.verdict, p.error, p.differences
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,80 @@
+//! What a check can be told about capturing, in real headless Chromium against the demo app:
+//!
+//! - `capture.masks`: the changed-text regression FAILs unmasked and PASSes with the changed
+//!   button masked, the mask painted in the same colour over the same box on both sides'
+//!   screenshots.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use retrace_check::Frame;
+use retrace_check::run_check;
+use retrace_demo::Variant;
+use retrace_demo::site::Rect;
+use retrace_demo::site::seeded_change;
+use retrace_demo::site::seeded_change_box;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::PageCheck;
+use retrace_protocol::events::Verdict;
+use retrace_test_support::demo::start_variant;
+use retrace_test_support::require;
+
+use common::spec as spec_of;
+use common::summary;
+
+/// The colour `MASK_JS` paints.
+const MASK_COLOUR: [u8; 4] = [255, 0, 255, 255];
+
+/// The evidence file of `page` named `name`.
+fn evidence<'a>(page: &'a PageCheck, name: &str) -> &'a Path {
+    page.evidence
+        .iter()
+        .find(|p| p.ends_with(name))
+        .unwrap_or_else(|| panic!("no {name} in {:?}", page.evidence))
+}
+
+/// Pixels inside `area` (one pixel in from each edge, where a fractional layout may blend)
+/// that are not the mask's colour.
+fn unmasked_pixels(png: &Path, area: Rect) -> usize {
+    let frame = Frame::from_png(&std::fs::read(png).unwrap()).unwrap();
+    let mut unmasked = 0;
+    for y in area.y + 1..area.bottom() - 1 {
+        for x in area.x + 1..area.right() - 1 {
+            let at = ((y * frame.width + x) * 4) as usize;
+            if frame.rgba[at..at + 4] != MASK_COLOUR {
+                unmasked += 1;
+            }
+        }
+    }
+    unmasked
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mask_over_the_changed_text_makes_it_pass_and_shows_in_both_screenshots() {
+    require!(Chromium);
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Text).await;
+    let seeded = seeded_change(Variant::Text).unwrap();
+    let changed = seeded_change_box(Variant::Text, seeded.path).unwrap();
+
+    let (mut spec, _out) = spec_of(&baseline, &candidate, &[seeded.path]);
+    spec.retry.retries = 0;
+    let unmasked = run_check(&spec, &Events::none()).await.unwrap();
+    let page = &unmasked.pages[0];
+    assert_eq!(page.verdict, Verdict::Fail, "{}", summary(&unmasked.pages));
+    for side in ["baseline.png", "candidate.png"] {
+        assert!(unmasked_pixels(evidence(page, side), changed) > 0, "{side}");
+    }
+
+    let (mut spec, _out) = spec_of(&baseline, &candidate, &[seeded.path]);
+    spec.retry.retries = 0;
+    spec.capture.masks = vec![seeded.selector.to_owned()];
+    let masked = run_check(&spec, &Events::none()).await.unwrap();
+    let page = &masked.pages[0];
+    assert_eq!(page.verdict, Verdict::Pass, "{}", summary(&masked.pages));
+    for side in ["baseline.png", "candidate.png"] {
+        assert_eq!(unmasked_pixels(evidence(page, side), changed), 0, "{side}");
+    }
+}
