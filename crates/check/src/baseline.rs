@@ -198,9 +198,14 @@ async fn approve_at(
 ) -> Result<(), String> {
     for path in &spec.pages {
         let run = browser.new_run();
-        let shot = capture(&run, &CheckSpec::url(&spec.candidate, path), spec)
-            .await
-            .map_err(|error| format!("{path} @{viewport}: {error}"))?;
+        let shot = capture(
+            &run,
+            &CheckSpec::url(&spec.candidate, path),
+            &spec.masks_for(path),
+            spec,
+        )
+        .await
+        .map_err(|error| format!("{path} @{viewport}: {error}"))?;
         let file = shot_path(dir, path, viewport);
         std::fs::write(&file, &shot.png).map_err(|error| format!("{}: {error}", file.display()))?;
         written.push(file);

@@ -161,10 +161,11 @@ const LOADED_JS: &str = "new Promise(r => document.readyState === 'complete' ? r
 const STATUS_JS: &str = "(() => { const e = performance.getEntriesByType('navigation')[0]; \
     return e && e.responseStatus ? e.responseStatus : 0; })()";
 
-/// Captures `url` in a new page of `run`.
+/// Captures `url` in a new page of `run`, `masks` (CSS selectors) painted over.
 pub async fn capture(
     run: &ChromiumBrowser,
     url: &str,
+    masks: &[String],
     spec: &CheckSpec,
 ) -> Result<Capture, CaptureError> {
     let browser_error = |detail: String| CaptureError::Browser {
@@ -175,7 +176,7 @@ pub async fn capture(
         .open_page()
         .await
         .map_err(|e| browser_error(e.to_string()))?;
-    let result = capture_on(&page, url, spec).await;
+    let result = capture_on(&page, url, masks, spec).await;
     let _ = page.close().await;
     result
 }
@@ -183,6 +184,7 @@ pub async fn capture(
 async fn capture_on(
     page: &ChromiumPage,
     url: &str,
+    masks: &[String],
     spec: &CheckSpec,
 ) -> Result<Capture, CaptureError> {
     let load_error = |detail: String| CaptureError::Load {
@@ -222,7 +224,7 @@ async fn capture_on(
             url: url.to_owned(),
             reason,
         })?;
-    stabilise::freeze(page, &spec.capture.masks)
+    stabilise::freeze(page, masks)
         .await
         .map_err(|e| load_error(format!("cannot freeze the page: {e}")))?;
     let (png, frame, shots) = stable_screenshot(page, url, spec).await?;

@@ -52,6 +52,8 @@ pub struct JudgeInputs<'a> {
     pub diff_png: Option<&'a [u8]>,
     /// The deterministic layers' findings (pixel counts, boxes, typed differences).
     pub structural: &'a serde_json::Value,
+    /// The masks painted on both screenshots (part of the cache key).
+    pub masks: &'a [String],
 }
 
 /// Whether the pixel layer found more than a judge may overrule: a changed page size, or a
@@ -160,7 +162,7 @@ pub async fn ask(
     let key = judgement_cache_key(
         inputs.baseline_png,
         inputs.candidate_png,
-        &spec.capture.masks,
+        inputs.masks,
         &model,
     );
     let dir = spec.judgement_dir();

@@ -3,7 +3,8 @@
 //! differences and their boxes, or ERROR when the comparison could not be made.
 //!
 //! A [`CheckSpec`] (a JSON file read by [`load_spec`], or built from flags) names the two base
-//! URLs, the page paths, the viewports, the thresholds, the timeouts and the retries.
+//! URLs, the page paths, the viewports, the thresholds, the timeouts and the retries; a pages
+//! file ([`load_pages`]) lists pages with masks of their own.
 //! [`run_check`] checks every page at every viewport and reports through the event stream
 //! (`TestStarted`, one `CheckAttemptFinished` per attempt, `TestFinished` with the
 //! [`PageCheck`]); it is the library entry point an orchestrator calls, and `retrace check` is
@@ -62,6 +63,7 @@ mod judge_options;
 mod judgement;
 mod judgement_cache;
 mod page_check;
+mod pages_file;
 mod pixels;
 mod run;
 mod spec;
@@ -86,6 +88,8 @@ pub use judgement::Judgement;
 pub use judgement::judge_prompt;
 pub use judgement::judgement_cache_key;
 pub use judgement::read_judgement;
+pub use pages_file::PageEntry;
+pub use pages_file::load_pages;
 pub use pixels::Frame;
 pub use pixels::PixelComparison;
 pub use pixels::compare;

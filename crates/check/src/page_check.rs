@@ -182,6 +182,7 @@ async fn one_attempt(
     let spec = context.spec;
     let dir = evidence::attempt_dir(&spec.out_dir, path, viewport, attempt);
     let run = context.browser.new_run();
+    let masks = spec.masks_for(path);
     let mut sides = Vec::new();
     if let Some(dir) = spec.stored_baseline() {
         match crate::baseline::stored_capture(dir, path, viewport) {
@@ -193,7 +194,7 @@ async fn one_attempt(
         if side == "baseline" && spec.stored_baseline().is_some() {
             continue;
         }
-        match capture(&run, &CheckSpec::url(base, path), spec).await {
+        match capture(&run, &CheckSpec::url(base, path), &masks, spec).await {
             Ok(captured) => sides.push(captured),
             Err(error) => {
                 let kept = keep_unstable_frames(&dir, side, &error);
@@ -237,6 +238,7 @@ async fn one_attempt(
                 candidate_png: &candidate.png,
                 diff_png: diff_png.as_deref(),
                 structural: &structural,
+                masks: &masks,
             };
             let over = judge::over_ceiling(&comparison, &spec.judge);
             Some(judge::ask(provider, spec, &inputs, over).await)

@@ -3,6 +3,7 @@
 //! ([`load_spec`]) or built from flags, and [`CheckSpec::validate`] names the field of any bad
 //! value, so a typo never reaches a browser.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::path::PathBuf;
@@ -174,8 +175,11 @@ impl Retry {
 pub struct CaptureOptions {
     /// The whole scrollable page (true) or the viewport only.
     pub full_page: bool,
-    /// CSS selectors painted over identically on both sides (dates, ads...).
+    /// CSS selectors painted over identically on both sides (dates, ads...), on every page.
     pub masks: Vec<String>,
+    /// CSS selectors painted over on one page only (by path), in addition to `masks`; a
+    /// pages file (`--pages`) fills it.
+    pub page_masks: BTreeMap<String, Vec<String>>,
     /// Screenshots taken at most while waiting for two identical ones in a row.
     pub max_shots: u32,
 }
@@ -185,6 +189,7 @@ impl Default for CaptureOptions {
         Self {
             full_page: true,
             masks: Vec::new(),
+            page_masks: BTreeMap::new(),
             max_shots: 10,
         }
     }
@@ -352,6 +357,21 @@ impl CheckSpec {
                 return Err(SpecError::field(field, "must be more than 0"));
             }
         }
+        let masks = self
+            .capture
+            .masks
+            .iter()
+            .map(|m| ("capture.masks".to_owned(), m));
+        let page_masks = self.capture.page_masks.iter().flat_map(|(page, masks)| {
+            masks
+                .iter()
+                .map(move |m| (format!("capture.page_masks.\"{page}\""), m))
+        });
+        for (field, selector) in masks.chain(page_masks) {
+            if selector.trim().is_empty() {
+                return Err(SpecError::field(field, "an empty CSS selector"));
+            }
+        }
         if self.capture.max_shots < 2 {
             return Err(SpecError::field(
                 "capture.max_shots",
@@ -369,7 +389,12 @@ impl CheckSpec {
             .unwrap_or_else(|| self.out_dir.join("judgements"))
     }
 
-    /// `base` + `path`, without a doubled slash.
+    /// The masks painted on the page at `path`: the check's, then the page's own.
+    pub fn masks_for(&self, path: &str) -> Vec<String> {
+        let own = self.capture.page_masks.get(path).into_iter().flatten();
+        self.capture.masks.iter().chain(own).cloned().collect()
+    }
+
     /// The folder of stored baseline shots, when `baseline` names one (a path: no `://`)
     /// rather than a site.
     pub fn stored_baseline(&self) -> Option<&std::path::Path> {
@@ -377,91 +402,12 @@ impl CheckSpec {
         (!url.is_empty() && !url.contains("://")).then(|| std::path::Path::new(url))
     }
 
+    /// `base` + `path`, without a doubled slash.
     pub fn url(base: &str, path: &str) -> String {
         format!("{}{path}", base.trim_end_matches('/'))
     }
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-
-    #[test]
-    fn a_json_spec_reads_with_defaults_and_bad_fields_are_named() {
-        let spec = parse_spec(
-            r#"{"baseline":"http://a/","candidate":"http://b","pages":["/x"],
-               "viewports":["800x600"],"thresholds":{"max_diff_pixels":5}}"#,
-        )
-        .unwrap();
-        spec.validate().unwrap();
-        assert_eq!(
-            spec.viewports[0],
-            Viewport {
-                width: 800,
-                height: 600
-            }
-        );
-        assert_eq!(spec.thresholds.max_diff_pixels, 5);
-        assert_eq!(spec.thresholds.pixel_threshold, 0.1);
-        assert_eq!(CheckSpec::url(&spec.baseline, "/x"), "http://a/x");
-
-        let error = parse_spec(r#"{"viewports":["12x"]}"#).unwrap_err();
-        assert_eq!(error.field, "viewports[0]");
-        assert!(error.message.contains("`12x`"), "{error}");
-        let error = parse_spec(r#"{"thresholds":{"pixel_treshold":1}}"#).unwrap_err();
-        assert_eq!(error.field, "thresholds.pixel_treshold");
-        let mut bad = spec.clone();
-        bad.pages.push("x".to_owned());
-        assert_eq!(bad.validate().unwrap_err().field, "pages[1]");
-        let mut bad = spec;
-        bad.thresholds.pixel_threshold = 2.0;
-        assert_eq!(
-            bad.validate().unwrap_err().field,
-            "thresholds.pixel_threshold"
-        );
-    }
-
-    #[test]
-    fn judge_options_and_timeouts_read_with_defaults_and_bad_ones_are_named() {
-        let spec = parse_spec(
-            r#"{"baseline":"http://a","candidate":"http://b",
-               "judge":{"when":"always","context":"a.css:3"},"timeouts":{"model_ms":5}}"#,
-        )
-        .unwrap();
-        spec.validate().unwrap();
-        assert_eq!(spec.judge.when, crate::JudgeWhen::Always);
-        assert_eq!(spec.judge.min_confidence, 80);
-        assert_eq!(spec.timeouts.model(), Duration::from_millis(5));
-        assert_eq!(spec.timeouts.page_ms, 600_000);
-        assert!(spec.judgement_dir().ends_with("retrace-check/judgements"));
-        let error = parse_spec(r#"{"judge":{"when":"sometimes"}}"#).unwrap_err();
-        assert_eq!(error.field, "judge.when");
-        let mut bad = spec.clone();
-        bad.judge.min_confidence = 101;
-        assert_eq!(bad.validate().unwrap_err().field, "judge.min_confidence");
-        let mut bad = spec;
-        bad.timeouts.model_ms = 0;
-        assert_eq!(bad.validate().unwrap_err().field, "timeouts.model_ms");
-    }
-
-    #[test]
-    fn a_spec_file_error_names_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("check.json");
-        std::fs::write(&path, r#"{"baseline":"ftp://x","candidate":"http://y"}"#).unwrap();
-        let error = load_spec(&path).unwrap_err().to_string();
-        assert!(
-            error.contains("check.json") && error.contains("baseline"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn backoff_repeats_its_last_wait() {
-        let retry = Retry::default();
-        assert_eq!(retry.backoff(1), Duration::from_secs(2));
-        assert_eq!(retry.backoff(3), Duration::from_secs(8));
-        assert_eq!(retry.backoff(9), Duration::from_secs(8));
-    }
-}
+#[path = "spec_tests.rs"]
+mod tests;

@@ -1,6 +1,7 @@
 //! `retrace check` end to end: two demo servers (baseline and a candidate with the 4 px
 //! shift), real headless Chromium, the binary's lines, JSON document and exit codes; a bad
-//! spec file is named with its field; `--judge` with a scripted model over the real
+//! spec file is named with its field; a pages file's page masks apply to their page only, and
+//! a bad pages file is named with its field; `--judge` with a scripted model over the real
 //! Anthropic protocol (its verdict in the lines and the JSON, a rerun served from the cache),
 //! and `--judge` with no key refused before a browser starts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -84,6 +85,89 @@ fn a_bad_spec_is_an_error_naming_the_file_and_field() {
     let output = run_retrace(BIN, &["check", "--baseline", "http://a"], None);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--candidate"));
+}
+
+#[test]
+fn a_pages_file_masks_its_page_only() {
+    require!(Chromium);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Text);
+    let seeded = retrace_demo::site::seeded_change(retrace_demo::Variant::Text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages.json");
+    // The same page twice (a query the server ignores): masked, then not.
+    let unmasked = format!("{}?unmasked", seeded.path);
+    let listed = serde_json::json!({"pages": [
+        {"path": seeded.path, "masks": [seeded.selector]},
+        {"path": unmasked},
+    ]});
+    std::fs::write(&pages, listed.to_string()).unwrap();
+    let out = dir.path().join("out");
+    let args = [
+        "check",
+        "--baseline",
+        baseline.url(),
+        "--candidate",
+        candidate.url(),
+        "--pages",
+        pages.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--retries",
+        "0",
+        "--json",
+    ];
+    let output = run_retrace(BIN, &args, None);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document = json_summary(&output);
+    let verdicts: Vec<(&str, &str)> = document["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["path"].as_str().unwrap(), p["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [(seeded.path, "PASS"), (unmasked.as_str(), "FAIL")],
+        "{document}"
+    );
+}
+
+#[test]
+fn a_bad_pages_file_is_an_error_naming_the_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages.json");
+    std::fs::write(
+        &pages,
+        r##"{"pages":[{"path":"/a","masks":["#x"]},{"path":"b"}]}"##,
+    )
+    .unwrap();
+    let output = run_retrace(
+        BIN,
+        &[
+            "check",
+            "--baseline",
+            "http://127.0.0.1:9/",
+            "--candidate",
+            "http://127.0.0.1:9/",
+            "--pages",
+            pages.to_str().unwrap(),
+            "--chromium",
+            "/nonexistent/chromium",
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("pages.json") && stderr.contains("pages[1].path") && stderr.contains("`b`"),
+        "{stderr}"
+    );
 }
 
 #[test]

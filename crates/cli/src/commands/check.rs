@@ -72,6 +72,12 @@ pub struct CheckArgs {
     /// A page path, joined to both base URLs (repeatable; default `/`).
     #[arg(long = "page", visible_alias = "path", value_name = "PATH")]
     pub pages: Vec<String>,
+    /// A pages file, JSON: `{"pages": [{"path": "/pricing", "masks": [".price-date"]},
+    /// {"path": "/about"}]}`. Each page's `masks` (CSS selectors) are painted over on that page
+    /// only, on both sides, besides every --mask. Its pages replace the spec's; --page paths
+    /// are added after them.
+    #[arg(long = "pages", value_name = "FILE")]
+    pub pages_file: Option<PathBuf>,
     /// A viewport, WIDTHxHEIGHT (repeatable; default 1280x720).
     #[arg(long = "viewport", value_name = "WxH", value_parser = parse_viewport)]
     pub viewports: Vec<Viewport>,
@@ -97,7 +103,7 @@ pub struct CheckArgs {
     /// One limit for loading, readiness and stillness, milliseconds each (default 30000).
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
-    /// A CSS selector painted over on both sides (repeatable).
+    /// A CSS selector painted over on both sides, on every page (repeatable).
     #[arg(long = "mask", value_name = "CSS")]
     pub masks: Vec<String>,
     /// Shoot the viewport only, not the whole page.
@@ -167,7 +173,10 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     };
     set(&mut spec.baseline, &args.baseline);
     set(&mut spec.candidate, &args.candidate);
-    if !args.pages.is_empty() {
+    if let Some(file) = &args.pages_file {
+        spec.add_pages(retrace_check::load_pages(file)?);
+        spec.pages.extend(args.pages.iter().cloned());
+    } else if !args.pages.is_empty() {
         spec.pages = args.pages.clone();
     }
     if !args.viewports.is_empty() {
