@@ -218,7 +218,7 @@ async fn capture_on(
     if let Some(code) = status.and_then(|s| s.as_u64()).filter(|c| *c >= 400) {
         return Err(load_error(format!("the server answered HTTP {code}")));
     }
-    stabilise::wait_until_ready(page, timeouts)
+    stabilise::wait_until_ready(page, timeouts, spec.capture.ready_selector.as_deref())
         .await
         .map_err(|reason| CaptureError::NotReady {
             url: url.to_owned(),

@@ -12,7 +12,8 @@
 //!
 //! Per page and attempt (module `page_check`), cheapest first:
 //! 1. **Capture** (`capture`, `stabilise`): each side in a fresh browser context; the load
-//!    event within the navigation timeout; network quiet, `document.fonts.ready`, lazy images
+//!    event within the navigation timeout; the ready selector (when given) matching a visible
+//!    element; network quiet, `document.fonts.ready`, lazy images
 //!    loaded (made eager, page scrolled through, decoded) and back at the top; then frozen as
 //!    Playwright's screenshotter does (finite animations and transitions finished, infinite
 //!    ones cancelled, also those that start later; caret transparent; scrollbars hidden;

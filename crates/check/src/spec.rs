@@ -180,6 +180,9 @@ pub struct CaptureOptions {
     /// CSS selectors painted over on one page only (by path), in addition to `masks`; a
     /// pages file (`--pages`) fills it.
     pub page_masks: BTreeMap<String, Vec<String>>,
+    /// A CSS selector an element must match, and be visible, before a page counts as ready
+    /// (within `timeouts.readiness_ms`).
+    pub ready_selector: Option<String>,
     /// Screenshots taken at most while waiting for two identical ones in a row.
     pub max_shots: u32,
 }
@@ -190,6 +193,7 @@ impl Default for CaptureOptions {
             full_page: true,
             masks: Vec::new(),
             page_masks: BTreeMap::new(),
+            ready_selector: None,
             max_shots: 10,
         }
     }
@@ -371,6 +375,14 @@ impl CheckSpec {
             if selector.trim().is_empty() {
                 return Err(SpecError::field(field, "an empty CSS selector"));
             }
+        }
+        if let Some(selector) = &self.capture.ready_selector
+            && selector.trim().is_empty()
+        {
+            return Err(SpecError::field(
+                "capture.ready_selector",
+                "an empty CSS selector",
+            ));
         }
         if self.capture.max_shots < 2 {
             return Err(SpecError::field(

@@ -1,5 +1,6 @@
 //! Making a loaded page hold still before it is photographed, as Playwright's screenshotter
-//! does and a little more: wait for the network to go quiet and for `document.fonts.ready`;
+//! does and a little more: wait for the ready selector, when there is one, to match a visible
+//! element; wait for the network to go quiet and for `document.fonts.ready`;
 //! force lazy images to load (made eager, then the page scrolled through a viewport at a time
 //! and back to the top) and wait until each is decoded; then freeze time-based change: finite
 //! CSS animations and transitions are finished, infinite ones cancelled (and any that start
@@ -19,7 +20,7 @@ use crate::spec::Timeouts;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{condition} did not settle within {timeout_ms} ms{}", detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default())]
 pub struct NotReady {
-    /// Which condition (`the network`, `fonts`, `images`).
+    /// Which condition (`the ready selector`, `the network`, `fonts`, `images`).
     pub condition: &'static str,
     /// The limit.
     pub timeout_ms: u64,
@@ -90,11 +91,48 @@ const MASK_JS: &str = r#"((selectors) => {
   return painted;
 })"#;
 
-/// Waits for network quiet, fonts and images, within `timeouts.readiness_ms` in all.
-pub async fn wait_until_ready(page: &ChromiumPage, timeouts: &Timeouts) -> Result<(), NotReady> {
+/// Resolves `true` once an element matching the selector exists and is visible (laid out,
+/// not `visibility: hidden`), `false` when `ms` milliseconds pass first, or the browser's
+/// message when the selector is not valid CSS. Looks again at every change of the document
+/// and at least every animation frame.
+const READY_SELECTOR_JS: &str = r#"((selector, ms) => new Promise(resolve => {
+  const end = performance.now() + ms;
+  const shown = el => {
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) return false;
+    return el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : getComputedStyle(el).visibility !== 'hidden';
+  };
+  let observer = null;
+  const done = answer => { if (observer) observer.disconnect(); resolve(answer); };
+  const look = () => {
+    let found;
+    try { found = [...document.querySelectorAll(selector)].some(shown); }
+    catch (e) { done(String(e.message || e)); return true; }
+    if (found) { done(true); return true; }
+    if (performance.now() >= end) { done(false); return true; }
+    return false;
+  };
+  if (look()) return;
+  observer = new MutationObserver(look);
+  observer.observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
+  const frame = () => { if (!look()) requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+  setTimeout(look, ms);
+}))"#;
+
+/// Waits for the ready selector (when given), network quiet, fonts and images, within
+/// `timeouts.readiness_ms` in all.
+pub async fn wait_until_ready(
+    page: &ChromiumPage,
+    timeouts: &Timeouts,
+    ready_selector: Option<&str>,
+) -> Result<(), NotReady> {
     let started = Instant::now();
     let budget = Duration::from_millis(timeouts.readiness_ms);
     let left = || budget.saturating_sub(started.elapsed());
+    if let Some(selector) = ready_selector {
+        wait_for_selector(page, selector, timeouts, left()).await?;
+    }
     network_idle(page, timeouts, left()).await?;
     wait_true(page, FONTS_READY_JS, "fonts", timeouts, left()).await?;
     let images = tokio::time::timeout(left(), page.evaluate(LOAD_IMAGES_JS)).await;
@@ -125,6 +163,34 @@ pub async fn wait_until_ready(page: &ChromiumPage, timeouts: &Timeouts) -> Resul
     // Images and late fonts may have asked for more.
     network_idle(page, timeouts, left()).await?;
     wait_true(page, FONTS_READY_JS, "fonts", timeouts, left()).await
+}
+
+/// Waits until an element matching `selector` exists and is visible, within `left`.
+async fn wait_for_selector(
+    page: &ChromiumPage,
+    selector: &str,
+    timeouts: &Timeouts,
+    left: Duration,
+) -> Result<(), NotReady> {
+    let arguments = serde_json::to_string(selector).unwrap_or_default();
+    let expression = format!("{READY_SELECTOR_JS}({arguments}, {})", left.as_millis());
+    let not_ready = |detail: String| NotReady {
+        condition: "the ready selector",
+        timeout_ms: timeouts.readiness_ms,
+        detail: Some(detail),
+    };
+    let never = || not_ready(format!("ready selector `{selector}` never appeared"));
+    // The page gives up at the deadline itself; this bound only covers a page that stops
+    // answering.
+    let bound = left + Duration::from_millis(timeouts.network_idle_ms);
+    match tokio::time::timeout(bound, page.evaluate(&expression)).await {
+        Ok(Ok(serde_json::Value::Bool(true))) => Ok(()),
+        Ok(Ok(serde_json::Value::String(message))) => Err(not_ready(format!(
+            "ready selector `{selector}` is not valid CSS: {message}"
+        ))),
+        Ok(Ok(_)) | Err(_) => Err(never()),
+        Ok(Err(error)) => Err(not_ready(format!("ready selector `{selector}`: {error}"))),
+    }
 }
 
 async fn network_idle(

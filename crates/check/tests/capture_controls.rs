@@ -3,6 +3,8 @@
 //! - `capture.masks`: the changed-text regression FAILs unmasked and PASSes with the changed
 //!   button masked, the mask painted in the same colour over the same box on both sides'
 //!   screenshots.
+//! - `capture.ready_selector`: a selector matched after the load event lets the page PASS; one
+//!   never matched makes it an ERROR naming the selector.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -10,6 +12,7 @@ mod common;
 use std::path::Path;
 
 use retrace_check::Frame;
+use retrace_check::Timeouts;
 use retrace_check::run_check;
 use retrace_demo::Variant;
 use retrace_demo::site::Rect;
@@ -77,4 +80,39 @@ async fn a_mask_over_the_changed_text_makes_it_pass_and_shows_in_both_screenshot
     for side in ["baseline.png", "candidate.png"] {
         assert_eq!(unmasked_pixels(evidence(page, side), changed), 0, "{side}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ready_selector_is_waited_for_and_one_that_never_matches_is_an_error_naming_it() {
+    require!(Chromium);
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::IdenticalMarkup).await;
+    // The transition page adds `in` to the panel two frames after its load event.
+    let (mut spec, _out) = spec_of(&baseline, &candidate, &["/site/transition"]);
+    spec.capture.ready_selector = Some("#entering.in".to_owned());
+    let ready = run_check(&spec, &Events::none()).await.unwrap();
+    assert_eq!(
+        ready.pages[0].verdict,
+        Verdict::Pass,
+        "{}",
+        summary(&ready.pages)
+    );
+
+    let (mut spec, _out) = spec_of(&baseline, &candidate, &["/site/transition"]);
+    spec.retry.retries = 0;
+    spec.timeouts = Timeouts {
+        readiness_ms: 1_500,
+        ..Timeouts::default()
+    };
+    spec.capture.ready_selector = Some("#entering.gone".to_owned());
+    let never = run_check(&spec, &Events::none()).await.unwrap();
+    let page = &never.pages[0];
+    assert_eq!(page.verdict, Verdict::Error, "{}", summary(&never.pages));
+    let error = page.error.as_deref().unwrap_or_default();
+    assert!(
+        error.starts_with("baseline:")
+            && error.contains("not ready: the ready selector did not settle within 1500 ms")
+            && error.contains("ready selector `#entering.gone` never appeared"),
+        "{error}"
+    );
 }

@@ -106,6 +106,11 @@ pub struct CheckArgs {
     /// A CSS selector painted over on both sides, on every page (repeatable).
     #[arg(long = "mask", value_name = "CSS")]
     pub masks: Vec<String>,
+    /// Wait (within the readiness limit) until an element matching this CSS selector exists
+    /// and is visible before making the page still; a selector that never matches makes the
+    /// page an ERROR naming it.
+    #[arg(long, value_name = "CSS")]
+    pub ready_selector: Option<String>,
     /// Shoot the viewport only, not the whole page.
     #[arg(long)]
     pub viewport_only: bool,
@@ -195,6 +200,9 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
         spec.timeouts.stability_ms = ms;
     }
     spec.capture.masks.extend(args.masks.iter().cloned());
+    if args.ready_selector.is_some() {
+        spec.capture.ready_selector = args.ready_selector.clone();
+    }
     if args.viewport_only {
         spec.capture.full_page = false;
     }
