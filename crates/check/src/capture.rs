@@ -16,6 +16,7 @@ use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumPage;
 
+use crate::cluster::PixelBox;
 use crate::elements::PageElement;
 use crate::elements::elements_js;
 use crate::elements::parse_elements;
@@ -60,13 +61,18 @@ pub enum CaptureError {
     },
     /// It never held still: the last two screenshots are kept as evidence.
     #[error(
-        "{url} never held still: {shots} screenshots in a row all differed from the one before"
+        "{url} never held still: {shots} screenshots in a row all differed from the one \
+         before{}",
+        changing.as_ref().map(|c| format!("; what kept changing: {c}")).unwrap_or_default()
     )]
     Unstable {
         /// The URL.
         url: String,
         /// Screenshots taken.
         shots: u32,
+        /// Where the last two differ (`the box at 8,120 300x40`), and the element holding
+        /// it when one does (`, in p "Frame 12"`).
+        changing: Option<String>,
         /// The last two (PNG).
         last_two: Vec<Vec<u8>>,
     },
@@ -227,7 +233,26 @@ async fn capture_on(
     stabilise::freeze(page, masks)
         .await
         .map_err(|e| load_error(format!("cannot freeze the page: {e}")))?;
-    let (png, frame, shots) = stable_screenshot(page, url, spec).await?;
+    let (png, frame, shots) = match stable_screenshot(page, url, spec).await? {
+        Shots::Settled(png, frame, shots) => (png, frame, shots),
+        Shots::Unsettled {
+            shots,
+            changed,
+            last_two,
+        } => {
+            let changing = match changed {
+                Some(area) => Some(describe_change(page, &area).await),
+                None if shots < 2 => None,
+                None => Some("the page size".to_owned()),
+            };
+            return Err(CaptureError::Unstable {
+                url: url.to_owned(),
+                shots,
+                changing,
+                last_two,
+            });
+        }
+    };
     let elements = page
         .evaluate(&elements_js())
         .await
@@ -242,12 +267,47 @@ async fn capture_on(
     })
 }
 
-/// Screenshots until two in a row are identical.
+/// What the screenshots came to.
+enum Shots {
+    /// Two in a row were identical: the last (PNG and decoded) and how many were taken.
+    Settled(Vec<u8>, Frame, u32),
+    /// They never were: how many were taken, where the last two differ, the last two (PNG).
+    Unsettled {
+        shots: u32,
+        changed: Option<PixelBox>,
+        last_two: Vec<Vec<u8>>,
+    },
+}
+
+/// `the box at X,Y WxH`, and the smallest element holding it (read now, from the page that
+/// would not hold still).
+async fn describe_change(page: &ChromiumPage, area: &PixelBox) -> String {
+    let at = format!(
+        "the box at {},{} {}x{}",
+        area.x, area.y, area.width, area.height
+    );
+    let elements = page
+        .evaluate(&elements_js())
+        .await
+        .map(|value| parse_elements(&value))
+        .unwrap_or_default();
+    let holder = elements
+        .iter()
+        .filter(|e| e.encloses(area, 0.0))
+        .min_by(|a, b| (a.width * a.height).total_cmp(&(b.width * b.height)));
+    match holder {
+        Some(element) => format!("{at}, in {}", element.describe()),
+        None => at,
+    }
+}
+
+/// Screenshots until two in a row are identical (bounded by `capture.max_shots` and
+/// `timeouts.stability_ms`).
 async fn stable_screenshot(
     page: &ChromiumPage,
     url: &str,
     spec: &CheckSpec,
-) -> Result<(Vec<u8>, Frame, u32), CaptureError> {
+) -> Result<Shots, CaptureError> {
     let browser_error = |detail: String| CaptureError::Browser {
         url: url.to_owned(),
         detail,
@@ -255,7 +315,7 @@ async fn stable_screenshot(
     let budget = Duration::from_millis(spec.timeouts.stability_ms);
     let started = Instant::now();
     let mut previous: Option<(Vec<u8>, Frame)> = None;
-    let mut older: Option<Vec<u8>> = None;
+    let mut older: Option<(Vec<u8>, Frame)> = None;
     let mut shots = 0;
     while shots < spec.capture.max_shots {
         let left = budget.saturating_sub(started.elapsed());
@@ -273,21 +333,26 @@ async fn stable_screenshot(
         if let Some((_, last)) = &previous
             && *last == frame
         {
-            return Ok((shot.png, frame, shots));
+            return Ok(Shots::Settled(shot.png, frame, shots));
         }
-        older = previous.map(|(png, _)| png);
+        older = previous;
         previous = Some((shot.png, frame));
         // Let the page render again before the next one.
         let left = budget.saturating_sub(started.elapsed());
         let _ = tokio::time::timeout(left, page.evaluate(stabilise::NEXT_FRAMES_JS)).await;
     }
+    let changed = match (&older, &previous) {
+        (Some((_, a)), Some((_, b))) => a.changed_box(b),
+        _ => None,
+    };
     let last_two = older
         .into_iter()
-        .chain(previous.map(|(png, _)| png))
+        .chain(previous)
+        .map(|(png, _)| png)
         .collect();
-    Err(CaptureError::Unstable {
-        url: url.to_owned(),
+    Ok(Shots::Unsettled {
         shots,
+        changed,
         last_two,
     })
 }

@@ -35,6 +35,30 @@ impl Frame {
         })
     }
 
+    /// The smallest box holding every pixel that differs between this frame and `other` (the
+    /// larger canvas when their sizes differ), or `None` when they are the same.
+    pub fn changed_box(&self, other: &Frame) -> Option<PixelBox> {
+        let (width, height) = (self.width.max(other.width), self.height.max(other.height));
+        let (a, b) = (self.padded(width, height), other.padded(width, height));
+        let mut found: Option<(u32, u32, u32, u32)> = None;
+        for (i, (pa, pb)) in a.chunks_exact(4).zip(b.chunks_exact(4)).enumerate() {
+            if pa == pb {
+                continue;
+            }
+            let (x, y) = ((i as u32) % width, (i as u32) / width);
+            found = Some(match found {
+                None => (x, y, x, y),
+                Some((l, t, r, b)) => (l.min(x), t.min(y), r.max(x), b.max(y)),
+            });
+        }
+        found.map(|(left, top, right, bottom)| PixelBox {
+            x: left,
+            y: top,
+            width: right - left + 1,
+            height: bottom - top + 1,
+        })
+    }
+
     /// This frame on a `width` x `height` canvas of transparent pixels.
     fn padded(&self, width: u32, height: u32) -> Vec<u8> {
         if (width, height) == (self.width, self.height) {
@@ -190,6 +214,23 @@ mod tests {
                 frame.rgba[at..at + 3].copy_from_slice(&rgb);
             }
         }
+    }
+
+    #[test]
+    fn the_changed_box_holds_every_differing_pixel() {
+        let base = solid(64, 48, [255, 255, 255]);
+        assert_eq!(base.changed_box(&base), None);
+        let mut changed = base.clone();
+        paint(&mut changed, 10, 20, 4, [0, 0, 0]);
+        paint(&mut changed, 30, 5, 2, [0, 0, 0]);
+        let expected = PixelBox {
+            x: 10,
+            y: 5,
+            width: 22,
+            height: 19,
+        };
+        assert_eq!(base.changed_box(&changed), Some(expected));
+        assert_eq!(changed.changed_box(&base), Some(expected));
     }
 
     #[test]

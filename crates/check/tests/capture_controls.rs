@@ -5,6 +5,8 @@
 //!   screenshots.
 //! - `capture.ready_selector`: a selector matched after the load event lets the page PASS; one
 //!   never matched makes it an ERROR naming the selector.
+//! - A page that never holds still (the demo's ticker, rewritten by script every frame) is an
+//!   ERROR saying what kept changing, with both last frames kept.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -16,6 +18,7 @@ use retrace_check::Timeouts;
 use retrace_check::run_check;
 use retrace_demo::Variant;
 use retrace_demo::site::Rect;
+use retrace_demo::site::TICKER_PATH;
 use retrace_demo::site::seeded_change;
 use retrace_demo::site::seeded_change_box;
 use retrace_protocol::events::Events;
@@ -114,5 +117,37 @@ async fn a_ready_selector_is_waited_for_and_one_that_never_matches_is_an_error_n
             && error.contains("not ready: the ready selector did not settle within 1500 ms")
             && error.contains("ready selector `#entering.gone` never appeared"),
         "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_never_holds_still_is_an_error_naming_what_changed_with_both_frames_kept() {
+    require!(Chromium);
+    let baseline = start_variant(Variant::Baseline).await;
+    let (mut spec, out) = spec_of(&baseline, &baseline, &[TICKER_PATH]);
+    spec.retry.retries = 0;
+    spec.capture.max_shots = 4;
+    let result = run_check(&spec, &Events::none()).await.unwrap();
+    let page = &result.pages[0];
+    assert_eq!(page.verdict, Verdict::Error, "{}", summary(&result.pages));
+    let error = page.error.as_deref().unwrap_or_default();
+    assert!(
+        error.starts_with("baseline:")
+            && error.contains("never held still: 4 screenshots in a row")
+            && error.contains("what kept changing: the box at ")
+            && error.contains(", in p \"Frame "),
+        "{error}"
+    );
+    let frames: Vec<Frame> = ["baseline-unstable-1.png", "baseline-unstable-2.png"]
+        .iter()
+        .map(|name| {
+            let path = evidence(page, name);
+            assert!(path.starts_with(out.path()), "{path:?}");
+            Frame::from_png(&std::fs::read(path).unwrap()).unwrap()
+        })
+        .collect();
+    assert!(
+        frames[0] != frames[1],
+        "the kept frames are the two that differ"
     );
 }

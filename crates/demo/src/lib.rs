@@ -140,10 +140,14 @@
 //!   autofocused field with a blinking caret) and `/site/sticky-header` (a sticky header over
 //!   a ~7000 px page);
 //! - [`site::CATALOG_PAGES`] generated **catalogue pages** `/site/catalog/1..=50`, distinct
-//!   and deterministic, the same in every variant, for throughput benchmarks.
+//!   and deterministic, the same in every variant, for throughput benchmarks;
+//! - 2 **stateful pages**, the same in every variant: [`site::TICKER_PATH`] (a counter a
+//!   script rewrites on every animation frame: it never holds still, whatever freezes CSS
+//!   animations) and [`site::FIRST_VISIT_PATH`] (says "first visit" until the cookie
+//!   [`site::FIRST_VISIT_COOKIE`] it sets says otherwise: two sides sharing cookies differ).
 //!
 //! Every page is inline CSS (and inline JS where it has any), with no external request, no
-//! randomness and no clock; it lays out at a fixed width, independent of the viewport's height,
+//! randomness and no clock (the ticker counts frames, not time); it lays out at a fixed width, independent of the viewport's height,
 //! so page boxes are the same at 1280x720 and 1280x800. [`Variant`]s:
 //!
 //! | variant | page | what changes | box (x, y, w x h, page px) |

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::catalog;
 use super::content;
+use super::stateful;
 use super::unsteady;
 use super::variant::Variant;
 use super::variant::seeded_change;
@@ -21,6 +22,9 @@ pub enum PageKind {
     Unsteady,
     /// A generated catalogue page; the same in every variant.
     Catalog,
+    /// Its look depends on more than its markup (it never holds still, or it remembers a
+    /// first visit in a cookie); the same in every variant.
+    Stateful,
 }
 
 /// One page of the content site.
@@ -32,8 +36,8 @@ pub struct SitePage {
     pub kind: PageKind,
 }
 
-/// Every page of the content site, content pages first, then the unsteady pages, then the
-/// catalogue.
+/// Every page of the content site, content pages first, then the unsteady pages, the
+/// catalogue, and the stateful pages.
 pub fn site_pages() -> Vec<SitePage> {
     let page = |path: String, kind| SitePage { path, kind };
     content::PATHS
@@ -47,6 +51,11 @@ pub fn site_pages() -> Vec<SitePage> {
         .chain(
             (1..=catalog::CATALOG_PAGES)
                 .map(|n| page(format!("/site/catalog/{n}"), PageKind::Catalog)),
+        )
+        .chain(
+            stateful::PAGES
+                .iter()
+                .map(|(path, _, _)| page((*path).to_owned(), PageKind::Stateful)),
         )
         .collect()
 }
@@ -83,7 +92,7 @@ mod tests {
     #[test]
     fn the_index_lists_every_page_once() {
         let pages = site_pages();
-        assert_eq!(pages.len(), 5 + 6 + 50);
+        assert_eq!(pages.len(), 5 + 6 + 50 + 2);
         let mut paths: Vec<&str> = pages.iter().map(|page| page.path.as_str()).collect();
         paths.sort_unstable();
         paths.dedup();

@@ -7,7 +7,8 @@
 //! Layout: `index` (the page list), `variant` (the variants and their seeded changes),
 //! `blocks` + `content` (the content pages as data), `baseline_markup` and `alternate_markup`
 //! (two ways to turn them into HTML that look the same), `unsteady` (pages that are hard to
-//! screenshot), `catalog` (50 generated pages), `assets` (font, images), `never_loads` (a
+//! screenshot), `stateful` (a page that never holds still, one that remembers a first visit
+//! in a cookie), `catalog` (50 generated pages), `assets` (font, images), `never_loads` (a
 //! response that never completes).
 
 mod alternate_markup;
@@ -18,6 +19,7 @@ mod catalog;
 mod content;
 mod index;
 mod never_loads;
+mod stateful;
 mod unsteady;
 mod variant;
 
@@ -40,6 +42,9 @@ pub use catalog::CATALOG_PAGES;
 pub use index::PageKind;
 pub use index::SitePage;
 pub use index::site_pages;
+pub use stateful::FIRST_VISIT_COOKIE;
+pub use stateful::FIRST_VISIT_PATH;
+pub use stateful::TICKER_PATH;
 pub use variant::COLOUR_CHANGE;
 pub use variant::Rect;
 pub use variant::SeededChange;
@@ -108,7 +113,8 @@ async fn named_page(
     if content::PATHS.contains(&path.as_str()) {
         return content_page(&state, &query, &path);
     }
-    if let Some(html) = unsteady::render(&path, &carry) {
+    if let Some(html) = unsteady::render(&path, &carry).or_else(|| stateful::render(&path, &carry))
+    {
         return Ok(html_page(StatusCode::OK, html));
     }
     Ok(match name.as_str() {

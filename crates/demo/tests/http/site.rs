@@ -47,6 +47,7 @@ async fn the_index_lists_every_page_and_every_page_answers() {
     assert_eq!(count(PageKind::Content), 5);
     assert_eq!(count(PageKind::Unsteady), 6);
     assert_eq!(count(PageKind::Catalog), 50);
+    assert_eq!(count(PageKind::Stateful), 2);
 
     let json: serde_json::Value = get(&server, "site/pages.json", None)
         .await
