@@ -1,5 +1,7 @@
-//! One page at one viewport, to a strict verdict: each attempt captures both sides in a fresh
-//! browser context (baseline first, then candidate), compares them and types what differs;
+//! One page at one viewport, to a strict verdict: each attempt captures each side in a fresh
+//! browser context of its own (baseline first, then candidate; cookies ignore ports, so one
+//! context for both would hand the baseline's cookies to a candidate on the same host),
+//! compares them and types what differs;
 //! any difference above the thresholds, or a console error only the candidate logged, is a
 //! FAIL; a side that did not load, get ready or hold still is an ERROR, retried after the
 //! configured backoff (a FAIL never is). When a model judge is given and the differences
@@ -181,7 +183,6 @@ async fn one_attempt(
 ) -> AttemptResult {
     let spec = context.spec;
     let dir = evidence::attempt_dir(&spec.out_dir, path, viewport, attempt);
-    let run = context.browser.new_run();
     let masks = spec.masks_for(path);
     let mut sides = Vec::new();
     if let Some(dir) = spec.stored_baseline() {
@@ -194,7 +195,12 @@ async fn one_attempt(
         if side == "baseline" && spec.stored_baseline().is_some() {
             continue;
         }
-        match capture(&run, &CheckSpec::url(base, path), &masks, spec).await {
+        let run = context.browser.new_run();
+        let captured = capture(&run, &CheckSpec::url(base, path), &masks, spec).await;
+        if let Err(error) = run.close().await {
+            tracing::debug!(%error, side, "closing a side's browser context");
+        }
+        match captured {
             Ok(captured) => sides.push(captured),
             Err(error) => {
                 let kept = keep_unstable_frames(&dir, side, &error);
@@ -202,7 +208,6 @@ async fn one_attempt(
             }
         }
     }
-    drop(run);
     let (Some(candidate), Some(baseline)) = (sides.pop(), sides.pop()) else {
         return AttemptResult::error("a side was not captured".to_owned(), vec![]);
     };

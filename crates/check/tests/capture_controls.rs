@@ -7,6 +7,8 @@
 //!   never matched makes it an ERROR naming the selector.
 //! - A page that never holds still (the demo's ticker, rewritten by script every frame) is an
 //!   ERROR saying what kept changing, with both last frames kept.
+//! - Each side gets a fresh browser context: the demo's first-visit page, which remembers a
+//!   visit in a cookie (shared across ports of one host), looks the same on both sides.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -17,6 +19,7 @@ use retrace_check::Frame;
 use retrace_check::Timeouts;
 use retrace_check::run_check;
 use retrace_demo::Variant;
+use retrace_demo::site::FIRST_VISIT_PATH;
 use retrace_demo::site::Rect;
 use retrace_demo::site::TICKER_PATH;
 use retrace_demo::site::seeded_change;
@@ -150,4 +153,18 @@ async fn a_page_that_never_holds_still_is_an_error_naming_what_changed_with_both
         frames[0] != frames[1],
         "the kept frames are the two that differ"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_side_starts_with_no_cookie_from_the_other() {
+    require!(Chromium);
+    // Two servers on two ports of one host: cookies ignore ports, so a context shared by the
+    // sides would show the candidate the baseline's cookie ("Welcome back!").
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Baseline).await;
+    let (mut spec, _out) = spec_of(&baseline, &candidate, &[FIRST_VISIT_PATH]);
+    spec.retry.retries = 0;
+    let result = run_check(&spec, &Events::none()).await.unwrap();
+    let page = &result.pages[0];
+    assert_eq!(page.verdict, Verdict::Pass, "{}", summary(&result.pages));
 }
