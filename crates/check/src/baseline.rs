@@ -4,7 +4,10 @@
 //! `fingerprint.json`. Screenshots taken elsewhere differ for reasons that are not the page's,
 //! so a fingerprint that does not match is an ERROR naming what differs, never a FAIL.
 //! [`approve_baseline`] (`retrace check approve`) stores the candidate's shots and the
-//! current fingerprint as the new baseline.
+//! current fingerprint as the new baseline, and beside each shot its visible elements
+//! (`<page>@<WxH>.elements.json`), so a difference against stored shots is typed as one
+//! against a live baseline is (a moved element is a layout shift, a recoloured one
+//! styling); shots stored without them are compared by their pixels alone.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -111,6 +114,11 @@ pub fn shot_path(dir: &Path, path: &str, viewport: Viewport) -> PathBuf {
     dir.join(format!("{}@{viewport}.png", page_slug(path)))
 }
 
+/// The stored elements of the shot of `path` at `viewport` in `dir`.
+pub fn elements_path(dir: &Path, path: &str, viewport: Viewport) -> PathBuf {
+    dir.join(format!("{}@{viewport}.elements.json", page_slug(path)))
+}
+
 /// The fingerprint stored in `dir`, or why there is none.
 pub fn load_fingerprint(dir: &Path) -> Result<Fingerprint, String> {
     let file = dir.join(FINGERPRINT_FILE);
@@ -145,7 +153,8 @@ pub async fn environment_mismatch(dir: &Path, browser: &ChromiumBrowser) -> Opti
     })
 }
 
-/// The stored shot of `path` at `viewport`, as a captured side (no elements, no console).
+/// The stored shot of `path` at `viewport`, as a captured side: with its stored elements
+/// (none for a shot stored without them), no console.
 pub fn stored_capture(dir: &Path, path: &str, viewport: Viewport) -> Result<Capture, String> {
     let file = shot_path(dir, path, viewport);
     let png = std::fs::read(&file).map_err(|error| {
@@ -155,10 +164,17 @@ pub fn stored_capture(dir: &Path, path: &str, viewport: Viewport) -> Result<Capt
         )
     })?;
     let frame = Frame::from_png(&png).map_err(|error| format!("{}: {error}", file.display()))?;
+    let listed = elements_path(dir, path, viewport);
+    let elements = match std::fs::read(&listed) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|error| format!("{}: {error}", listed.display()))?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(error) => return Err(format!("{}: {error}", listed.display())),
+    };
     Ok(Capture {
         png,
         frame,
-        elements: Vec::new(),
+        elements,
         console_errors: Vec::new(),
         shots: 0,
     })
@@ -209,6 +225,10 @@ async fn approve_at(
         let file = shot_path(dir, path, viewport);
         std::fs::write(&file, &shot.png).map_err(|error| format!("{}: {error}", file.display()))?;
         written.push(file);
+        let listed = elements_path(dir, path, viewport);
+        let text = serde_json::to_vec(&shot.elements).map_err(|error| error.to_string())?;
+        std::fs::write(&listed, text).map_err(|error| format!("{}: {error}", listed.display()))?;
+        written.push(listed);
     }
     Ok(())
 }
@@ -253,6 +273,26 @@ mod tests {
         };
         let error = stored_capture(dir.path(), "/site/pricing", viewport).unwrap_err();
         assert!(error.contains("site_pricing@1280x720.png"), "{error}");
+        // A shot stored without its elements has none; one whose element list is not one
+        // is named.
+        let pixel = retrace_vision::encode_png_rgba(1, 1, &[0, 0, 0, 255]).unwrap();
+        std::fs::write(shot_path(dir.path(), "/site/pricing", viewport), pixel).unwrap();
+        assert!(
+            stored_capture(dir.path(), "/site/pricing", viewport)
+                .unwrap()
+                .elements
+                .is_empty()
+        );
+        std::fs::write(
+            elements_path(dir.path(), "/site/pricing", viewport),
+            "{not a list",
+        )
+        .unwrap();
+        let error = stored_capture(dir.path(), "/site/pricing", viewport).unwrap_err();
+        assert!(
+            error.contains("site_pricing@1280x720.elements.json"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -107,5 +107,6 @@ pub use spec::Thresholds;
 pub use spec::Timeouts;
 pub use spec::Viewport;
 pub use spec::load_spec;
+pub use spec::load_spec_over;
 pub use spec::parse_spec;
 pub use stabilise::NotReady;

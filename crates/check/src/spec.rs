@@ -289,7 +289,50 @@ pub fn load_spec(path: &Path) -> Result<CheckSpec, SpecError> {
 /// Parses a JSON spec (not validated).
 pub fn parse_spec(text: &str) -> Result<CheckSpec, SpecError> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+    from_json(serde_path_to_error::deserialize(&mut deserializer))
+}
+
+/// Reads a JSON spec file over `base` (every field the file sets replaces `base`'s, nested
+/// tables field by field: a file that sets `timeouts.page_ms` keeps `base`'s other limits).
+/// What a suite file sets for every part sits under the spec. Not validated: flags may
+/// still complete it (the caller validates the result).
+pub fn load_spec_over(path: &Path, base: &CheckSpec) -> Result<CheckSpec, SpecError> {
+    let in_file = |mut error: SpecError| {
+        error.file = Some(path.to_path_buf());
+        error
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| in_file(SpecError::field("-", format!("cannot read it: {e}"))))?;
+    let over: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| in_file(SpecError::field("-", format!("not JSON: {e}"))))?;
+    let mut merged =
+        serde_json::to_value(base).map_err(|e| in_file(SpecError::field("-", e.to_string())))?;
+    merge_json(&mut merged, over);
+    from_json(serde_path_to_error::deserialize(merged)).map_err(in_file)
+}
+
+/// `over` laid on `base`: objects field by field, anything else replaced.
+fn merge_json(base: &mut serde_json::Value, over: serde_json::Value) {
+    match (base, over) {
+        (serde_json::Value::Object(base), serde_json::Value::Object(over)) => {
+            for (key, value) in over {
+                match base.get_mut(&key) {
+                    Some(slot) => merge_json(slot, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (slot, value) => *slot = value,
+    }
+}
+
+/// A deserialised spec, its error naming the field.
+fn from_json<E: std::fmt::Display>(
+    result: Result<CheckSpec, serde_path_to_error::Error<E>>,
+) -> Result<CheckSpec, SpecError> {
+    result.map_err(|error| {
         let field = error.path().to_string();
         let field = if field == "." { "-".to_owned() } else { field };
         SpecError::field(field, error.into_inner().to_string())

@@ -74,6 +74,36 @@ fn a_spec_file_error_names_the_file() {
 }
 
 #[test]
+fn a_spec_file_lies_over_its_base_field_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("check.json");
+    std::fs::write(
+        &path,
+        r#"{"baseline":"http://a","candidate":"http://b","timeouts":{"page_ms":9000}}"#,
+    )
+    .unwrap();
+    let mut base = CheckSpec::default();
+    base.timeouts.navigation_ms = 1234;
+    base.timeouts.page_ms = 1;
+    base.viewports = vec!["800x600".parse().unwrap()];
+    let spec = load_spec_over(&path, &base).unwrap();
+    // The file's limit replaces the base's; the base's others stay.
+    assert_eq!(spec.timeouts.page_ms, 9000);
+    assert_eq!(spec.timeouts.navigation_ms, 1234);
+    assert_eq!(spec.viewports, base.viewports);
+    assert_eq!(spec.baseline, "http://a");
+    // Over the defaults, a file reads as it reads alone.
+    assert_eq!(
+        load_spec_over(&path, &CheckSpec::default()).unwrap(),
+        load_spec(&path).unwrap()
+    );
+    std::fs::write(&path, r#"{"timeouts":{"page_mss":1}}"#).unwrap();
+    let error = load_spec_over(&path, &base).unwrap_err();
+    assert_eq!(error.field, "timeouts.page_mss");
+    assert!(error.to_string().contains("check.json"), "{error}");
+}
+
+#[test]
 fn backoff_repeats_its_last_wait() {
     let retry = Retry::default();
     assert_eq!(retry.backoff(1), Duration::from_secs(2));

@@ -3,7 +3,8 @@
 //! spec file is named with its field; a pages file's page masks apply to their page only, and
 //! a bad pages file is named with its field; `--judge` with a scripted model over the real
 //! Anthropic protocol (its verdict in the lines and the JSON, a rerun served from the cache),
-//! and `--judge` with no key refused before a browser starts.
+//! and `--judge` with no key refused before a browser starts; the suite file's `[timeouts]`
+//! under a spec file's, echoed in the JSON and HTML reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use retrace_test_support::cli::json_summary;
@@ -85,6 +86,80 @@ fn a_bad_spec_is_an_error_naming_the_file_and_field() {
     let output = run_retrace(BIN, &["check", "--baseline", "http://a"], None);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--candidate"));
+}
+
+/// The suite file's `[timeouts]` are the check's time limits, under a spec file's and the
+/// flags; the JSON document and the HTML report say which ran; a bad limit is an error
+/// naming the suite file and the field, before a browser starts.
+#[test]
+fn the_suite_files_timeouts_are_the_checks_and_the_reports_echo_them() {
+    require!(Chromium);
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("retrace.toml");
+    std::fs::write(
+        &suite,
+        "[timeouts]\nnavigation = 40\nmodel = 7\npage = 90\n",
+    )
+    .unwrap();
+    let spec = dir.path().join("check.json");
+    std::fs::write(&spec, r#"{"timeouts":{"model_ms":5000}}"#).unwrap();
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Shift);
+    let out = dir.path().join("out");
+    let args = [
+        "check",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--baseline",
+        baseline.url(),
+        "--candidate",
+        candidate.url(),
+        "--page",
+        "/site/pricing",
+        "--retries",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+        "--report",
+        "html",
+        "--json",
+    ];
+    let output = run_retrace(BIN, &args, None);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let document = json_summary(&output);
+    let limits = &document["pages"][0]["timeouts"];
+    // The suite's navigation and page limits; the spec file's model limit over the suite's.
+    assert_eq!(
+        (
+            &limits["navigation_ms"],
+            &limits["page_ms"],
+            &limits["model_ms"],
+            &limits["readiness_ms"]
+        ),
+        (
+            &serde_json::json!(40_000),
+            &serde_json::json!(90_000),
+            &serde_json::json!(5_000),
+            &serde_json::json!(30_000)
+        ),
+        "{document}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("time limits: ") && html.contains("page_ms 90000"),
+        "the report does not show the limits"
+    );
+
+    std::fs::write(&suite, "[timeouts]\npage = 0\n").unwrap();
+    let output = run_retrace(BIN, &args, None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("retrace.toml") && stderr.contains("timeouts.page"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -180,6 +180,11 @@ fn a_stored_baseline_fails_until_approved_and_another_environment_is_an_error() 
     let output = check(&args);
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     assert!(Path::new(shots).join("site_pricing@1280x720.png").is_file());
+    assert!(
+        Path::new(shots)
+            .join("site_pricing@1280x720.elements.json")
+            .is_file()
+    );
     assert!(Path::new(shots).join("fingerprint.json").is_file());
     let mut args = vec![
         "--baseline",
@@ -192,7 +197,10 @@ fn a_stored_baseline_fails_until_approved_and_another_environment_is_an_error() 
     args.extend(page);
     let output = check(&args);
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("FAIL  /site/pricing"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("FAIL  /site/pricing"), "{stdout}");
+    // Typed as against the live baseline: the stored elements say what moved.
+    assert!(stdout.contains("layout/shift at 472,"), "{stdout}");
 
     // The candidate approved: it passes against its own shots.
     let mut approve = vec![

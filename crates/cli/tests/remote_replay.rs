@@ -1,7 +1,9 @@
 //! `retrace replay --connect` end to end: the bundled recording replayed into a real local
 //! Chromium behind a real nginx that wants a bearer token, as a browser farm does. Without the
 //! header the run is an infrastructure error (exit 2) that never shows the token; with
-//! `--connect-header`, `RETRACE_CONNECT_HEADERS` or `?token=` it replays and passes.
+//! `--connect-header`, `RETRACE_CONNECT_HEADERS` or `?token=` it replays and passes. Through
+//! a Selenium Grid stand-in (`--connect selenium+http://`) the replay passes and its session
+//! is deleted at the end; a farm that answers "busy" twice is retried, each retry logged.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -13,6 +15,8 @@ use retrace_drive::chromium::process::BrowserProcess;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::nginx::Nginx;
 use retrace_test_support::nginx::PROXY_TOKEN;
+use retrace_test_support::remote_browser::farm::FarmStandIn;
+use retrace_test_support::remote_browser::grid::GridStandIn;
 
 fn replay(file: &Path, url: &str, connect: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_retrace"))
@@ -37,11 +41,9 @@ fn explain(output: &Output) -> String {
     )
 }
 
-#[test]
-fn a_replay_reaches_a_token_guarded_browser_only_with_its_credentials() {
-    retrace_test_support::require!(Chromium);
-    let runtime = retrace_test_support::cli::runtime();
-    let chromium = runtime.block_on(async {
+/// A local Chromium for a remote endpoint to stand in front of, on `runtime`.
+fn local_chromium(runtime: &tokio::runtime::Runtime) -> BrowserProcess {
+    runtime.block_on(async {
         BrowserProcess::spawn(
             Path::new("/usr/bin/chromium"),
             1280,
@@ -50,13 +52,66 @@ fn a_replay_reaches_a_token_guarded_browser_only_with_its_credentials() {
         )
         .await
         .unwrap()
-    });
-    let upstream = retrace_test_support::nginx::devtools_authority(chromium.ws_url());
-    let proxy = runtime.block_on(Nginx::auth_proxy(&upstream));
-    let demo = DemoThread::start(retrace_demo::DemoConfig::default());
+    })
+}
+
+/// The bundled recording, written to a file in a new temporary directory.
+fn demo_recording() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");
     std::fs::write(&file, retrace_runner::demo::DEMO_RECORDING).unwrap();
+    (dir, file)
+}
+
+#[test]
+fn a_replay_through_a_selenium_grid_passes_and_deletes_its_session() {
+    retrace_test_support::require!(Chromium);
+    let runtime = retrace_test_support::cli::runtime();
+    let chromium = local_chromium(&runtime);
+    let grid = GridStandIn::start(chromium.ws_url(), None);
+    let demo = DemoThread::start(retrace_demo::DemoConfig::default());
+    let (_dir, file) = demo_recording();
+
+    let output = replay(&file, demo.url(), &grid.endpoint(), &[], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
+    let report = grid.report();
+    assert_eq!(report.created.len(), 1, "{report:?}");
+    assert_eq!(report.deleted, report.created, "{report:?}");
+    assert_eq!(report.live, 0, "{report:?}");
+}
+
+#[test]
+fn a_busy_farm_is_retried_and_each_retry_is_logged() {
+    retrace_test_support::require!(Chromium);
+    let runtime = retrace_test_support::cli::runtime();
+    let chromium = local_chromium(&runtime);
+    let farm = FarmStandIn::start(chromium.ws_url(), 2);
+    let demo = DemoThread::start(retrace_demo::DemoConfig::default());
+    let (_dir, file) = demo_recording();
+
+    let output = replay(&file, demo.url(), &farm.url(), &[], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
+    assert_eq!((farm.discoveries(), farm.busy_answers()), (3, 2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let retries: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("answered HTTP 429"))
+        .collect();
+    assert_eq!(retries.len(), 2, "{stderr}");
+    for (retry, line) in retries.iter().enumerate() {
+        assert!(line.contains(&format!("retry {} in", retry + 1)), "{line}");
+    }
+}
+
+#[test]
+fn a_replay_reaches_a_token_guarded_browser_only_with_its_credentials() {
+    retrace_test_support::require!(Chromium);
+    let runtime = retrace_test_support::cli::runtime();
+    let chromium = local_chromium(&runtime);
+    let upstream = retrace_test_support::nginx::devtools_authority(chromium.ws_url());
+    let proxy = runtime.block_on(Nginx::auth_proxy(&upstream));
+    let demo = DemoThread::start(retrace_demo::DemoConfig::default());
+    let (_dir, file) = demo_recording();
     let endpoint = proxy.http_url();
 
     let refused = replay(&file, demo.url(), &endpoint, &[], &[]);

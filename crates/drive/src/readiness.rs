@@ -76,6 +76,9 @@ pub struct DocumentActivity {
     /// Elements that can change the picture unseen by the DOM (`canvas`, `iframe`, `frame`,
     /// `embed`, `object`, `video`).
     pub opaque_painters: usize,
+    /// How long ago the document started a navigation away from itself that it did not cancel
+    /// (a form submitted, a link followed): the browser may not have begun loading it yet.
+    pub leaving_for: Option<Duration>,
 }
 
 /// Which conditions to require, and how long to wait for them.

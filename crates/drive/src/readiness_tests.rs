@@ -18,6 +18,7 @@ fn quiet_page() -> PageActivity {
             dom_mutations: 0,
             render_quiet_for: Duration::ZERO,
             opaque_painters: 0,
+            leaving_for: None,
         }),
     }
 }

@@ -216,6 +216,7 @@ mod tests {
                 dom_mutations: 7,
                 render_quiet_for: second,
                 opaque_painters: 0,
+                leaving_for: None,
             }),
         }
     }

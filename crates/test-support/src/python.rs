@@ -10,7 +10,8 @@
 //! scratch.
 //!
 //! When a venv cannot be made (no `python3`, no `venv` module, PyPI unreachable, a package
-//! that does not install), the test cannot check anything: under `CI=true` that is a failure
+//! that does not install), the test cannot check anything: under CI (`CI` set, not `0` or
+//! `false`: [`crate::requirements::on_ci`]) that is a failure
 //! naming what could not be installed; elsewhere [`venv`] prints why it skips and returns
 //! `None`, and the test returns early.
 
@@ -31,8 +32,8 @@ const READY_MARKER: &str = "retrace-ready";
 /// The `python` of a venv with exactly `requirements` (pip requirement specifiers, pinned:
 /// `"imagehash==4.3.2"`) installed from PyPI, made on first use and reused afterwards.
 ///
-/// Returns `None` after printing a skip message when the venv cannot be made and `CI` is not
-/// `true`; the caller then returns from the test:
+/// Returns `None` after printing a skip message when the venv cannot be made and the run is
+/// not on CI ([`crate::requirements::on_ci`]); the caller then returns from the test:
 ///
 /// ```no_run
 /// let Some(python) = retrace_test_support::python::venv(&["imagehash==4.3.2"]) else {
@@ -41,12 +42,16 @@ const READY_MARKER: &str = "retrace-ready";
 /// ```
 ///
 /// # Panics
-/// Under `CI=true`, when the venv cannot be made: the message names the requirements and
+/// On CI, when the venv cannot be made: the message names the requirements and
 /// the step that failed, with the end of its output.
 pub fn venv(requirements: &[&str]) -> Option<PathBuf> {
     let interpreter = std::env::var(PYTHON_VAR).unwrap_or_else(|_| "python3".to_owned());
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    venv_in(&cache_dir(), &interpreter, requirements, ci)
+    venv_in(
+        &cache_dir(),
+        &interpreter,
+        requirements,
+        crate::requirements::on_ci(),
+    )
 }
 
 /// [`venv`] with its settings given: the cache directory, the interpreter that makes the
@@ -68,7 +73,7 @@ pub fn venv_in(
                 requirements.join(" ")
             );
             assert!(!ci, "{message}");
-            eprintln!("SKIPPED (not under CI=true): {message}");
+            eprintln!("SKIPPED (not on CI): {message}");
             None
         }
     }

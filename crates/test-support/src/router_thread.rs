@@ -2,7 +2,12 @@
 //! so it answers whatever the test's runtime is doing (even while the test blocks), and stops
 //! when dropped. The page server and the remote-browser stand-ins are built on it.
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
+use std::time::Duration;
+
+/// How long a stopping server waits for its open connections to finish.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// A running server; stops (and joins its thread) when dropped.
 #[derive(Debug)]
@@ -43,12 +48,24 @@ impl RouterThread {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)
                     .unwrap_or_else(|e| panic!("tokio listener: {e}"));
-                axum::serve(listener, router)
-                    .with_graceful_shutdown(async move {
-                        let _ = stop_rx.await;
-                    })
-                    .await
-                    .unwrap_or_else(|e| panic!("test server: {e}"));
+                let stopping = std::sync::Arc::new(tokio::sync::Notify::new());
+                let stop_asked = std::sync::Arc::clone(&stopping);
+                let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+                    let _ = stop_rx.await;
+                    stop_asked.notify_one();
+                });
+                // A response still held when the server stops (a test that failed before it
+                // released one) would keep a graceful shutdown waiting for ever: it gets
+                // `SHUTDOWN_GRACE`, then the runtime is dropped with its connections.
+                tokio::select! {
+                    served = serve.into_future() => {
+                        served.unwrap_or_else(|e| panic!("test server: {e}"));
+                    }
+                    () = async {
+                        stopping.notified().await;
+                        tokio::time::sleep(SHUTDOWN_GRACE).await;
+                    } => {}
+                }
             });
         });
         Self {

@@ -16,6 +16,7 @@ use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Verdict;
 
 use retrace_report::suite::ReportKind;
+use retrace_runner::suite::timeouts::SuiteTimeouts;
 
 use super::check_report;
 use super::check_report::CheckTests;
@@ -62,6 +63,11 @@ pub struct CheckArgs {
     /// `thresholds`, `timeouts`, `retry`, `capture`); flags given as well override it.
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
+    /// The suite file whose `[timeouts]` (seconds: navigation, readiness, stability, model,
+    /// page, run) every part shares (default: ./retrace.toml when there is one); a --spec
+    /// file's `timeouts` and the flags override them.
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
     /// The baseline's base URL ("production"), or a folder of stored shots (taken by
     /// `retrace check approve`; a fingerprint of another environment is an ERROR).
     #[arg(long, value_name = "URL|DIR")]
@@ -170,11 +176,12 @@ fn parse_viewport(text: &str) -> Result<Viewport, String> {
     text.parse()
 }
 
-/// The spec: the file's (or the defaults), then the flags.
+/// The spec: the defaults, the suite file's `[timeouts]`, the spec file, then the flags.
 fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
+    let base = with_suite_timeouts(CheckSpec::default(), args.suite.as_deref())?;
     let mut spec = match &args.spec {
-        Some(path) => retrace_check::load_spec(path)?,
-        None => CheckSpec::default(),
+        Some(path) => retrace_check::load_spec_over(path, &base)?,
+        None => base,
     };
     set(&mut spec.baseline, &args.baseline);
     set(&mut spec.candidate, &args.candidate);
@@ -219,7 +226,38 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     if spec.baseline.is_empty() || spec.candidate.is_empty() {
         anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
     }
-    spec.validate()?;
+    // A bad value named with the spec file, when there is one (the flags lie over it).
+    spec.validate().map_err(|mut error| {
+        error.file = error.file.take().or_else(|| args.spec.clone());
+        error
+    })?;
+    Ok(spec)
+}
+
+/// `spec` with the time limits of the suite file (`named`, else ./retrace.toml when there is
+/// one) in place of its own.
+fn with_suite_timeouts(
+    mut spec: CheckSpec,
+    named: Option<&std::path::Path>,
+) -> anyhow::Result<CheckSpec> {
+    let Some(path) = retrace_runner::suite::config::suite_file_path(named) else {
+        return Ok(spec);
+    };
+    let suite = retrace_runner::suite::config::SuiteFile::load(&path)?;
+    let limits = &suite.timeouts;
+    let timeouts = &mut spec.timeouts;
+    for (slot, seconds) in [
+        (&mut timeouts.navigation_ms, limits.navigation),
+        (&mut timeouts.readiness_ms, limits.readiness),
+        (&mut timeouts.stability_ms, limits.stability),
+        (&mut timeouts.model_ms, limits.model),
+        (&mut timeouts.page_ms, limits.page),
+        (&mut timeouts.run_ms, limits.run),
+    ] {
+        if let Some(seconds) = seconds {
+            *slot = SuiteTimeouts::millis(seconds);
+        }
+    }
     Ok(spec)
 }
 

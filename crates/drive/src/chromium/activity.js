@@ -19,6 +19,19 @@
     }
     addEventListener('resize', painted, {passive: true});
     if (document.fonts) document.fonts.addEventListener('loadingdone', painted);
+    // A navigation away from this document, announced as the page starts it (a form
+    // submitted, a link followed, `location` set): the browser reports it only once its
+    // process has begun loading, which on a loaded machine can be long after the click that
+    // caused it. An intercepted (same-document) one ends with `navigatesuccess`/`-error`.
+    if (globalThis.navigation) {
+      navigation.addEventListener('navigate', (event) => {
+        if (event.destination.sameDocument || event.downloadRequest !== null) return;
+        state.leaving = {at: performance.now(), event};
+      });
+      const stayed = () => { state.leaving = null; };
+      navigation.addEventListener('navigatesuccess', stayed);
+      navigation.addEventListener('navigateerror', stayed);
+    }
   }
   if (!probe) return null;
   const describe = (el) => {
@@ -28,6 +41,7 @@
     return el.localName + (classes.length ? '.' + classes.slice(0, 3).join('.') : '');
   };
   const nameOf = (a) => a.animationName || a.transitionProperty || a.id || 'an animation';
+  const leaving = globalThis.__retraceActivity.leaving;
   const running = document.getAnimations().filter((a) => a.playState === 'running');
   return {
     ready_state: document.readyState,
@@ -40,5 +54,7 @@
     render_quiet_ms: Math.max(0, performance.now() - Math.max(globalThis.__retraceActivity.last, globalThis.__retraceActivity.painted)),
     // Elements that can paint with no DOM change or event this script sees.
     opaque_painters: document.querySelectorAll('canvas, iframe, frame, embed, object, video').length,
+    // How long ago this document started a navigation away that the page did not cancel.
+    leaving_ms: leaving && !leaving.event.defaultPrevented ? Math.max(0, performance.now() - leaving.at) : null,
   };
 }

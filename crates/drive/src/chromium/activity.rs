@@ -3,7 +3,12 @@
 //!
 //! - Requests in flight come from the page's [`NetworkTracker`].
 //! - Pending navigations come from CDP Page events kept here ([`NavigationTracker`]): a frame
-//!   that started loading a document and has not stopped.
+//!   that started loading a document and has not stopped. The document also announces a
+//!   navigation away from itself as it starts one (the Navigation API's `navigate` event: a
+//!   form submitted, a link followed), before the browser process has begun loading it and
+//!   said so: until a frame event follows the announcement (for
+//!   [`ANNOUNCED_NAVIGATION_LIMIT`] at most), the navigation counts as pending, so a settle
+//!   right after a click that submits a form does not take the old page for the result.
 //! - The document's load state, fonts, animations, media and DOM changes come from one small
 //!   script (`activity.js`) in retrace's isolated world ([`super::world`]), so a page with fake
 //!   timers or a replaced `performance.now` cannot skew them. Its `MutationObserver` is
@@ -13,6 +18,7 @@
 //! The probe waits at most [`PROBE_TIMEOUT`] for the page: a page whose main thread is busy
 //! for longer is reported as not answering, which is itself "still happening".
 
+use std::collections::HashMap;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -40,6 +46,11 @@ const ACTIVITY_JS: &str = include_str!("activity.js");
 /// How long the probe waits for the page's main thread.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How long a navigation the document announced counts as pending before the browser reports
+/// it: long enough for a loaded machine's browser process to begin it; one it never begins
+/// (an external protocol's link) does not hold the page busy for ever.
+const ANNOUNCED_NAVIGATION_LIMIT: Duration = Duration::from_secs(5);
+
 /// Which frames are loading a document; cheap to clone.
 #[derive(Debug, Clone)]
 pub(crate) struct NavigationTracker {
@@ -49,12 +60,49 @@ pub(crate) struct NavigationTracker {
 #[derive(Debug)]
 struct Loading {
     frames: HashSet<String>,
+    /// Frames whose stop was seen before their start, and when: the three event streams are
+    /// separate channels, merged without their order, so on a busy machine (or for a
+    /// navigation begun and dropped at once) `frameStoppedLoading` can be handled before
+    /// `frameStartedLoading`. Such a frame must not then count as loading for ever; an early
+    /// stop older than [`EARLY_STOP_PAIRING`] pairs with no later start.
+    stopped_early: HashMap<String, Instant>,
     last_change: Instant,
+}
+
+/// How long a stop seen before its start waits for that start.
+const EARLY_STOP_PAIRING: Duration = Duration::from_secs(1);
+
+impl Loading {
+    /// Takes in one frame event, handled at `now`.
+    fn apply(&mut self, event: FrameEvent, now: Instant) {
+        match event {
+            FrameEvent::Started(frame) => {
+                let paired = self
+                    .stopped_early
+                    .remove(&frame)
+                    .is_some_and(|stopped| now.duration_since(stopped) < EARLY_STOP_PAIRING);
+                if !paired {
+                    self.frames.insert(frame);
+                }
+            }
+            FrameEvent::Stopped(frame) => {
+                if !self.frames.remove(&frame) {
+                    self.stopped_early.insert(frame, now);
+                }
+            }
+            FrameEvent::Detached(frame) => {
+                self.frames.remove(&frame);
+                self.stopped_early.remove(&frame);
+            }
+        }
+        self.last_change = now;
+    }
 }
 
 enum FrameEvent {
     Started(String),
     Stopped(String),
+    Detached(String),
 }
 
 impl NavigationTracker {
@@ -72,12 +120,13 @@ impl NavigationTracker {
                 .map(|event| FrameEvent::Stopped(event.frame_id.inner().clone()))
                 .boxed(),
             detached
-                .map(|event| FrameEvent::Stopped(event.frame_id.inner().clone()))
+                .map(|event| FrameEvent::Detached(event.frame_id.inner().clone()))
                 .boxed(),
         ];
         let tracker = Self {
             state: Arc::new(Mutex::new(Loading {
                 frames: HashSet::new(),
+                stopped_early: HashMap::new(),
                 last_change: Instant::now(),
             })),
         };
@@ -88,15 +137,7 @@ impl NavigationTracker {
                 let Ok(mut state) = state.lock() else {
                     return;
                 };
-                match event {
-                    FrameEvent::Started(frame) => {
-                        state.frames.insert(frame);
-                    }
-                    FrameEvent::Stopped(frame) => {
-                        state.frames.remove(&frame);
-                    }
-                }
-                state.last_change = Instant::now();
+                state.apply(event, Instant::now());
             }
         });
         let tracker_script = AddScriptToEvaluateOnNewDocumentParams {
@@ -130,6 +171,7 @@ struct Probe {
     dom_mutations: u64,
     render_quiet_ms: f64,
     opaque_painters: usize,
+    leaving_ms: Option<f64>,
 }
 
 /// What the page is doing now. Fails only when the page or browser is gone; a page that does
@@ -139,6 +181,7 @@ pub(crate) async fn page_activity(
     network: &NetworkTracker,
     navigation: &NavigationTracker,
 ) -> Result<PageActivity, DriveError> {
+    let asked = Instant::now();
     let doing = "reading what the page is doing";
     let script = format!("({ACTIVITY_JS})(true)");
     let document = match tokio::time::timeout(PROBE_TIMEOUT, world.evaluate(doing, &script)).await {
@@ -161,11 +204,23 @@ pub(crate) async fn page_activity(
                 dom_mutations: probe.dom_mutations,
                 render_quiet_for: Duration::from_secs_f64(probe.render_quiet_ms.max(0.0) / 1e3),
                 opaque_painters: probe.opaque_painters,
+                leaving_for: probe
+                    .leaving_ms
+                    .map(|ms| Duration::from_secs_f64(ms.max(0.0) / 1e3)),
             })
             .map_err(|error| format!("the page's answer is malformed: {error}")),
     };
     let (requests_in_flight, network_quiet_for) = network.status();
-    let (navigation_pending, navigation_quiet_for) = navigation.status();
+    let (loading, tracked_quiet_for) = navigation.status();
+    // The announcement was made at least this long before now (the probe ran after `asked`).
+    let announced_ago = document
+        .as_ref()
+        .ok()
+        .and_then(|document| document.leaving_for)
+        .map(|leaving| asked.elapsed() + leaving);
+    let navigation_pending = loading || announced_unseen(announced_ago, tracked_quiet_for);
+    let navigation_quiet_for =
+        announced_ago.map_or(tracked_quiet_for, |ago| ago.min(tracked_quiet_for));
     Ok(PageActivity {
         requests_in_flight,
         network_quiet_for,
@@ -173,4 +228,66 @@ pub(crate) async fn page_activity(
         navigation_quiet_for,
         document,
     })
+}
+
+/// Whether a navigation the document announced `announced_ago` is still unseen by the browser:
+/// no frame has started or stopped loading since (the frame events came `tracked_quiet_for`
+/// ago), and it is recent enough to be on its way ([`ANNOUNCED_NAVIGATION_LIMIT`]). One the
+/// browser began is followed by the frame events instead; one it began and dropped (a 204
+/// answer) has stopped loading since, so it no longer counts.
+fn announced_unseen(announced_ago: Option<Duration>, tracked_quiet_for: Duration) -> bool {
+    announced_ago.is_some_and(|ago| ago < ANNOUNCED_NAVIGATION_LIMIT && tracked_quiet_for > ago)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn loading() -> Loading {
+        Loading {
+            frames: HashSet::new(),
+            stopped_early: HashMap::new(),
+            last_change: Instant::now(),
+        }
+    }
+
+    #[test]
+    fn a_frame_stop_handled_before_its_start_leaves_the_frame_not_loading() {
+        let start = Instant::now();
+        let main = || "main".to_owned();
+        let mut state = loading();
+        state.apply(FrameEvent::Started(main()), start);
+        assert!(state.frames.contains("main"));
+        state.apply(FrameEvent::Stopped(main()), start);
+        assert!(state.frames.is_empty());
+        // The pair handled the other way round.
+        state.apply(FrameEvent::Stopped(main()), start);
+        state.apply(FrameEvent::Started(main()), start + 10 * MS);
+        assert!(state.frames.is_empty());
+        // A stop with no start (one seen twice) does not cancel a start long after it.
+        state.apply(FrameEvent::Stopped(main()), start);
+        state.apply(FrameEvent::Started(main()), start + EARLY_STOP_PAIRING);
+        assert!(state.frames.contains("main"));
+        // A frame that goes away loads no more.
+        state.apply(FrameEvent::Detached(main()), start);
+        assert!(state.frames.is_empty());
+    }
+
+    #[test]
+    fn an_announced_navigation_is_pending_until_a_frame_event_follows_it() {
+        // Nothing announced: nothing pending.
+        assert!(!announced_unseen(None, 10_000 * MS));
+        // Announced 30 ms ago, the frames quiet for 2 s: the browser has not begun it.
+        assert!(announced_unseen(Some(30 * MS), 2_000 * MS));
+        // A frame started (or stopped) loading 10 ms ago, after the announcement: the frame
+        // events speak for it now.
+        assert!(!announced_unseen(Some(30 * MS), 10 * MS));
+        // Announced long ago and never begun: no longer held for.
+        assert!(!announced_unseen(
+            Some(ANNOUNCED_NAVIGATION_LIMIT),
+            ANNOUNCED_NAVIGATION_LIMIT * 2
+        ));
+    }
 }

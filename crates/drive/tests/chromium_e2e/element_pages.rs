@@ -123,6 +123,31 @@ pub const LATE_JS: &str =
 pub const STILL_HTML: &str = r#"<!doctype html><html><body><h1>Nothing happens here</h1>
 <a id="slow" href="/slow-page">A slow page</a></body></html>"#;
 
+/// A page whose controls start navigations that leave it (a form to `/slow-page`) or stay
+/// in it: a link to a fragment of itself, a form whose handler cancels it, a link the page
+/// cancels and one it routes itself (its `navigate` listener, registered after retrace's
+/// own).
+pub const LEAVING_HTML: &str = r##"<!doctype html><html><body><h1 id="section">Leaving</h1>
+<form action="/slow-page"><button id="send">Send</button></form>
+<form action="/slow-page" onsubmit="return false"><button id="handled">Handled</button></form>
+<form method="dialog"><button id="dialog">Close</button></form>
+<a id="fragment" href="#section">Here</a>
+<a id="cancelled" href="/cancelled">Cancelled</a>
+<a id="routed" href="/routed">Routed</a>
+<script>
+navigation.addEventListener('navigate', (event) => {
+  const path = new URL(event.destination.url).pathname;
+  if (path === '/cancelled') event.preventDefault();
+  if (path === '/routed') event.intercept({handler: async () => {}});
+});
+</script></body></html>"##;
+
+/// A page whose policy forbids submitting forms (`form-action 'none'`): its form announces a
+/// navigation the browser never begins.
+pub const FORBIDDEN_FORM_HTML: &str = r#"<!doctype html><html><head>
+<meta http-equiv="Content-Security-Policy" content="form-action 'none'"></head><body>
+<form action="/slow-page"><button id="send">Send</button></form></body></html>"#;
+
 /// A page with a spinner turning forever (a CSS animation); `stopSpinning()` removes it.
 pub const SPINNER_HTML: &str = r#"<!doctype html><html><head><style>
 @keyframes spin { from { transform: rotate(0deg); } to { transform: rotate(360deg); } }

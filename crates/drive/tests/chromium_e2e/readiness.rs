@@ -216,6 +216,57 @@ async fn a_navigation_to_a_slow_page_is_pending_until_the_page_arrives() {
     assert_eq!(page.current_url().await.unwrap(), server.url("/slow-page"));
 }
 
+/// A navigation away that the document starts is announced by the document (the `navigate`
+/// event: a form submitted, a link followed) before the browser reports loading it, and the page
+/// counts as navigating from then (see `activity.rs` for how the two are put together:
+/// which comes first, the browser's report or a probe's answer, is a race, so only the
+/// document's side is shown here, where the browser begins and drops the navigation at once:
+/// a form the page's policy forbids). One that stays in the document (a fragment, a form or
+/// link the page cancels, one it routes itself, a dialog's form) is not announced.
+#[tokio::test]
+async fn a_navigation_the_document_starts_is_announced_and_one_that_stays_is_not() {
+    let (server, held) = retrace_test_support::html_server::serve_html_holding(
+        &[
+            ("/leaving", element_pages::LEAVING_HTML),
+            ("/forbidden", element_pages::FORBIDDEN_FORM_HTML),
+        ],
+        "/slow-page",
+        "text/html",
+        "<!doctype html><title>Slow</title><p>Arrived</p>",
+    );
+    let (_browser, page) = common::page_at(&server.url("/forbidden")).await;
+    page.evaluate("document.getElementById('send').click(); true")
+        .await
+        .unwrap();
+    let (activity, document) = answered(&page).await;
+    assert!(document.leaving_for.is_some(), "{activity:?}");
+    // Begun and dropped by the browser: the page is not held for it.
+    let activity = activity_until(&page, "the dropped navigation over", |a| {
+        !a.navigation_pending && a.document.is_ok()
+    })
+    .await;
+    assert_eq!(held.requests(), 0, "{activity:?}");
+
+    page.navigate(&server.url("/leaving")).await.unwrap();
+    for id in ["fragment", "handled", "dialog", "cancelled", "routed"] {
+        page.evaluate(&format!("document.getElementById('{id}').click(); true"))
+            .await
+            .unwrap();
+        let (activity, document) = answered(&page).await;
+        assert_eq!(document.leaving_for, None, "after #{id}: {activity:?}");
+        assert!(!activity.navigation_pending, "after #{id}: {activity:?}");
+    }
+    page.evaluate("document.getElementById('send').click(); true")
+        .await
+        .unwrap();
+    activity_until(&page, "the navigation pending", |a| a.navigation_pending).await;
+    until_requested(&held).await;
+    held.release();
+    let (activity, document) = answered(&page).await;
+    assert_eq!(page.current_url().await.unwrap(), server.url("/slow-page?"));
+    assert_eq!(document.leaving_for, None, "{activity:?}");
+}
+
 /// Fake timers, a frozen clock and a dummy MutationObserver in the page's world do not
 /// blind the activity probe, which runs in an isolated world.
 #[tokio::test]

@@ -64,6 +64,9 @@ pub(super) struct ObservedPoll {
     pub answered: Instant,
     /// The page's answers to the next step's checks, when it was asked them.
     pub ahead: Option<AnswersAhead>,
+    /// How long the document had not repainted, as it says (a DOM change, a scroll, a focus
+    /// move, a field's input): `None` when the page was not asked or did not say.
+    pub render_quiet: Option<Duration>,
 }
 
 /// Why a page is busy, as a failure's note and the debug log say it.
@@ -95,28 +98,41 @@ impl Waiter<'_> {
     /// Why the page is busy now (a request in flight, a navigation, a document not yet
     /// complete); `None` when it is not, or there is no page to ask.
     pub(super) async fn page_busy(&self) -> Option<Busy> {
-        let page = self.env.page.as_ref()?;
+        self.page_state().await.0
+    }
+
+    /// Why the page is busy ([`Waiter::page_busy`]) and how long its document has not
+    /// repainted, as it says (`None` when it did not say).
+    async fn page_state(&self) -> (Option<Busy>, Option<Duration>) {
+        let Some(page) = self.env.page.as_ref() else {
+            return (None, None);
+        };
         let activity = match page.activity().await {
             Ok(activity) => activity,
             Err(error) => {
-                return Some(Busy::Unanswered(format!(
-                    "the page did not answer: {error}"
-                )));
+                let reason = format!("the page did not answer: {error}");
+                return (Some(Busy::Unanswered(reason)), None);
             }
         };
-        if activity.navigation_pending {
-            return Some(Busy::Navigating);
-        }
-        if activity.requests_in_flight > 0 {
-            return Some(Busy::Requests(activity.requests_in_flight));
-        }
-        match &activity.document {
-            Ok(document) if document.ready_state != "complete" => {
-                Some(Busy::Document(document.ready_state.clone()))
+        let render_quiet = activity
+            .document
+            .as_ref()
+            .ok()
+            .map(|document| document.render_quiet_for);
+        let busy = if activity.navigation_pending {
+            Some(Busy::Navigating)
+        } else if activity.requests_in_flight > 0 {
+            Some(Busy::Requests(activity.requests_in_flight))
+        } else {
+            match &activity.document {
+                Ok(document) if document.ready_state != "complete" => {
+                    Some(Busy::Document(document.ready_state.clone()))
+                }
+                Ok(_) => None,
+                Err(reason) => Some(Busy::Unanswered(reason.clone())),
             }
-            Ok(_) => None,
-            Err(reason) => Some(Busy::Unanswered(reason.clone())),
-        }
+        };
+        (busy, render_quiet)
     }
 
     /// One poll: the screenshot (`remembered`, else `blank`, else a fresh one of `view`), why
@@ -150,10 +166,10 @@ impl Waiter<'_> {
                 }
             }
         };
-        let busy = async {
+        let state = async {
             match reused {
-                true => None,
-                false => self.page_busy().await,
+                true => (None, None),
+                false => self.page_state().await,
             }
         };
         let page_side: Vec<Arc<dyn StepCheck>> = checks
@@ -182,7 +198,8 @@ impl Waiter<'_> {
                 looks,
             })
         };
-        let (screen, busy, page_looks, ahead) = tokio::join!(screen, busy, page_looks, ahead);
+        let (screen, (busy, render_quiet), page_looks, ahead) =
+            tokio::join!(screen, state, page_looks, ahead);
         let (screen, captured) = screen?;
         let answered = captured.unwrap_or_else(Instant::now);
         let pixel_side: Vec<Arc<dyn StepCheck>> = checks
@@ -208,6 +225,7 @@ impl Waiter<'_> {
             looks,
             answered,
             ahead,
+            render_quiet,
         })
     }
 

@@ -22,11 +22,11 @@
 //! - *Failing without the full timeout*: a step whose page has settled (no request in flight,
 //!   no navigation, no change for `search_after` where the step's control could be: its
 //!   region and the search radius around it, so a progress bar elsewhere does not hold the
-//!   step) and whose before-action checks
-//!   still fail, the search included, fails then, not after `step_timeout` (an effect after
-//!   acting gets the whole step time: the app may be waiting on its server); a slow server keeps the step
-//!   waiting, because its request is in flight. A desktop gives no such signal: there replay
-//!   waits the step's whole time.
+//!   step; before typing, which looks at no pixels, no repaint the document reports) and
+//!   whose before-action checks still fail, the search included, fails then, not after
+//!   `step_timeout` (an effect after acting gets the whole step time: the app may be waiting
+//!   on its server); a slow server keeps the step waiting, because its request is in flight.
+//!   A desktop gives no such signal: there replay waits the step's whole time.
 //!
 //! **Screenshots not taken**: an after-action phase whose checks ask only the page (the typed
 //! value) takes none for itself: it captures, while the page is asked, what the next step
@@ -343,6 +343,7 @@ impl Waiter<'_> {
                 looks,
                 answered,
                 ahead,
+                render_quiet,
             } = self.observe(step, at, checks, plan).await?;
             // The next poll comes a poll interval after this one's screenshot was answered
             // (or its page, when it took none): not after a page that held its answer (a
@@ -409,9 +410,17 @@ impl Waiter<'_> {
             // A browser page that has settled will not change by waiting longer. Only before
             // acting: after an action the app may be waiting on its server, and a request the
             // page makes is not always seen in flight (a redirected form submission), so an
-            // effect is given the step's whole time.
-            let settled_for = settling.last_activity.elapsed();
-            let settled = repair
+            // effect is given the step's whole time. A look that asks the page alone (where
+            // the focus is, before typing) sees no pixels: the page's word that its document
+            // has not repainted stands for a still screen.
+            let asks_before_alone = phase == CheckPhase::Before && blank.is_some();
+            let settled_for = match asks_before_alone {
+                true => render_quiet.map_or(Duration::ZERO, |quiet| {
+                    quiet.min(settling.last_activity.elapsed())
+                }),
+                false => settling.last_activity.elapsed(),
+            };
+            let settled = (repair || asks_before_alone)
                 && self.env.page.is_some()
                 && busy.is_none()
                 && last_hit.is_none()
@@ -447,8 +456,12 @@ impl Waiter<'_> {
                 || last_search.is_some_and(|search| search >= settling.last_activity);
             if settled && last_hit.is_none() && searched_since_settled {
                 verdict.waited = started.elapsed();
+                let still = match asks_before_alone {
+                    true => "on the page",
+                    false => "around the control",
+                };
                 verdict.note = Some(format!(
-                    "the page settled (no request, no navigation, no change around the control for {:.1} s) without matching",
+                    "the page settled (no request, no navigation, no change {still} for {:.1} s) without matching",
                     settled_for.as_secs_f64()
                 ));
                 return Ok(verdict);

@@ -6,6 +6,7 @@ use std::time::Duration;
 use retrace_protocol::element::ElementInfo;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::FailureKind;
+use retrace_protocol::events::ReplayFailure;
 use retrace_replay::ReplayRequest;
 use retrace_replay::ReplaySettings;
 use serde_json::Value;
@@ -658,6 +659,32 @@ async fn typing_checks_the_focus_is_on_the_recorded_field_instead_of_waiting_for
 async fn typing_fails_before_a_key_when_the_focus_is_elsewhere() {
     let save = element("button", "Save", CONTROL_BOX);
     let (world, run) = typing_recorded_into_customer(save, Duration::from_secs(1)).await;
+    assert_typing_failed_on_save(&world, &run);
+}
+
+/// Typing whose field does not have the focus, on a page that says it has not repainted for
+/// an hour, fails once it has been quiet for `search_after`, not after the step's 600 s.
+#[tokio::test]
+async fn typing_on_a_settled_page_whose_focus_is_elsewhere_fails_without_the_full_timeout() {
+    let customer = element("textbox", "Customer", FAR_FIELD);
+    let save = element("button", "Save", CONTROL_BOX);
+    let typing = Step::typing("Acme Corp").with("element", as_json(&customer));
+    let page = PageModel {
+        quiet_for: Duration::from_secs(3600),
+        ..PageModel::default()
+    };
+    let (world, run) = click_then_typing(typing, save, page, patient()).await;
+    let failure = assert_typing_failed_on_save(&world, &run);
+    assert!(
+        failure.message.contains("the page settled"),
+        "{}",
+        failure.message
+    );
+}
+
+/// Asserts the run failed at its typing step (2) before a key was sent, because the focus
+/// was on "Save" instead of "Customer"; the failure.
+fn assert_typing_failed_on_save(world: &World, run: &Replayed) -> ReplayFailure {
     let failure = run
         .outcome()
         .failure
@@ -672,6 +699,7 @@ async fn typing_fails_before_a_key_when_the_focus_is_elsewhere() {
         failure.message
     );
     assert_eq!(world.inputs().len(), 1, "only the click was sent");
+    failure
 }
 
 /// After a click, an effect the page takes a few screenshots to show is waited for at its

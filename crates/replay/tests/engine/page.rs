@@ -206,6 +206,7 @@ impl BrowserBackend for WorldPage {
                 dom_mutations: 0,
                 render_quiet_for: page.quiet_for,
                 opaque_painters: page.opaque_painters,
+                leaving_for: None,
             }),
         })
     }

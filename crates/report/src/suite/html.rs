@@ -113,6 +113,9 @@ struct TestView<'a> {
     evidence: Option<EvidenceView>,
     /// A page check's screenshots, diff, boxes and thresholds (tests that did not pass).
     shots: Option<check_view::ShotsView>,
+    /// The time limits a page check ran under (tests that did not pass: an ERROR may be one
+    /// of them running out).
+    limits: Option<String>,
     final_screenshot: Option<String>,
     /// Evidence that could not be shown, and why.
     notes: Vec<String>,
@@ -201,6 +204,11 @@ impl<'a> TestView<'a> {
             differences: differences(test),
             evidence,
             shots,
+            limits: test
+                .check
+                .as_ref()
+                .filter(|_| !passed)
+                .map(|check| check_view::fields_line(&check.timeouts)),
             final_screenshot,
             notes,
         }

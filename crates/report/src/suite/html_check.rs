@@ -64,7 +64,7 @@ pub(super) fn shots(
         baseline: super::data_uri(&baseline),
         candidate: super::data_uri(&candidate),
         diff: diff.as_deref().map(super::data_uri),
-        thresholds: thresholds(&check.thresholds),
+        thresholds: fields_line(&check.thresholds),
     })
 }
 
@@ -95,8 +95,9 @@ fn boxes(check: &PageCheck, width: u32, height: u32) -> Vec<BoxView> {
         .collect()
 }
 
-/// `delta_e 5 · max_diff_pixels 0 · ...`: the thresholds object's fields, in its order.
-fn thresholds(value: &serde_json::Value) -> String {
+/// `delta_e 5 · max_diff_pixels 0 · ...`: an object's fields (the thresholds, the time
+/// limits a check ran under), in its order, on one line.
+pub(super) fn fields_line(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::Object(fields) => fields
             .iter()

@@ -19,6 +19,10 @@
 //! username = "demo"
 //! password = { env = "DEMO_PASSWORD" }   # a secret: from the environment only
 //!
+//! [timeouts]                 # seconds, read by every part (see `timeouts`); step is
+//! step = 10                  # the same setting as [defaults] step_timeout
+//! navigation = 30            # retrace check: load, readiness, stillness, model, page, run
+//!
 //! [[files]]                  # tests whose path (relative to this file) matches
 //! match = "v2/**/*.json"
 //! url = "http://127.0.0.1:8080/?layout=v2"
@@ -44,6 +48,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::error::SuiteError;
+use super::timeouts::SuiteTimeouts;
 
 /// The suite file's name, looked for in the current directory when none is named.
 pub const SUITE_FILE: &str = "retrace.toml";
@@ -230,6 +235,9 @@ pub struct SuiteFile {
     /// Per-file sections, applied in order (a later match overrides an earlier one).
     #[serde(default)]
     pub files: Vec<FileSection>,
+    /// The time limits every part reads (`[timeouts]`, seconds): see [`super::timeouts`].
+    #[serde(default)]
+    pub timeouts: SuiteTimeouts,
 }
 
 impl SuiteFile {
@@ -238,10 +246,26 @@ impl SuiteFile {
         if !path.is_file() {
             return Err(SuiteError::config(path, "no such suite file"));
         }
-        let file: SuiteFile = Figment::from(Toml::file_exact(path))
+        let mut file: SuiteFile = Figment::from(Toml::file_exact(path))
             .extract()
             .map_err(|error| SuiteError::config(path, describe(error)))?;
         file.check_secrets(path)?;
+        file.timeouts
+            .check()
+            .map_err(|error| SuiteError::config(path, error))?;
+        // One setting, two places to write it: they may not disagree.
+        match (file.defaults.step_timeout, file.timeouts.step) {
+            (Some(defaults), Some(timeouts)) if defaults != timeouts => {
+                return Err(SuiteError::config(
+                    path,
+                    format!(
+                        "timeouts.step: {timeouts} s disagrees with defaults.step_timeout                          ({defaults} s); set one of them"
+                    ),
+                ));
+            }
+            (None, Some(step)) => file.defaults.step_timeout = Some(step),
+            _ => {}
+        }
         file.defaults
             .settings()
             .check("defaults.")

@@ -65,6 +65,12 @@ fn bad_suite_files_are_errors_naming_the_file_and_the_field() {
             "secrets = [\"pin\"]\n[parameters]\npin = \"1234\"\n",
             "parameters.pin",
         ),
+        ("[timeouts]\npage = -1\n", "timeouts.page"),
+        ("[timeouts]\nnavigaton = 3\n", "navigaton"),
+        (
+            "[defaults]\nstep_timeout = 5.0\n[timeouts]\nstep = 8\n",
+            "timeouts.step",
+        ),
     ];
     for (text, field) in cases {
         let (_dir, path) = suite_file(text);
@@ -125,5 +131,26 @@ fn flags_override_and_bad_flag_values_are_named() {
     assert!(
         error.contains("wait") && error.contains("whenever"),
         "{error}"
+    );
+}
+
+#[test]
+fn timeouts_are_read_and_the_step_limit_is_the_replay_step_timeout() {
+    let (_dir, path) = suite_file("[timeouts]\nstep = 7.5\nnavigation = 2\nrun = 60\n");
+    let file = SuiteFile::load(&path).unwrap();
+    assert_eq!(file.defaults.step_timeout, Some(7.5));
+    assert_eq!(
+        (
+            file.timeouts.navigation,
+            file.timeouts.run,
+            file.timeouts.model
+        ),
+        (Some(2.0), Some(60.0), None)
+    );
+    // Written in both places, the same value is accepted.
+    let (_dir, path) = suite_file("[defaults]\nstep_timeout = 4.0\n[timeouts]\nstep = 4\n");
+    assert_eq!(
+        SuiteFile::load(&path).unwrap().defaults.step_timeout,
+        Some(4.0)
     );
 }

@@ -29,6 +29,7 @@ pub mod state;
 pub mod suite_state;
 pub mod test_report;
 pub mod timeline;
+pub mod timeouts;
 
 use std::sync::Arc;
 use std::time::Instant;
