@@ -100,7 +100,30 @@ async fn a_late_script_leaves_the_same_pixels_as_an_inline_one() {
     common::sign_in(&inline, &server.url(), "").await;
     let late_pixels = common::settled(&late, false).await;
     let inline_pixels = common::settled(&inline, false).await;
-    assert_eq!(common::diff_box(&late_pixels, &inline_pixels), None);
+    // Two pages drawn by the same browser can still differ by a unit of a colour channel at
+    // an anti-aliased edge (the side cards' rounded corners, rasterised on other tiles):
+    // pixels count as different past the threshold a person could see (pixelmatch's 0.1,
+    // anti-aliased pixels included), as `retrace check` and replay's stillness count them.
+    let options = retrace_vision::DiffOptions {
+        include_aa: true,
+        draw: false,
+        ..retrace_vision::DiffOptions::default()
+    };
+    let (width, height) = (late_pixels.width, late_pixels.height);
+    let diff = retrace_vision::diff_rgba(
+        &late_pixels.rgba,
+        &inline_pixels.rgba,
+        width,
+        height,
+        &options,
+    )
+    .unwrap();
+    assert_eq!(
+        diff.diff_pixels,
+        0,
+        "the pages differ within {:?}",
+        common::diff_box(&late_pixels, &inline_pixels)
+    );
     // The late script is the whole script: the modal and its Save draft work.
     common::click_on(&late, "#new-invoice").await;
     common::wait_for_js(&late, MODAL_OPEN).await;
