@@ -26,6 +26,32 @@ pub fn render(page: &ContentPage, carry: &str) -> String {
     document(page.title, page.path, carry, "", &main, script)
 }
 
+/// A demo page of one behaviour (an animation, a ticker...): a hero naming it (`title`, and
+/// `what` it has) above `main`, in a whole [`document`].
+pub fn behaviour_page(
+    title: &str,
+    what: &str,
+    current: &str,
+    carry: &str,
+    extra_css: &str,
+    main: &str,
+    script: &str,
+) -> String {
+    let intro = format!(
+        "<section class=\"hero\"><h1>{}</h1><p class=\"lead\">This page has {}.</p></section>",
+        escape(title),
+        escape(what)
+    );
+    document(
+        title,
+        current,
+        carry,
+        extra_css,
+        &format!("{intro}{main}"),
+        script,
+    )
+}
+
 /// A whole site document: the shared stylesheet plus `extra_css`, the header with `current`
 /// marked in the navigation, `main` (HTML) in the 1040 px column, the footer, and an inline
 /// `script` when not empty.

@@ -5,8 +5,7 @@
 //! different page). A visual checker must call the first an ERROR and keep the second's
 //! sides apart.
 
-use super::baseline_markup::document;
-use crate::html::escape;
+use super::baseline_markup::behaviour_page;
 
 /// The page that never holds still.
 pub const TICKER_PATH: &str = "/site/ticker";
@@ -55,23 +54,11 @@ document.cookie='ledgerline_seen=1; path=/';})();";
 /// The page at `path`, or `None`. `carry` is added to the navigation links.
 pub fn render(path: &str, carry: &str) -> Option<String> {
     let (_, title, what) = PAGES.iter().find(|(p, _, _)| *p == path)?;
-    let intro = format!(
-        "<section class=\"hero\"><h1>{}</h1><p class=\"lead\">This page has {}.</p></section>",
-        escape(title),
-        escape(what)
-    );
     let (css, main, script) = match path {
         TICKER_PATH => (TICKER_CSS, TICKER_HTML, TICKER_JS),
         _ => (FIRST_VISIT_CSS, FIRST_VISIT_HTML, FIRST_VISIT_JS),
     };
-    Some(document(
-        title,
-        path,
-        carry,
-        css,
-        &format!("{intro}{main}"),
-        script,
-    ))
+    Some(behaviour_page(title, what, path, carry, css, main, script))
 }
 
 #[cfg(test)]

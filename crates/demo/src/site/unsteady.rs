@@ -4,8 +4,7 @@
 //! visual checker has to wait them out, freeze them or mask them.
 
 use super::assets;
-use super::baseline_markup::document;
-use crate::html::escape;
+use super::baseline_markup::behaviour_page;
 
 /// Every unsteady page: path, title, and what makes it hard.
 pub const PAGES: [(&str, &str, &str); 6] = [
@@ -44,11 +43,6 @@ pub const PAGES: [(&str, &str, &str); 6] = [
 /// The unsteady page at `path`, or `None`. `carry` is added to the navigation links.
 pub fn render(path: &str, carry: &str) -> Option<String> {
     let (_, title, what) = PAGES.iter().find(|(p, _, _)| *p == path)?;
-    let intro = format!(
-        "<section class=\"hero\"><h1>{}</h1><p class=\"lead\">This page has {}.</p></section>",
-        escape(title),
-        escape(what)
-    );
     let (css, main, script) = match path {
         "/site/animation" => (ANIMATION_CSS, ANIMATION_HTML.to_owned(), ""),
         "/site/transition" => (TRANSITION_CSS, TRANSITION_HTML.to_owned(), TRANSITION_JS),
@@ -57,14 +51,7 @@ pub fn render(path: &str, carry: &str) -> Option<String> {
         "/site/caret" => (CARET_CSS, CARET_HTML.to_owned(), ""),
         _ => (STICKY_CSS, long_article(), ""),
     };
-    Some(document(
-        title,
-        path,
-        carry,
-        css,
-        &format!("{intro}{main}"),
-        script,
-    ))
+    Some(behaviour_page(title, what, path, carry, css, &main, script))
 }
 
 const ANIMATION_CSS: &str = "
