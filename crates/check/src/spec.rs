@@ -275,14 +275,11 @@ impl SpecError {
 
 /// Reads a JSON spec file and validates it.
 pub fn load_spec(path: &Path) -> Result<CheckSpec, SpecError> {
-    let in_file = |mut error: SpecError| {
+    let spec = load_spec_over(path, &CheckSpec::default())?;
+    spec.validate().map_err(|mut error| {
         error.file = Some(path.to_path_buf());
         error
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| in_file(SpecError::field("-", format!("cannot read it: {e}"))))?;
-    let spec = parse_spec(&text).map_err(in_file)?;
-    spec.validate().map_err(in_file)?;
+    })?;
     Ok(spec)
 }
 
