@@ -2,8 +2,10 @@
 //! (same tag, own text and box), and what does not match says what changed. An element found
 //! on the other side with the same tag, text and size at another place moved (layout, shift);
 //! one at the same place with other text was relabelled (content, text); one with no
-//! counterpart was removed or added (content); when everything matches, the pixels changed
-//! under the same elements, so a colour changed (styling). Containers without text of their
+//! counterpart was removed or added (content); when everything matches, a computed colour
+//! that differs is a colour change (styling, [`ChangeKind::Colour`]), and otherwise the pixels
+//! changed under elements the DOM shows unchanged (styling, [`ChangeKind::Pixels`]: an image,
+//! a shadow, rendering). Containers without text of their
 //! own that hold the whole box are context, not the change.
 
 use retrace_protocol::BoundingBox;
@@ -198,10 +200,10 @@ fn colour_change(
     let (change, description) = match recoloured {
         Some(description) => (ChangeKind::Colour, description),
         None => (
-            ChangeKind::Colour,
+            ChangeKind::Pixels,
             format!(
-                "pixels changed under unchanged elements ({} of them): a colour, image or \
-                 rendering change",
+                "pixels changed under unchanged elements ({} of them): an image, a shadow, a \
+                 gradient or a rendering change the DOM does not show",
                 before.len()
             ),
         ),
@@ -285,6 +287,9 @@ mod tests {
         assert_eq!(found.change, Some(ChangeKind::Colour), "{found:?}");
         assert_eq!(found.kind, DifferenceKind::Styling);
         assert!(found.description.contains("rgb(15, 154, 142)"));
+        let found = classify(&area(700, 100, 48, 48), &base, &base);
+        assert_eq!(found.change, Some(ChangeKind::Pixels), "{found:?}");
+        assert_eq!(found.kind, DifferenceKind::Styling);
 
         let mut removed = base.clone();
         removed.remove(4);

@@ -1,12 +1,16 @@
 //! Asking the model judge about one attempt, and what its answer does to the verdict.
 //!
+//! The deterministic layers find two sorts of difference. **Facts** are what the DOM or the
+//! console confirms: an element moved, relabelled, removed or added, a computed colour that
+//! differs, a changed page size, a console error. **Unexplained pixels**
+//! ([`ChangeKind::Pixels`]) changed under elements the DOM shows unchanged: an image, a
+//! shadow, rendering, which noise can also produce. Only unexplained pixels are the judge's
+//! to overrule; a fact is a FAIL whatever the judge says.
+//!
 //! **When** ([`should_ask`]): never for identical bytes; with [`JudgeWhen::Noise`] only when
-//! every difference the deterministic layers found is a styling box (pixels changed under
-//! elements that are all still there, with the same text, at the same place) and the
-//! differing pixels are at or under the hard ceiling ([`JudgeOptions::ceiling_ratio`] of the
-//! page): differences that might be noise. A moved, relabelled, removed or added element, a
-//! console error or a changed page size is a fact the DOM shows, never noise. With
-//! [`JudgeWhen::Always`] whenever the screenshots differ (to explain).
+//! every difference is unexplained pixels and the differing pixels are at or under the hard
+//! ceiling ([`JudgeOptions::ceiling_ratio`] of the page); with [`JudgeWhen::Always`]
+//! whenever the screenshots differ (to explain).
 //!
 //! **How** ([`ask`]): the cache first (keyed by both screenshots, the masks, the model and
 //! the prompt version); otherwise one request with the focused prompt as the system prompt,
@@ -15,17 +19,19 @@
 //! ([`read_judgement`]). The provider is used as given: a failed call is this attempt's
 //! ERROR, and the check's own retries (logged per attempt) try again.
 //!
-//! **Then** ([`combine`]): a judge's ERROR is the attempt's ERROR; its FAIL adds its
-//! differences; its PASS clears the styling boxes it was asked about, never a structural
-//! change, a console error or a changed page size.
+//! **Then** ([`combine`]): when the deterministic layers found a fact, the verdict is FAIL
+//! with the facts whatever the judge answered (a FAIL adds its differences; a PASS clears the
+//! unexplained pixels only; an unusable answer stays in the judge's record, it does not turn
+//! a confirmed FAIL into an ERROR). Otherwise the judge decides: its ERROR is the attempt's
+//! ERROR (retried), its FAIL adds its differences, its PASS clears the unexplained pixels.
 
 use base64::Engine;
 use retrace_llm::MessageRequest;
 use retrace_llm::VlmProvider;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
+use retrace_protocol::events::ChangeKind;
 use retrace_protocol::events::Difference;
-use retrace_protocol::events::DifferenceKind;
 use retrace_protocol::events::JudgeRecord;
 use retrace_protocol::events::Verdict;
 
@@ -66,10 +72,11 @@ pub fn over_ceiling(comparison: &PixelComparison, options: &JudgeOptions) -> boo
     comparison.diff_pixels as f64 / total as f64 > options.ceiling_ratio
 }
 
-/// A difference the judge may overrule: a box of pixels that changed under the same
-/// elements (a colour, an image, anti-aliasing), which rendering noise can also produce.
+/// A difference the judge may overrule: a box of pixels that changed under elements the DOM
+/// shows unchanged (an image, a shadow, anti-aliasing), which rendering noise can also
+/// produce. Everything else is a fact.
 fn overrulable(difference: &Difference) -> bool {
-    difference.region.is_some() && difference.kind == DifferenceKind::Styling
+    difference.region.is_some() && difference.change == Some(ChangeKind::Pixels)
 }
 
 /// Whether the judge is asked about this attempt (see the module docs).
@@ -90,12 +97,15 @@ pub fn should_ask(
     }
 }
 
-/// The attempt's verdict, differences and error once the judge has spoken.
+/// The attempt's verdict, differences and error once the judge has spoken (see the module
+/// docs: a fact found by the deterministic layers is a FAIL whatever the judge says).
 pub fn combine(
     judged: &JudgeRecord,
     found: Vec<Difference>,
 ) -> (Verdict, Vec<Difference>, Option<String>) {
+    let has_fact = found.iter().any(|d| !overrulable(d));
     match judged.verdict {
+        Verdict::Error if has_fact => (Verdict::Fail, found, None),
         Verdict::Error => (Verdict::Error, found, judged.error.clone()),
         Verdict::Fail => {
             let mut all = found;
@@ -221,7 +231,7 @@ mod tests {
         }
     }
 
-    fn difference(boxed: bool, kind: DifferenceKind) -> Difference {
+    fn difference(boxed: bool, kind: DifferenceKind, change: ChangeKind) -> Difference {
         Difference {
             kind,
             severity: Severity::Minor,
@@ -232,8 +242,12 @@ mod tests {
                 width: 2.0,
                 height: 2.0,
             }),
-            change: None,
+            change: Some(change),
         }
+    }
+
+    fn pixels() -> Difference {
+        difference(true, DifferenceKind::Styling, ChangeKind::Pixels)
     }
 
     #[test]
@@ -243,22 +257,38 @@ mod tests {
             ceiling_ratio: 0.01,
             ..JudgeOptions::default()
         };
-        let boxed = vec![difference(true, DifferenceKind::Styling)];
+        let boxed = vec![pixels()];
         assert!(should_ask(&noise, &comparison(100, false), &boxed));
         assert!(!should_ask(&noise, &comparison(101, false), &boxed), "over");
         assert!(!should_ask(&noise, &comparison(5, false), &[]), "passed");
         let console = vec![
-            boxed[0].clone(),
-            difference(false, DifferenceKind::ConsoleError),
+            pixels(),
+            difference(
+                false,
+                DifferenceKind::ConsoleError,
+                ChangeKind::ConsoleError,
+            ),
         ];
         assert!(!should_ask(&noise, &comparison(5, false), &console));
-        let moved = vec![boxed[0].clone(), difference(true, DifferenceKind::Layout)];
+        let moved = vec![
+            pixels(),
+            difference(true, DifferenceKind::Layout, ChangeKind::Shift),
+        ];
         assert!(
             !should_ask(&noise, &comparison(5, false), &moved),
             "a moved element is not noise"
         );
-        let relabelled = vec![difference(true, DifferenceKind::Content)];
+        let relabelled = vec![difference(true, DifferenceKind::Content, ChangeKind::Text)];
         assert!(!should_ask(&noise, &comparison(5, false), &relabelled));
+        let recoloured = vec![difference(
+            true,
+            DifferenceKind::Styling,
+            ChangeKind::Colour,
+        )];
+        assert!(
+            !should_ask(&noise, &comparison(5, false), &recoloured),
+            "a colour the DOM confirms is not noise"
+        );
         let always = JudgeOptions {
             when: JudgeWhen::Always,
             ..noise.clone()
@@ -273,25 +303,37 @@ mod tests {
     }
 
     #[test]
-    fn a_pass_clears_only_pixel_boxes_and_a_fail_adds_its_differences() {
+    fn a_pass_clears_only_unexplained_pixels_and_facts_stay_a_fail_whatever_the_judge_says() {
         let judged = |verdict| JudgeRecord {
             model: "m".into(),
             verdict,
             confidence: Some(90),
-            differences: vec![difference(false, DifferenceKind::Layout)],
+            differences: vec![difference(false, DifferenceKind::Layout, ChangeKind::Shift)],
             summary: None,
             error: (verdict == Verdict::Error).then(|| "bad".to_owned()),
             cached: false,
         };
-        let boxed = difference(true, DifferenceKind::Styling);
-        let console = difference(false, DifferenceKind::ConsoleError);
-        let (verdict, kept, _) = combine(&judged(Verdict::Pass), vec![boxed.clone()]);
+        let console = difference(
+            false,
+            DifferenceKind::ConsoleError,
+            ChangeKind::ConsoleError,
+        );
+        let recoloured = difference(true, DifferenceKind::Styling, ChangeKind::Colour);
+        let (verdict, kept, _) = combine(&judged(Verdict::Pass), vec![pixels()]);
         assert_eq!((verdict, kept.len()), (Verdict::Pass, 0));
-        let (verdict, kept, _) = combine(&judged(Verdict::Pass), vec![boxed.clone(), console]);
+        let (verdict, kept, _) = combine(&judged(Verdict::Pass), vec![pixels(), console]);
         assert_eq!((verdict, kept.len()), (Verdict::Fail, 1));
-        let (verdict, kept, _) = combine(&judged(Verdict::Fail), vec![boxed.clone()]);
+        let (verdict, kept, _) = combine(&judged(Verdict::Pass), vec![recoloured.clone()]);
+        assert_eq!((verdict, kept), (Verdict::Fail, vec![recoloured.clone()]));
+        let (verdict, kept, _) = combine(&judged(Verdict::Fail), vec![pixels()]);
         assert_eq!((verdict, kept.len()), (Verdict::Fail, 2));
-        let (verdict, _, error) = combine(&judged(Verdict::Error), vec![boxed]);
+        let (verdict, _, error) = combine(&judged(Verdict::Error), vec![pixels()]);
         assert_eq!((verdict, error.as_deref()), (Verdict::Error, Some("bad")));
+        let (verdict, kept, error) = combine(&judged(Verdict::Error), vec![recoloured.clone()]);
+        assert_eq!(
+            (verdict, kept, error),
+            (Verdict::Fail, vec![recoloured], None),
+            "an unusable answer does not turn a confirmed FAIL into an ERROR"
+        );
     }
 }

@@ -38,14 +38,17 @@
 //!
 //! **The model judge** (optional; `judge_options`, `judge`, `judgement`,
 //!    `judgement_cache`): given a model ([`run_check_with_judge`]) and asked for
-//!    (`judge.when`: `noise` asks only when every difference is a pixel box and the differing
-//!    pixels are at or under the hard ceiling `judge.ceiling_ratio` of the page, default 1%;
-//!    `always` whenever the screenshots differ; identical bytes never ask), it sees both
-//!    screenshots, the diff image and the structural diff, and answers in the comparison
-//!    schema, read by the seed's rules (unusable → ERROR; PASS listing differences → FAIL;
-//!    PASS under `judge.min_confidence` → ERROR; PASS above the ceiling → ERROR, "the judge
-//!    disagrees with the pixels"). Its PASS clears the pixel boxes only; its ERROR is retried
-//!    like any other. Judgements are cached by (both screenshots, masks, model, prompt
+//!    (`judge.when`: `noise` asks only when every difference is pixels that changed under
+//!    elements the DOM shows unchanged and the differing pixels are at or under the hard
+//!    ceiling `judge.ceiling_ratio` of the page, default 1%; `always` whenever the screenshots
+//!    differ; identical bytes never ask), it sees both screenshots, the diff image and the
+//!    structural diff, and answers in the comparison schema, read by the seed's rules
+//!    (unusable → ERROR; PASS listing differences → FAIL; PASS under `judge.min_confidence` →
+//!    ERROR; PASS above the ceiling → ERROR, "the judge disagrees with the pixels"). A fact the
+//!    DOM or the console confirms (moved, relabelled, recoloured, removed, added, a console
+//!    error, a new page size) is a FAIL whatever the judge answers; its PASS clears only the
+//!    unexplained pixels, and its ERROR (retried like any other) decides only when there is
+//!    no fact. Judgements are cached by (both screenshots, masks, model, prompt
 //!    version), so an unchanged page is never judged twice.
 //!
 //! One [`Timeouts`] holds every limit (navigation, readiness, stability, the model's answer,

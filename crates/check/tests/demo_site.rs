@@ -113,10 +113,15 @@ async fn pages_against_themselves_and_the_identical_markup_refactor_pass() {
 }
 
 /// The seeded regressions and the change each must be reported as.
-const SEEDED: [(Variant, DifferenceKind, ChangeKind); 4] = [
+const SEEDED: [(Variant, DifferenceKind, ChangeKind); 5] = [
     (Variant::Shift, DifferenceKind::Layout, ChangeKind::Shift),
     (Variant::Text, DifferenceKind::Content, ChangeKind::Text),
     (Variant::Colour, DifferenceKind::Styling, ChangeKind::Colour),
+    (
+        Variant::Overlay,
+        DifferenceKind::Styling,
+        ChangeKind::Pixels,
+    ),
     (
         Variant::Removed,
         DifferenceKind::Content,

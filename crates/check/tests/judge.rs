@@ -9,6 +9,10 @@
 //!   echoes the timeouts); malformed JSON → ERROR; confidence 79 → ERROR; PASS listing
 //!   differences → FAIL; a PASS while the pixels are above the hard ceiling → ERROR; identical
 //!   pages never ask.
+//! - The judge may overrule only pixels the DOM does not explain (the `overlay` variant: an
+//!   icon painted over by a background image); a fact the DOM confirms (the `colour`
+//!   variant's recoloured icon, the `shift` variant's moved card) stays a FAIL whatever it
+//!   answers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -26,6 +30,7 @@ use retrace_demo::site::seeded_change;
 use retrace_llm::ApiKey;
 use retrace_llm::anthropic::AnthropicClient;
 use retrace_llm::anthropic::AnthropicConfig;
+use retrace_protocol::events::ChangeKind;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::MemorySink;
@@ -39,7 +44,7 @@ use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::require;
 use serde_json::json;
 
-const CONTEXT: &str = "src/features/icon.css:12 (colour token renamed)";
+const CONTEXT: &str = "src/features/icon.css:12 (icon layers merged)";
 
 /// A judge's answer in the comparison schema.
 fn answer(verdict: &str, confidence: u32, differences: serde_json::Value) -> ScriptStep {
@@ -55,7 +60,7 @@ fn answer(verdict: &str, confidence: u32, differences: serde_json::Value) -> Scr
 }
 
 fn icon_lighter() -> serde_json::Value {
-    json!([{"type": "styling", "description": "the invoices icon is lighter", "severity": "minor"}])
+    json!([{"type": "styling", "description": "the reminders icon is lighter", "severity": "minor"}])
 }
 
 fn judge(fake: &FakeAnthropic) -> AnthropicClient {
@@ -104,17 +109,17 @@ async fn check(spec: &CheckSpec, fake: &FakeAnthropic, events: &Events) -> (Chec
     (run, page)
 }
 
-fn colour_path() -> &'static str {
-    seeded_change(Variant::Colour).unwrap().path
+fn overlay_path() -> &'static str {
+    seeded_change(Variant::Overlay).unwrap().path
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_judges_pass_overrules_noise_and_a_rerun_asks_no_model() {
     require!(Chromium);
     let baseline = start_variant(Variant::Baseline).await;
-    let candidate = start_variant(Variant::Colour).await;
+    let candidate = start_variant(Variant::Overlay).await;
     let fake = FakeAnthropic::start(vec![answer("PASS", 95, json!([]))]).await;
-    let (spec, _out) = spec(&baseline, &candidate, colour_path(), JudgeWhen::Noise);
+    let (spec, _out) = spec(&baseline, &candidate, overlay_path(), JudgeWhen::Noise);
 
     let (_, page) = check(&spec, &fake, &Events::none()).await;
     assert_eq!(page.verdict, Verdict::Pass, "{page:?}");
@@ -148,9 +153,9 @@ async fn a_judges_pass_overrules_noise_and_a_rerun_asks_no_model() {
 async fn a_judges_fail_is_a_fail_with_its_differences_and_never_retried() {
     require!(Chromium);
     let baseline = start_variant(Variant::Baseline).await;
-    let candidate = start_variant(Variant::Colour).await;
+    let candidate = start_variant(Variant::Overlay).await;
     let fake = FakeAnthropic::start(vec![answer("FAIL", 90, icon_lighter())]).await;
-    let (mut spec, _out) = spec(&baseline, &candidate, colour_path(), JudgeWhen::Noise);
+    let (mut spec, _out) = spec(&baseline, &candidate, overlay_path(), JudgeWhen::Noise);
     spec.retry.retries = 2;
     let (_, page) = check(&spec, &fake, &Events::none()).await;
     assert_eq!(page.verdict, Verdict::Fail, "{page:?}");
@@ -158,7 +163,7 @@ async fn a_judges_fail_is_a_fail_with_its_differences_and_never_retried() {
     assert!(
         page.differences
             .iter()
-            .any(|d| d.description == "the invoices icon is lighter"),
+            .any(|d| d.description == "the reminders icon is lighter"),
         "{:?}",
         page.differences
     );
@@ -188,13 +193,13 @@ async fn a_page_that_never_loads_is_an_error_and_no_model_is_asked() {
 async fn a_transient_model_failure_is_retried_and_every_attempt_logged() {
     require!(Chromium);
     let baseline = start_variant(Variant::Baseline).await;
-    let candidate = start_variant(Variant::Colour).await;
+    let candidate = start_variant(Variant::Overlay).await;
     let fake = FakeAnthropic::start(vec![
         ScriptStep::server_error(500),
         answer("PASS", 92, json!([])),
     ])
     .await;
-    let (mut spec, _out) = spec(&baseline, &candidate, colour_path(), JudgeWhen::Noise);
+    let (mut spec, _out) = spec(&baseline, &candidate, overlay_path(), JudgeWhen::Noise);
     spec.retry.retries = 2;
     let sink = MemorySink::new();
     let events = Events::none().with(sink.clone());
@@ -234,11 +239,11 @@ async fn a_transient_model_failure_is_retried_and_every_attempt_logged() {
 async fn a_judge_slower_than_the_shared_model_timeout_is_an_error_naming_it() {
     require!(Chromium);
     let baseline = start_variant(Variant::Baseline).await;
-    let candidate = start_variant(Variant::Colour).await;
+    let candidate = start_variant(Variant::Overlay).await;
     // Far slower than the limit: the answer can never come in time.
     let slow = answer("PASS", 95, json!([])).delayed(Duration::from_secs(600));
     let fake = FakeAnthropic::start(vec![slow]).await;
-    let (mut spec, _out) = spec(&baseline, &candidate, colour_path(), JudgeWhen::Noise);
+    let (mut spec, _out) = spec(&baseline, &candidate, overlay_path(), JudgeWhen::Noise);
     spec.timeouts = Timeouts {
         model_ms: 2_000,
         ..Timeouts::default()
@@ -256,7 +261,7 @@ async fn a_judge_slower_than_the_shared_model_timeout_is_an_error_naming_it() {
 async fn unusable_unsure_or_contradictory_answers_follow_the_rules() {
     require!(Chromium);
     let baseline = start_variant(Variant::Baseline).await;
-    let candidate = start_variant(Variant::Colour).await;
+    let candidate = start_variant(Variant::Overlay).await;
     let fake = FakeAnthropic::start(vec![
         ScriptStep::text(r#"{"verdict": "PASS", "confidence": 9"#),
         answer("PASS", 79, json!([])),
@@ -269,7 +274,7 @@ async fn unusable_unsure_or_contradictory_answers_follow_the_rules() {
         (Verdict::Fail, None),
     ];
     for (verdict, error) in expected {
-        let (spec, _out) = spec(&baseline, &candidate, colour_path(), JudgeWhen::Noise);
+        let (spec, _out) = spec(&baseline, &candidate, overlay_path(), JudgeWhen::Noise);
         let (_, page) = check(&spec, &fake, &Events::none()).await;
         assert_eq!(page.verdict, verdict, "{page:?}");
         match error {
@@ -281,7 +286,7 @@ async fn unusable_unsure_or_contradictory_answers_follow_the_rules() {
             None => assert!(
                 page.differences
                     .iter()
-                    .any(|d| d.description == "the invoices icon is lighter"),
+                    .any(|d| d.description == "the reminders icon is lighter"),
                 "{:?}",
                 page.differences
             ),
@@ -294,17 +299,60 @@ async fn unusable_unsure_or_contradictory_answers_follow_the_rules() {
 async fn a_pass_while_the_pixels_are_over_the_ceiling_is_an_error() {
     require!(Chromium);
     let baseline = start_variant(Variant::Baseline).await;
-    let candidate = start_variant(Variant::Shift).await;
-    let path = seeded_change(Variant::Shift).unwrap().path;
+    let candidate = start_variant(Variant::Overlay).await;
     let fake = FakeAnthropic::start(vec![answer("PASS", 97, json!([]))]).await;
-    // A hard ceiling of no differing pixel at all: the moved card is above it.
-    let (mut spec, _out) = spec(&baseline, &candidate, path, JudgeWhen::Always);
+    // A hard ceiling of no differing pixel at all: the painted-over icon is above it.
+    let (mut spec, _out) = spec(&baseline, &candidate, overlay_path(), JudgeWhen::Always);
     spec.judge.ceiling_ratio = 0.0;
     let (_, page) = check(&spec, &fake, &Events::none()).await;
     assert_eq!(page.verdict, Verdict::Error, "{page:?}");
     let error = page.error.as_deref().unwrap();
     assert!(error.contains("disagrees with the pixels"), "{error}");
     assert_eq!(fake.requests().len(), 1);
+}
+
+/// A colour the DOM confirms (the icon's computed background differs) is a fact, not noise:
+/// with the judge asked about noise only it is a FAIL the model never hears of; asked always
+/// (to explain), neither its PASS nor an unusable answer turns that FAIL into a PASS or an
+/// ERROR, and a FAIL is not retried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_colour_the_dom_confirms_stays_a_fail_whatever_the_judge_answers() {
+    require!(Chromium);
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::Colour).await;
+    let path = seeded_change(Variant::Colour).unwrap().path;
+    let fake = FakeAnthropic::start(vec![
+        answer("PASS", 97, json!([])),
+        ScriptStep::text("VALIDATION PASSED but the icon looks a bit lighter"),
+    ])
+    .await;
+    let (spec_noise, _out) = spec(&baseline, &candidate, path, JudgeWhen::Noise);
+    let (_, page) = check(&spec_noise, &fake, &Events::none()).await;
+    assert_eq!(page.verdict, Verdict::Fail, "{page:?}");
+    assert!(page.judge.is_none(), "{page:?}");
+    assert_eq!(fake.requests().len(), 0, "a confirmed colour is not noise");
+
+    for (n, judge_verdict) in [(1, Verdict::Pass), (2, Verdict::Error)] {
+        let (mut spec, _out) = spec(&baseline, &candidate, path, JudgeWhen::Always);
+        spec.retry.retries = 2;
+        let (_, page) = check(&spec, &fake, &Events::none()).await;
+        assert_eq!(
+            page.verdict,
+            Verdict::Fail,
+            "judge {judge_verdict:?}: {page:?}"
+        );
+        assert_eq!(page.attempts.len(), 1, "a FAIL is never retried");
+        assert_eq!(page.error, None, "{page:?}");
+        let colour = page
+            .differences
+            .iter()
+            .find(|d| d.change == Some(ChangeKind::Colour))
+            .unwrap_or_else(|| panic!("the colour stays: {:?}", page.differences));
+        assert!(colour.region.is_some(), "{colour:?}");
+        let judged = page.judge.as_ref().expect("the judge was asked to explain");
+        assert_eq!(judged.verdict, judge_verdict, "{judged:?}");
+        assert_eq!(fake.requests().len(), n);
+    }
 }
 
 /// A moved element is a fact the DOM shows, not noise: with the judge asked about noise only,

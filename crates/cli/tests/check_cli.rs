@@ -249,7 +249,7 @@ fn a_bad_pages_file_is_an_error_naming_the_file_and_field() {
 fn a_judge_overrules_noise_and_a_rerun_is_served_from_its_cache() {
     require!(Chromium);
     let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
-    let candidate = DemoThread::variant(retrace_demo::Variant::Colour);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Overlay);
     let runtime = runtime();
     let answer = r#"{"verdict":"PASS","confidence":93,"visual_differences":[],"summary":"same"}"#;
     let fake = runtime.block_on(FakeAnthropic::start(vec![ScriptStep::text(answer)]));

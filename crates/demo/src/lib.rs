@@ -157,6 +157,7 @@
 //! | `shift` | `/site/pricing` | the Pro plan card `#plan-pro` moves 4 px down | 472, 260, 336 x 236 |
 //! | `text` | `/site/` | the primary button `#cta-trial` reads "Start your trial" | 120, 244, 200 x 48 (the button; the glyphs inside) |
 //! | `colour` | `/site/features` | the icon `#feature-invoices-icon` is `#0f9a8e` instead of `#0f766e`: CIE76 ΔE 14.63, CIEDE2000 ΔE 13.06 ([`site::COLOUR_CHANGE`]) | 145, 285, 48 x 48 |
+//! | `overlay` | `/site/features` | the icon `#feature-reminders-icon` is painted over by a 35% white layer (`background-image`); its computed colours, box and text stay the same, so the DOM does not explain the change | 497, 285, 48 x 48 |
 //! | `removed` | `/site/about` | the last team tile `#team-margaret` is gone (the others stay) | 648, 478, 160 x 56 |
 //! | `console-error` | `/site/` | `console.error(...)` and an uncaught `Error`; same pixels | none |
 //! | `never-loads` | `/site/contact` | the response sends the page up to its header, then never completes (until the server stops) | a checker must report ERROR |

@@ -37,11 +37,12 @@ use crate::outcome::Outcome;
 ///
 /// With `--judge`, a model (`--provider`, `--model`, as `act` takes them) is shown both
 /// screenshots, the diff image and the differences when they may be noise (every difference
-/// a styling box: pixels changed under unchanged elements, at most `--judge-ceiling` of the
-/// page; a moved, relabelled, removed or added element is never noise); `--judge=always` asks
-/// whenever the pixels differ, and its PASS clears only styling boxes. Its PASS under `--min-confidence`, or above the ceiling, is an ERROR; its
-/// PASS listing differences a FAIL. Judgements are cached under OUT/judgements, so an
-/// unchanged page is never judged twice.
+/// pixels that changed under elements the DOM shows unchanged, at most `--judge-ceiling` of
+/// the page; a moved, relabelled, recoloured, removed or added element is a fact, never
+/// noise); `--judge=always` asks whenever the pixels differ. A fact stays a FAIL whatever the
+/// judge answers; otherwise its PASS under `--min-confidence`, or above the ceiling, is an
+/// ERROR, its PASS listing differences a FAIL. Judgements are cached under OUT/judgements,
+/// so an unchanged page is never judged twice.
 ///
 /// Exit code: 0 all PASS, 1 any FAIL, 2 any ERROR and no FAIL (or bad input).
 ///

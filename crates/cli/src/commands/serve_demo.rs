@@ -48,7 +48,7 @@ pub struct ServeDemoArgs {
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=retrace_demo::MAX_SCRIPT_DELAY_MS))]
     pub script_delay_ms: Option<u64>,
     /// The content site's variant under `/site/`: `baseline`, `identical-markup`, `shift`,
-    /// `text`, `colour`, `removed`, `console-error`, `never-loads` (`?variant=` overrides it).
+    /// `text`, `colour`, `overlay`, `removed`, `console-error`, `never-loads` (`?variant=` overrides it).
     #[arg(long, value_name = "NAME", default_value = "baseline")]
     pub variant: Variant,
     /// Print one JSON object (`url`, `layout`, `latency_ms`, `variant`, `faults`) instead of

@@ -208,12 +208,20 @@ fn action(action: &Action) -> String {
     )
 }
 
+/// The `overlay` variant's layer over an icon: a background image, so the computed
+/// `background-color` the checker reads stays the same.
+const OVERLAY: &str =
+    ";background-image:linear-gradient(rgba(255,255,255,.35),rgba(255,255,255,.35))";
+
 fn card(card: &Card) -> String {
     let class = if card.shifted { "card moved" } else { "card" };
     let icon = card
         .icon
         .map(|(id, colour)| {
-            format!("<span class=\"icon\" id=\"{id}\" style=\"background:{colour}\"></span>")
+            let overlay = if card.overlaid { OVERLAY } else { "" };
+            format!(
+                "<span class=\"icon\" id=\"{id}\" style=\"background:{colour}{overlay}\"></span>"
+            )
         })
         .unwrap_or_default();
     let price = card

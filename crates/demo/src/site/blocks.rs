@@ -40,6 +40,8 @@ pub struct Card {
     pub lines: Vec<&'static str>,
     /// Moved 4 px down (the `shift` variant).
     pub shifted: bool,
+    /// The icon painted over by a translucent white layer (the `overlay` variant).
+    pub overlaid: bool,
 }
 
 /// One block of a content page, stacked top to bottom 48 px apart.

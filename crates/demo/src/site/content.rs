@@ -49,6 +49,7 @@ fn seed(page: &mut ContentPage, variant: Variant) {
                 card.icon = Some((id, COLOUR_CHANGE.1));
             }
         }),
+        Variant::Overlay => each_card(page, "feature-reminders", |card| card.overlaid = true),
         Variant::Removed => {
             for block in &mut page.blocks {
                 if let Block::Tiles { tiles, .. } = block {
@@ -97,6 +98,7 @@ fn card(id: &'static str, title: &'static str, lines: Vec<&'static str>) -> Card
         price: None,
         lines,
         shifted: false,
+        overlaid: false,
     }
 }
 

@@ -23,6 +23,10 @@ pub enum Variant {
     Text,
     /// One colour changed (ΔE ≥ 5).
     Colour,
+    /// One icon is painted over by a translucent layer (a CSS background image): its pixels
+    /// change while its element keeps its box, text and computed colours, so the DOM does not
+    /// explain the change (as with an image, a shadow or a canvas).
+    Overlay,
     /// One element removed (nothing else moves).
     Removed,
     /// One page logs a console error and throws an uncaught exception; it looks the same.
@@ -33,12 +37,13 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant, baseline first.
-    pub const ALL: [Variant; 8] = [
+    pub const ALL: [Variant; 9] = [
         Variant::Baseline,
         Variant::IdenticalMarkup,
         Variant::Shift,
         Variant::Text,
         Variant::Colour,
+        Variant::Overlay,
         Variant::Removed,
         Variant::ConsoleError,
         Variant::NeverLoads,
@@ -52,6 +57,7 @@ impl Variant {
             Variant::Shift => "shift",
             Variant::Text => "text",
             Variant::Colour => "colour",
+            Variant::Overlay => "overlay",
             Variant::Removed => "removed",
             Variant::ConsoleError => "console-error",
             Variant::NeverLoads => "never-loads",
@@ -69,7 +75,7 @@ impl fmt::Display for Variant {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "unknown variant {0:?}; expected one of `baseline`, `identical-markup`, `shift`, `text`, \
-     `colour`, `removed`, `console-error`, `never-loads`"
+     `colour`, `overlay`, `removed`, `console-error`, `never-loads`"
 )]
 pub struct VariantParseError(pub String);
 
@@ -196,6 +202,18 @@ pub fn seeded_change(variant: Variant) -> Option<SeededChange> {
             "the first feature's 48x48 icon square is #0f9a8e instead of #0f766e",
             Some(Rect {
                 x: 145,
+                y: 285,
+                width: 48,
+                height: 48,
+            }),
+        ),
+        Variant::Overlay => change(
+            "/site/features",
+            "#feature-reminders-icon",
+            "the second feature's 48x48 icon square is painted over by a 35% white layer (a CSS \
+             background image); its computed colours, box and text are unchanged",
+            Some(Rect {
+                x: 497,
                 y: 285,
                 width: 48,
                 height: 48,

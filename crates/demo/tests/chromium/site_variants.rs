@@ -63,10 +63,11 @@ async fn compare(width: u32, height: u32, variants: &[Variant], paths: &[&str]) 
     }
 }
 
-const SEEDED: [Variant; 4] = [
+const SEEDED: [Variant; 5] = [
     Variant::Shift,
     Variant::Text,
     Variant::Colour,
+    Variant::Overlay,
     Variant::Removed,
 ];
 

@@ -45,8 +45,13 @@ pub enum ChangeKind {
     Shift,
     /// An element's text changed (content).
     Text,
-    /// A colour changed (styling).
+    /// A colour the DOM shows changed (styling): a computed background, text or border
+    /// colour differs.
     Colour,
+    /// Pixels changed under elements the DOM shows unchanged (same tag, text, box and
+    /// colours): an image, a canvas, a shadow or gradient, a font's rendering (styling).
+    /// Nothing structural confirms it, so it is the one kind a model judge may call noise.
+    Pixels,
     /// An element is gone (content).
     Removed,
     /// An element is new (content).
