@@ -188,7 +188,8 @@ pub async fn approve_baseline(spec: &CheckSpec, dir: &Path) -> Result<Vec<PathBu
     let mut written = Vec::new();
     let mut fingerprint: Option<Fingerprint> = None;
     for &viewport in &spec.viewports {
-        let browser = crate::run::launch_at(spec, viewport).await?;
+        let launch = crate::run::LaunchChromium(spec.chromium.clone());
+        let browser = crate::run::open_at(&launch, viewport).await?;
         let result = approve_at(spec, dir, viewport, &browser, &mut written).await;
         if result.is_ok() && fingerprint.is_none() {
             fingerprint = Some(Fingerprint::of(&browser).await.map_err(&failed)?);

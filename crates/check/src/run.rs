@@ -1,11 +1,16 @@
-//! A whole check: a browser per viewport (launched at that size), every page checked at each,
+//! A whole check: a browser per viewport (opened at that size by a [`BrowserSource`]: launched
+//! here by default, or whatever the runner gives, such as a remote browser), every page
+//! checked at each (or only the test ids a [`CheckSession`] selects, such as one shard's),
 //! `jobs` pages at once, each reported through the event stream as a suite test
 //! (`TestStarted`, its attempts, `TestFinished` with the [`PageCheck`]); the results come back
 //! in the spec's order.
 
+use std::collections::HashSet;
+
 use std::time::Instant;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_llm::VlmProvider;
@@ -34,11 +39,11 @@ pub enum CheckError {
     /// A stored baseline could not be written.
     #[error("storing the baseline: {0}")]
     Baseline(String),
-    /// The browser did not start.
-    #[error("cannot start Chromium ({}) at {viewport}: {detail}", executable.display())]
+    /// The browser did not start (or could not be reached).
+    #[error("cannot open {browser} at {viewport}: {detail}")]
     Browser {
-        /// The executable.
-        executable: std::path::PathBuf,
+        /// Which browser: `Chromium (/usr/bin/chromium)`, or the remote endpoint.
+        browser: String,
         /// The viewport.
         viewport: Viewport,
         /// Why.
@@ -72,40 +77,118 @@ pub fn test_id(path: &str, viewport: Viewport) -> String {
     format!("{path}@{viewport}")
 }
 
-/// Runs the check `spec` describes (validated first), with no model judge.
+/// The longest wait for a viewport's browser to close once its pages are checked.
+const CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Where a check's browsers come from: one per viewport, opened at that size. The check
+/// launches the spec's Chromium by default ([`LaunchChromium`]); the runner gives its own
+/// browser configuration (a remote browser, a farm) through this.
+pub trait BrowserSource: Sync {
+    /// A browser whose pages are `viewport` in size.
+    fn open(&self, viewport: Viewport) -> BoxFuture<'_, Result<ChromiumBrowser, String>>;
+
+    /// Names the browser in errors: `Chromium (/usr/bin/chromium)`.
+    fn describe(&self) -> String;
+}
+
+/// Launching a Chromium executable headless at each viewport.
+#[derive(Debug, Clone)]
+pub struct LaunchChromium(pub std::path::PathBuf);
+
+impl BrowserSource for LaunchChromium {
+    fn open(&self, viewport: Viewport) -> BoxFuture<'_, Result<ChromiumBrowser, String>> {
+        Box::pin(async move {
+            let config = ChromiumConfig {
+                executable: self.0.clone(),
+                width: viewport.width,
+                height: viewport.height,
+                ..ChromiumConfig::default()
+            };
+            ChromiumBrowser::launch(&config)
+                .await
+                .map_err(|error| error.to_string())
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!("Chromium ({})", self.0.display())
+    }
+}
+
+/// Opens `source`'s browser at `viewport`, a failure naming the browser and the viewport.
+pub(crate) async fn open_at(
+    source: &dyn BrowserSource,
+    viewport: Viewport,
+) -> Result<ChromiumBrowser, CheckError> {
+    source
+        .open(viewport)
+        .await
+        .map_err(|detail| CheckError::Browser {
+            browser: source.describe(),
+            viewport,
+            detail,
+        })
+}
+
+/// One run of a check, as the runner schedules it: the spec, the judge, where browsers come
+/// from, and which tests to run.
+#[derive(Clone, Copy)]
+pub struct CheckSession<'a> {
+    /// The check.
+    pub spec: &'a CheckSpec,
+    /// The model asked when `spec.judge.when` calls for it (used as given: wrap it in no
+    /// retrying provider, the check's own retries are logged per attempt).
+    pub judge: Option<&'a dyn VlmProvider>,
+    /// Where the browsers come from.
+    pub browsers: &'a dyn BrowserSource,
+    /// The test ids ([`test_id`], `PATH@WxH`) to check, such as one shard's; `None` checks
+    /// every page at every viewport. A viewport none of whose pages is selected opens no
+    /// browser.
+    pub only: Option<&'a HashSet<String>>,
+}
+
+/// Every test id of `spec`, in its order (viewport by viewport, then page by page).
+pub fn test_ids(spec: &CheckSpec) -> Vec<String> {
+    spec.viewports
+        .iter()
+        .flat_map(|&viewport| spec.pages.iter().map(move |path| test_id(path, viewport)))
+        .collect()
+}
+
+/// Runs the check `spec` describes (validated first), with no model judge, in the spec's
+/// Chromium.
 pub async fn run_check(spec: &CheckSpec, events: &Events) -> Result<CheckRun, CheckError> {
     run_check_with_judge(spec, None, events).await
 }
 
-/// The check's Chromium at `viewport`: launched from `spec.chromium`, a failure naming the
-/// executable and the viewport.
-pub(crate) async fn launch_at(
-    spec: &CheckSpec,
-    viewport: Viewport,
-) -> Result<ChromiumBrowser, CheckError> {
-    let config = ChromiumConfig {
-        executable: spec.chromium.clone(),
-        width: viewport.width,
-        height: viewport.height,
-        ..ChromiumConfig::default()
-    };
-    ChromiumBrowser::launch(&config)
-        .await
-        .map_err(|error| CheckError::Browser {
-            executable: spec.chromium.clone(),
-            viewport,
-            detail: error.to_string(),
-        })
-}
-
-/// Runs the check `spec` describes (validated first); `judge` is the model asked when
-/// `spec.judge.when` calls for it (used as given: wrap it in no retrying provider, the
-/// check's own retries are logged per attempt). The whole run has `timeouts.run_ms`.
+/// Runs the check `spec` describes (validated first) in the spec's Chromium; `judge` is the
+/// model asked when `spec.judge.when` calls for it.
 pub async fn run_check_with_judge(
     spec: &CheckSpec,
     judge: Option<&dyn VlmProvider>,
     events: &Events,
 ) -> Result<CheckRun, CheckError> {
+    let browsers = LaunchChromium(spec.chromium.clone());
+    let session = CheckSession {
+        spec,
+        judge,
+        browsers: &browsers,
+        only: None,
+    };
+    run_session(session, events).await
+}
+
+/// Runs `session` (its spec validated first). The whole run has `timeouts.run_ms`.
+pub async fn run_session(
+    session: CheckSession<'_>,
+    events: &Events,
+) -> Result<CheckRun, CheckError> {
+    let CheckSession {
+        spec,
+        judge,
+        browsers,
+        only,
+    } = session;
     spec.validate()?;
     if spec.judge.when != JudgeWhen::Off && judge.is_none() {
         return Err(CheckError::Spec(SpecError {
@@ -118,7 +201,15 @@ pub async fn run_check_with_judge(
         tokio::time::Instant::now() + std::time::Duration::from_millis(spec.timeouts.run_ms);
     let mut pages = Vec::new();
     for &viewport in &spec.viewports {
-        let browser = launch_at(spec, viewport).await?;
+        let selected: Vec<&String> = spec
+            .pages
+            .iter()
+            .filter(|path| only.is_none_or(|ids| ids.contains(&test_id(path, viewport))))
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let browser = open_at(browsers, viewport).await?;
         // Stored shots are only comparable in the environment they were taken in.
         let refused = match spec.stored_baseline() {
             Some(dir) => crate::baseline::environment_mismatch(dir, &browser).await,
@@ -131,7 +222,7 @@ pub async fn run_check_with_judge(
             judge,
             run_deadline,
         };
-        let checked: Vec<PageCheck> = futures::stream::iter(spec.pages.iter())
+        let checked: Vec<PageCheck> = futures::stream::iter(selected)
             .map(|path| async move {
                 let id = test_id(path, viewport);
                 events.emit(Event::TestStarted {
@@ -155,6 +246,13 @@ pub async fn run_check_with_judge(
             .collect()
             .await;
         pages.extend(checked);
+        // Closing ends a remote session (a Grid session deleted, a farm's slot freed) now,
+        // not whenever the last handle goes.
+        match tokio::time::timeout(CLOSE_TIMEOUT, browser.close()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::debug!(%error, %viewport, "closing the check's browser"),
+            Err(_) => tracing::debug!(%viewport, "the check's browser did not close in time"),
+        }
     }
     Ok(CheckRun { pages })
 }

@@ -18,6 +18,7 @@
 pub mod act;
 pub mod approve;
 pub mod browser;
+pub mod check;
 pub mod collect;
 pub mod demo;
 pub mod error;

@@ -1,6 +1,7 @@
 //! `retrace check`: visual regression of candidate pages against a baseline, both rendered by
 //! the same headless Chromium; flags (or a JSON spec) in, one line per page out, the exit
-//! code the verdict. The work is retrace-check's `run_check`.
+//! code the verdict. The runner schedules it (`retrace_runner::check`: its browsers, its
+//! shard); the work is retrace-check's.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,12 +17,15 @@ use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Verdict;
 
 use retrace_report::suite::ReportKind;
+use retrace_runner::check::CheckJob;
+use retrace_runner::check::run_check_job;
 use retrace_runner::suite::timeouts::SuiteTimeouts;
 
+use super::browser_args::BrowserArgs;
 use super::check_report;
 use super::check_report::CheckTests;
 use super::provider_args::ProviderArgs;
-use crate::commands::browser_args::ChromiumArg;
+use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
 
 /// Compare candidate pages with a baseline, pixel by pixel, in one headless Chromium: each
@@ -51,6 +55,13 @@ use crate::outcome::Outcome;
 /// approve` stores the candidate's shots there. A fingerprint that does not match this
 /// environment is an ERROR naming what differs, not a FAIL. --report html,junit,json writes
 /// the suite reports into --out (the HTML opens offline).
+///
+/// --connect checks in a running browser (a DevTools endpoint, a Selenium Grid, a farm
+/// behind a token) as every browser command does, each side of each page in a browser
+/// context of its own. --shard I/N checks the I-th of N disjoint parts of the pages at their
+/// viewports (dealt by the test id PATH@WxH, as `retrace run` deals files; also from the
+/// CI's variables); the reports are named report-shard-I-of-N.*, and `retrace report merge`
+/// adds the shards' reports up.
 ///
 /// Example: `retrace check --baseline https://prod.example --candidate http://localhost:8000
 /// --page / --page /pricing --jobs 4 --report html,junit`
@@ -128,7 +139,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
-    pub chromium: ChromiumArg,
+    pub browser: BrowserArgs,
+    #[command(flatten)]
+    pub sharding: ShardArgs,
     /// Print one JSON document (`pages[]` with verdicts, differences, attempts, evidence)
     /// instead of a line per page.
     #[arg(long)]
@@ -216,7 +229,7 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     }
     set(&mut spec.jobs, &args.jobs);
     set(&mut spec.out_dir, &args.out);
-    set(&mut spec.chromium, &args.chromium.path);
+    set(&mut spec.chromium, &args.browser.chromium.path);
     set(&mut spec.judge.when, &args.judge);
     if args.context.is_some() {
         spec.judge.context = args.context.clone();
@@ -358,14 +371,24 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     } else {
         Some(args.provider.config(true).build_unretried()?)
     };
+    let shard = args.sharding.resolve()?;
+    // A launched browser is the spec's Chromium (a spec file may name it); --connect reaches
+    // a running one as every browser command does.
+    let browser = match &args.browser.connect {
+        Some(_) => args.browser.config((0, 0)),
+        None => retrace_runner::BrowserConfig::launch(spec.chromium.clone(), (0, 0)),
+    };
+    let job = CheckJob {
+        spec: &spec,
+        judge: judge.as_deref(),
+        browser,
+        shard: shard.clone(),
+    };
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?
-        .block_on(retrace_check::run_check_with_judge(
-            &spec,
-            judge.as_deref(),
-            &events,
-        ))?;
-    let written = check_report::write(&tests, &args.report, &spec.out_dir)?;
+        .block_on(run_check_job(job, &events))?;
+    let shard = shard.map(|selection| selection.shard);
+    let written = check_report::write(&tests, shard, &args.report, &spec.out_dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&result)?);
     } else {

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
+use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
 use retrace_protocol::events::TestReport;
 use retrace_protocol::events::Totals;
@@ -33,8 +34,9 @@ impl CheckTests {
         }
     }
 
-    /// The suite report of the checks collected, evidence paths relative to `out`.
-    pub fn report(&self, out: &Path) -> SuiteReport {
+    /// The suite report of the checks collected (of `shard`, when sharded), evidence paths
+    /// relative to `out`.
+    pub fn report(&self, shard: Option<Shard>, out: &Path) -> SuiteReport {
         let mut tests = self.tests.lock().map(|t| t.clone()).unwrap_or_default();
         for test in &mut tests {
             relative_paths(&mut test.artifacts.other, out);
@@ -48,7 +50,7 @@ impl CheckTests {
         SuiteReport {
             version: SuiteReport::VERSION,
             name: "check".to_owned(),
-            shard: None,
+            shard,
             started_at: self.started_at.clone(),
             wall_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             totals: Totals::of(&tests),
@@ -78,7 +80,13 @@ fn relative_paths(paths: &mut [PathBuf], out: &Path) {
     }
 }
 
-/// Writes `kinds` of the collected checks into `out`; the files written.
-pub fn write(tests: &CheckTests, kinds: &[ReportKind], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    crate::suite_reports::write(&tests.report(out), kinds, out)
+/// Writes `kinds` of the collected checks (of `shard`, when sharded: the files are named
+/// after it, as `retrace run`'s are) into `out`; the files written.
+pub fn write(
+    tests: &CheckTests,
+    shard: Option<Shard>,
+    kinds: &[ReportKind],
+    out: &Path,
+) -> anyhow::Result<Vec<PathBuf>> {
+    crate::suite_reports::write(&tests.report(shard, out), kinds, out)
 }

@@ -23,6 +23,7 @@ mod run;
 mod schema;
 mod screenshot;
 mod serve_demo;
+mod shard_args;
 
 /// Every `retrace` subcommand.
 #[derive(Debug, Subcommand)]
@@ -32,7 +33,7 @@ pub enum Command {
     Hash(hash::HashArgs),
     Diff(diff::DiffArgs),
     Cache(cache::CacheArgs),
-    Check(check::CheckArgs),
+    Check(Box<check::CheckArgs>),
     ServeDemo(serve_demo::ServeDemoArgs),
     Screenshot(screenshot::ScreenshotArgs),
     Do(do_actions::DoArgs),
@@ -51,7 +52,7 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Hash(args) => hash::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Cache(args) => cache::run(args),
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => check::run(*args),
         Command::ServeDemo(args) => serve_demo::run(args),
         Command::Screenshot(args) => screenshot::run(args),
         Command::Do(args) => do_actions::run(args),

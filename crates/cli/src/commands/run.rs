@@ -19,12 +19,12 @@ use retrace_runner::suite::SuiteJob;
 use retrace_runner::suite::SuiteRequest;
 use retrace_runner::suite::SuiteVerdict;
 use retrace_runner::suite::config::Defaults;
-use retrace_runner::suite::shard;
 use retrace_runner::suite::shard::ShardMode;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
 use super::replay::ParameterArgs;
+use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
 use crate::output::out;
 use crate::progress::SuiteProgress;
@@ -104,14 +104,8 @@ pub struct RunArgs {
     /// Only tests with this tag (repeatable: any of them).
     #[arg(long = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
-    /// Run only shard INDEX of TOTAL (1-based: 2/4 is the second of four); default: from the
-    /// CI's variables (see above), else the whole suite.
-    #[arg(long, value_name = "INDEX/TOTAL", value_parser = shard::parse_shard)]
-    pub shard: Option<Shard>,
-    /// How tests are dealt to shards: `hash` (a file keeps its shard as others come and go)
-    /// or `slice` (round-robin over the sorted list: the evenest split).
-    #[arg(long, value_name = "MODE", default_value = "hash", value_parser = parse_shard_mode)]
-    pub shard_mode: ShardMode,
+    #[command(flatten)]
+    pub sharding: ShardArgs,
     /// Print what would run, with its url (and, when sharded, every test's shard), and exit.
     #[arg(long)]
     pub list: bool,
@@ -180,9 +174,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         secrets: args.parameters.secret.clone(),
         grep: args.grep.clone(),
         tags: args.tags.clone(),
-        shard: shard::resolve(args.shard, args.shard_mode, &|name| {
-            std::env::var(name).ok()
-        })?,
+        shard: args.sharding.resolve()?,
     };
     let mut loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
     if let Some(url) = remote {
@@ -297,10 +289,6 @@ fn print_list(loaded: &suite::LoadedSuite) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-fn parse_shard_mode(text: &str) -> Result<ShardMode, String> {
-    text.parse()
 }
 
 /// Reads the suite at `url` (`s3://bucket/suite/`) into `dir`; returns its suite file (the

@@ -1,0 +1,212 @@
+//! `retrace check` scheduled by the runner, end to end: checked in a remote browser reached
+//! through a Selenium Grid stand-in (the pages' verdicts as in a launched browser, the Grid
+//! session created once and deleted at the end), and split into shards (`--shard`, or the
+//! CI's variables) that check disjoint parts of the pages, name their reports after their
+//! shard, and merge with `retrace report merge` into the whole.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+use std::process::Output;
+use std::time::Duration;
+
+use retrace_drive::chromium::process::BrowserProcess;
+use retrace_test_support::cli::json_summary;
+use retrace_test_support::demo::DemoThread;
+use retrace_test_support::remote_browser::grid::GridStandIn;
+use retrace_test_support::require;
+
+const BIN: &str = env!("CARGO_BIN_EXE_retrace");
+
+/// The CI variables a shard may come from, removed so the machine's never leak in.
+const CI_SHARD_VARIABLES: [&str; 6] = [
+    "CI_NODE_INDEX",
+    "CI_NODE_TOTAL",
+    "CIRCLE_NODE_INDEX",
+    "CIRCLE_NODE_TOTAL",
+    "JOB_COMPLETION_INDEX",
+    "RETRACE_SHARD_TOTAL",
+];
+
+fn retrace(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(BIN);
+    command.args(args).env_remove("RETRACE_CONNECT_HEADERS");
+    for name in CI_SHARD_VARIABLES {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().copied()).output().unwrap()
+}
+
+fn explain(output: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn a_check_through_a_selenium_grid_runs_in_the_remote_browser_and_ends_its_session() {
+    require!(Chromium);
+    let runtime = retrace_test_support::cli::runtime();
+    let chromium = runtime.block_on(async {
+        BrowserProcess::spawn(
+            Path::new("/usr/bin/chromium"),
+            1280,
+            800,
+            Duration::from_secs(60),
+        )
+        .await
+        .unwrap()
+    });
+    let grid = GridStandIn::start(chromium.ws_url(), None);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::Shift);
+    let out = tempfile::tempdir().unwrap();
+    let endpoint = grid.endpoint();
+    let output = retrace(
+        &[
+            "check",
+            "--connect",
+            &endpoint,
+            "--baseline",
+            baseline.url(),
+            "--candidate",
+            candidate.url(),
+            "--page",
+            "/site/pricing",
+            "--page",
+            "/site/about",
+            "--retries",
+            "0",
+            "--out",
+            out.path().to_str().unwrap(),
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", explain(&output));
+    let document = json_summary(&output);
+    let pages = document["pages"].as_array().unwrap();
+    let verdict = |path: &str| {
+        pages
+            .iter()
+            .find(|p| p["path"] == path)
+            .map(|p| p["verdict"].clone())
+    };
+    assert_eq!(verdict("/site/pricing"), Some("FAIL".into()), "{document}");
+    assert_eq!(verdict("/site/about"), Some("PASS".into()), "{document}");
+    let shift = &pages.iter().find(|p| p["path"] == "/site/pricing").unwrap()["differences"][0];
+    assert_eq!(shift["change"], "shift", "{shift}");
+    let report = grid.report();
+    assert_eq!(
+        report.created.len(),
+        1,
+        "one browser for the viewport: {report:?}"
+    );
+    assert_eq!(report.deleted, report.created, "{report:?}");
+    assert_eq!(report.live, 0, "{report:?}");
+}
+
+/// The pages each shard's JSON document checked, as `PATH@WxH`.
+fn checked(output: &Output) -> BTreeSet<String> {
+    let document = json_summary(output);
+    document["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{}@{}x{}",
+                p["path"].as_str().unwrap(),
+                p["viewport"][0],
+                p["viewport"][1]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn shards_check_disjoint_parts_whose_reports_merge_into_the_whole() {
+    require!(Chromium);
+    let site = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let refactor = DemoThread::variant(retrace_demo::Variant::IdenticalMarkup);
+    let root = tempfile::tempdir().unwrap();
+    let pages = ["/site/", "/site/pricing", "/site/about", "/site/features"];
+    let out = |name: &str| root.path().join(name).to_str().unwrap().to_owned();
+    let check = |shard: Option<&str>, dir: &str, env: &[(&str, &str)]| {
+        let mut args = vec![
+            "check",
+            "--baseline",
+            site.url(),
+            "--candidate",
+            refactor.url(),
+            "--viewport",
+            "1280x720",
+            "--viewport",
+            "800x600",
+            "--shard-mode",
+            "slice",
+            "--retries",
+            "0",
+            "--report",
+            "json",
+            "--out",
+            dir,
+            "--json",
+        ];
+        for page in &pages {
+            args.extend(["--page", page]);
+        }
+        if let Some(shard) = shard {
+            args.extend(["--shard", shard]);
+        }
+        let output = retrace(&args, env);
+        assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
+        output
+    };
+    let (one, two) = (out("shard-1"), out("shard-2"));
+    let first = checked(&check(Some("1/2"), &one, &[]));
+    let second = checked(&check(Some("2/2"), &two, &[]));
+    assert_eq!((first.len(), second.len()), (4, 4), "{first:?} {second:?}");
+    assert!(first.is_disjoint(&second), "{first:?} {second:?}");
+    let whole: BTreeSet<String> = first.union(&second).cloned().collect();
+    assert_eq!(whole.len(), 8, "every page at every viewport: {whole:?}");
+
+    // GitLab's variables pick the same shard as the flag.
+    let gitlab = checked(&check(
+        None,
+        &out("gitlab"),
+        &[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "2")],
+    ));
+    assert_eq!(gitlab, second);
+
+    assert!(Path::new(&one).join("report-shard-1-of-2.json").exists());
+    let merged = out("merged");
+    let output = retrace(
+        &[
+            "report", "merge", &one, &two, "--out", &merged, "--report", "json",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(Path::new(&merged).join("report.json")).unwrap())
+            .unwrap();
+    let ids: BTreeSet<String> = report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, whole, "{report}");
+    assert_eq!(report["totals"]["passed"], 8, "{}", report["totals"]);
+    assert_eq!(
+        report["shards"].as_array().unwrap().len(),
+        2,
+        "{}",
+        report["shards"]
+    );
+}
