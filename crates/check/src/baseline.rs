@@ -21,6 +21,7 @@ use crate::capture::Capture;
 use crate::capture::capture;
 use crate::evidence::page_slug;
 use crate::pixels::Frame;
+use crate::run::BrowserSource;
 use crate::run::CheckError;
 use crate::spec::CheckSpec;
 use crate::spec::Viewport;
@@ -180,16 +181,27 @@ pub fn stored_capture(dir: &Path, path: &str, viewport: Viewport) -> Result<Capt
     })
 }
 
-/// Captures every candidate page at every viewport exactly as a check does and stores the
-/// shots and this environment's fingerprint in `dir` as the new baseline; the files written.
+/// Captures every candidate page at every viewport exactly as a check does, in the spec's
+/// Chromium, and stores the shots and this environment's fingerprint in `dir` as the new
+/// baseline; the files written.
 pub async fn approve_baseline(spec: &CheckSpec, dir: &Path) -> Result<Vec<PathBuf>, CheckError> {
+    let launch = crate::run::LaunchChromium(spec.chromium.clone());
+    approve_baseline_in(spec, dir, &launch).await
+}
+
+/// [`approve_baseline`] in `browsers`' browsers (a remote browser's shots carry its
+/// fingerprint, so they are checked against in that environment).
+pub async fn approve_baseline_in(
+    spec: &CheckSpec,
+    dir: &Path,
+    browsers: &dyn BrowserSource,
+) -> Result<Vec<PathBuf>, CheckError> {
     let failed = |detail: String| CheckError::Baseline(format!("{}: {detail}", dir.display()));
     std::fs::create_dir_all(dir).map_err(|error| failed(error.to_string()))?;
     let mut written = Vec::new();
     let mut fingerprint: Option<Fingerprint> = None;
     for &viewport in &spec.viewports {
-        let launch = crate::run::LaunchChromium(spec.chromium.clone());
-        let browser = crate::run::open_at(&launch, viewport).await?;
+        let browser = crate::run::open_at(browsers, viewport).await?;
         let result = approve_at(spec, dir, viewport, &browser, &mut written).await;
         if result.is_ok() && fingerprint.is_none() {
             fingerprint = Some(Fingerprint::of(&browser).await.map_err(&failed)?);

@@ -76,6 +76,7 @@ mod stabilise;
 pub use baseline::FINGERPRINT_FILE;
 pub use baseline::Fingerprint;
 pub use baseline::approve_baseline;
+pub use baseline::approve_baseline_in;
 pub use baseline::shot_path;
 pub use capture::CaptureError;
 pub use classify::classify;

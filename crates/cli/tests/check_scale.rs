@@ -1,6 +1,7 @@
 //! `retrace check` scheduled by the runner, end to end: checked in a remote browser reached
 //! through a Selenium Grid stand-in (the pages' verdicts as in a launched browser, the Grid
-//! session created once and deleted at the end), and split into shards (`--shard`, or the
+//! session created once and deleted at the end; shots approved there checked against there),
+//! and split into shards (`--shard`, or the
 //! CI's variables) that check disjoint parts of the pages, name their reports after their
 //! shard, and merge with `retrace report merge` into the whole.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -108,6 +109,44 @@ fn a_check_through_a_selenium_grid_runs_in_the_remote_browser_and_ends_its_sessi
     );
     assert_eq!(report.deleted, report.created, "{report:?}");
     assert_eq!(report.live, 0, "{report:?}");
+
+    // Shots approved in the remote browser carry its fingerprint, so a check in that same
+    // browser compares with them: the unchanged page passes, the shifted one fails.
+    let shots = out.path().join("shots");
+    let shots = shots.to_str().unwrap();
+    let stored = |action: Option<&str>, candidate: &str| {
+        let mut args: Vec<&str> = vec!["check"];
+        args.extend(action);
+        args.extend([
+            "--connect",
+            &endpoint,
+            "--baseline",
+            shots,
+            "--candidate",
+            candidate,
+            "--page",
+            "/site/pricing",
+            "--retries",
+            "0",
+            "--out",
+            out.path().to_str().unwrap(),
+        ]);
+        retrace(&args, &[])
+    };
+    let approved = stored(Some("approve"), baseline.url());
+    assert_eq!(approved.status.code(), Some(0), "{}", explain(&approved));
+    let unchanged = stored(None, baseline.url());
+    assert_eq!(unchanged.status.code(), Some(0), "{}", explain(&unchanged));
+    let shifted = stored(None, candidate.url());
+    assert_eq!(shifted.status.code(), Some(1), "{}", explain(&shifted));
+    assert!(
+        String::from_utf8_lossy(&shifted.stdout).contains("layout/shift"),
+        "{}",
+        explain(&shifted)
+    );
+    let report = grid.report();
+    assert_eq!(report.created.len(), 4, "{report:?}");
+    assert_eq!(report.deleted, report.created, "{report:?}");
 }
 
 /// The pages each shard's JSON document checked, as `PATH@WxH`.

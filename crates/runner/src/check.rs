@@ -89,6 +89,16 @@ pub async fn run_check_job(job: CheckJob<'_>, events: &Events) -> Result<CheckRu
     retrace_check::run_session(session, events).await
 }
 
+/// `retrace check approve`: the candidate's shots stored in `dir` as the baseline, taken in
+/// `browser` (so a remote browser's shots carry its fingerprint).
+pub async fn approve_check_baseline(
+    spec: &CheckSpec,
+    dir: &std::path::Path,
+    browser: BrowserConfig,
+) -> Result<Vec<std::path::PathBuf>, CheckError> {
+    retrace_check::approve_baseline_in(spec, dir, &CheckBrowsers(browser)).await
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]

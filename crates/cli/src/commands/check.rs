@@ -18,6 +18,7 @@ use retrace_protocol::events::Verdict;
 
 use retrace_report::suite::ReportKind;
 use retrace_runner::check::CheckJob;
+use retrace_runner::check::approve_check_baseline;
 use retrace_runner::check::run_check_job;
 use retrace_runner::suite::timeouts::SuiteTimeouts;
 
@@ -357,8 +358,14 @@ fn label(verdict: Verdict) -> &'static str {
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let spec = spec_of(&args)?;
+    // A launched browser is the spec's Chromium (a spec file may name it); --connect reaches
+    // a running one as every browser command does.
+    let browser = match &args.browser.connect {
+        Some(_) => args.browser.config((0, 0)),
+        None => retrace_runner::BrowserConfig::launch(spec.chromium.clone(), (0, 0)),
+    };
     if args.action == Some(CheckAction::Approve) {
-        return approve(&spec);
+        return approve(&spec, browser);
     }
     let tests = Arc::new(CheckTests::new());
     let mut events = Events::none().with(tests.clone());
@@ -372,12 +379,6 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         Some(args.provider.config(true).build_unretried()?)
     };
     let shard = args.sharding.resolve()?;
-    // A launched browser is the spec's Chromium (a spec file may name it); --connect reaches
-    // a running one as every browser command does.
-    let browser = match &args.browser.connect {
-        Some(_) => args.browser.config((0, 0)),
-        None => retrace_runner::BrowserConfig::launch(spec.chromium.clone(), (0, 0)),
-    };
     let job = CheckJob {
         spec: &spec,
         judge: judge.as_deref(),
@@ -404,7 +405,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
 }
 
 /// `retrace check approve`: the candidate's shots stored as the baseline.
-fn approve(spec: &CheckSpec) -> anyhow::Result<Outcome> {
+fn approve(spec: &CheckSpec, browser: retrace_runner::BrowserConfig) -> anyhow::Result<Outcome> {
     let Some(dir) = spec.stored_baseline() else {
         anyhow::bail!(
             "`retrace check approve` stores shots in a folder: give --baseline DIR, not the URL {}",
@@ -413,7 +414,7 @@ fn approve(spec: &CheckSpec) -> anyhow::Result<Outcome> {
     };
     let written = retrace_runner::runtime()
         .context("cannot start the async runtime")?
-        .block_on(retrace_check::approve_baseline(spec, dir))?;
+        .block_on(approve_check_baseline(spec, dir, browser))?;
     for path in &written {
         println!("stored {}", path.display());
     }
