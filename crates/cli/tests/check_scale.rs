@@ -2,8 +2,8 @@
 //! through a Selenium Grid stand-in (the pages' verdicts as in a launched browser, the Grid
 //! session created once and deleted at the end; shots approved there checked against there),
 //! and split into shards (`--shard`, or the
-//! CI's variables) that check disjoint parts of the pages, name their reports after their
-//! shard, and merge with `retrace report merge` into the whole.
+//! CI's variables) that check disjoint parts of the pages, log their events, name their
+//! reports after their shard, and merge with `retrace report merge` into the whole.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
@@ -223,6 +223,15 @@ fn shards_check_disjoint_parts_whose_reports_merge_into_the_whole() {
     assert_eq!(gitlab, second);
 
     assert!(Path::new(&one).join("report-shard-1-of-2.json").exists());
+    // The check's log: each of this shard's pages attempted once and finished, in order.
+    let log = std::fs::read_to_string(Path::new(&one).join("events.jsonl")).unwrap();
+    let events: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let of_type = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
+    assert_eq!(of_type("check_attempt_finished"), 4, "{log}");
+    assert_eq!(of_type("test_finished"), 4, "{log}");
     let merged = out("merged");
     let output = retrace(
         &[

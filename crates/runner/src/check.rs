@@ -6,6 +6,7 @@
 //! `retrace report merge` adds their reports up.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 
 use futures::future::BoxFuture;
 use retrace_check::BrowserSource;
@@ -17,9 +18,12 @@ use retrace_check::Viewport;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_llm::VlmProvider;
 use retrace_protocol::events::Events;
+use retrace_report::JsonLinesSink;
+use retrace_report::Secrets;
 
 use crate::browser::BrowserConfig;
 use crate::browser::BrowserTarget;
+use crate::error::RunnerError;
 use crate::suite::shard::ShardSelection;
 use crate::suite::shard::assign;
 
@@ -58,6 +62,10 @@ pub struct CheckJob<'a> {
     pub browser: BrowserConfig,
     /// The shard to check, when sharded.
     pub shard: Option<ShardSelection>,
+    /// Where to write the check's log: every event (each attempt with its verdict,
+    /// confidence, differences and evidence, each retry's wait, each page's result) as one
+    /// JSON object per line, the seed's validation log.
+    pub events_log: Option<PathBuf>,
 }
 
 /// The test ids of `spec` that `shard` checks (every one without a shard).
@@ -75,9 +83,16 @@ pub fn shard_ids(spec: &CheckSpec, shard: Option<&ShardSelection>) -> Option<Has
     )
 }
 
-/// Runs `job`: its shard's pages, in its browsers; results through `events` as the check
-/// reports them.
-pub async fn run_check_job(job: CheckJob<'_>, events: &Events) -> Result<CheckRun, CheckError> {
+/// Runs `job`: its shard's pages, in its browsers; results through `events` (and the job's
+/// log) as the check reports them.
+pub async fn run_check_job(job: CheckJob<'_>, events: &Events) -> Result<CheckRun, RunnerError> {
+    let mut events = events.clone();
+    if let Some(path) = &job.events_log {
+        // A check has no secret parameters; the judge's key never reaches an event.
+        let sink = JsonLinesSink::create(path, Secrets::default())
+            .map_err(|source| RunnerError::io(path, source))?;
+        events.subscribe(sink);
+    }
     let only = shard_ids(job.spec, job.shard.as_ref());
     let browsers = CheckBrowsers(job.browser);
     let session = CheckSession {
@@ -86,7 +101,7 @@ pub async fn run_check_job(job: CheckJob<'_>, events: &Events) -> Result<CheckRu
         browsers: &browsers,
         only: only.as_ref(),
     };
-    retrace_check::run_session(session, events).await
+    Ok(retrace_check::run_session(session, &events).await?)
 }
 
 /// `retrace check approve`: the candidate's shots stored in `dir` as the baseline, taken in

@@ -23,6 +23,9 @@ pub enum RunnerError {
     /// The conversation stopped on an error (a model that kept failing, a browser gone).
     #[error(transparent)]
     Agent(#[from] retrace_agent::AgentError),
+    /// A visual regression check could not run (its spec, its browser, its baseline).
+    #[error(transparent)]
+    Check(#[from] retrace_check::CheckError),
     /// The web executor could not open or drive its page.
     #[error("the web executor: {0}")]
     Web(#[from] retrace_drive::web::WebError),

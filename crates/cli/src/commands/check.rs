@@ -55,7 +55,8 @@ use crate::outcome::Outcome;
 /// environment they were taken in (browser version, device scale, fonts); `retrace check
 /// approve` stores the candidate's shots there. A fingerprint that does not match this
 /// environment is an ERROR naming what differs, not a FAIL. --report html,junit,json writes
-/// the suite reports into --out (the HTML opens offline).
+/// the suite reports into --out (the HTML opens offline); OUT/events.jsonl logs every attempt
+/// (verdict, confidence, differences, evidence) and every page, one JSON object per line.
 ///
 /// --connect checks in a running browser (a DevTools endpoint, a Selenium Grid, a farm
 /// behind a token) as every browser command does, each side of each page in a browser
@@ -355,6 +356,9 @@ fn label(verdict: Verdict) -> &'static str {
     }
 }
 
+/// The check's log in `--out`: every event, one JSON object per line.
+const EVENTS_LOG: &str = "events.jsonl";
+
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let spec = spec_of(&args)?;
@@ -384,6 +388,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         judge: judge.as_deref(),
         browser,
         shard: shard.clone(),
+        events_log: Some(spec.out_dir.join(EVENTS_LOG)),
     };
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?
