@@ -12,8 +12,8 @@
 //! ceiling ([`JudgeOptions::ceiling_ratio`] of the page); with [`JudgeWhen::Always`]
 //! whenever the screenshots differ (to explain).
 //!
-//! **How** ([`ask`]): the cache first (keyed by both screenshots, the masks, the model and
-//! the prompt version); otherwise one request with the focused prompt as the system prompt,
+//! **How** ([`ask`]): the cache first (keyed by both screenshots, the masks, the model, the
+//! prompt version and the context); otherwise one request with the focused prompt as the system prompt,
 //! the baseline, candidate and diff images as base64 PNG blocks and the structural diff as
 //! JSON, answered within `timeouts.model_ms`, read by the seed's rules
 //! ([`read_judgement`]). The provider is used as given: a failed call is this attempt's
@@ -174,6 +174,7 @@ pub async fn ask(
         inputs.candidate_png,
         inputs.masks,
         &model,
+        spec.judge.context.as_deref(),
     );
     let dir = spec.judgement_dir();
     let read =

@@ -45,12 +45,14 @@ pub fn judge_prompt(context: Option<&str>) -> String {
 }
 
 /// A stable key for a judgement of these inputs (FNV-1a 64 over each part, length-prefixed):
-/// the same screenshots, masks, model and prompt version are never judged twice.
+/// the same screenshots, masks, model, prompt version and context (`--context`, which the
+/// prompt carries: another context may well get another answer) are never judged twice.
 pub fn judgement_cache_key(
     baseline_png: &[u8],
     candidate_png: &[u8],
     masks: &[String],
     model: &str,
+    context: Option<&str>,
 ) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
@@ -66,6 +68,10 @@ pub fn judgement_cache_key(
     }
     feed(model.as_bytes());
     feed(JUDGE_PROMPT_VERSION.as_bytes());
+    match context {
+        Some(context) => feed(format!("context:{context}").as_bytes()),
+        None => feed(b"no context"),
+    }
     format!("{hash:016x}")
 }
 
@@ -241,15 +247,24 @@ mod tests {
 
     #[test]
     fn the_cache_key_changes_with_every_input_and_only_then() {
-        let key = judgement_cache_key(b"a", b"b", &[], "m");
-        assert_eq!(key, judgement_cache_key(b"a", b"b", &[], "m"));
-        assert_ne!(key, judgement_cache_key(b"a", b"c", &[], "m"));
-        assert_ne!(key, judgement_cache_key(b"ab", b"", &[], "m"));
+        let key = judgement_cache_key(b"a", b"b", &[], "m", None);
+        assert_eq!(key, judgement_cache_key(b"a", b"b", &[], "m", None));
+        assert_ne!(key, judgement_cache_key(b"a", b"c", &[], "m", None));
+        assert_ne!(key, judgement_cache_key(b"ab", b"", &[], "m", None));
         assert_ne!(
             key,
-            judgement_cache_key(b"a", b"b", &["#ad".to_owned()], "m")
+            judgement_cache_key(b"a", b"b", &["#ad".to_owned()], "m", None)
         );
-        assert_ne!(key, judgement_cache_key(b"a", b"b", &[], "n"));
+        assert_ne!(key, judgement_cache_key(b"a", b"b", &[], "n", None));
+        assert_ne!(
+            key,
+            judgement_cache_key(b"a", b"b", &[], "m", Some("src/a.ts:12"))
+        );
+        assert_ne!(
+            judgement_cache_key(b"a", b"b", &[], "m", Some("")),
+            key,
+            "an empty context is still a context"
+        );
         assert!(judge_prompt(Some("src/a.ts:12")).ends_with("src/a.ts:12"));
     }
 }

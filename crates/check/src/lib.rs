@@ -49,7 +49,7 @@
 //!    error, a new page size) is a FAIL whatever the judge answers; its PASS clears only the
 //!    unexplained pixels, and its ERROR (retried like any other) decides only when there is
 //!    no fact. Judgements are cached by (both screenshots, masks, model, prompt
-//!    version), so an unchanged page is never judged twice.
+//!    version, context), so an unchanged page is never judged twice.
 //!
 //! One [`Timeouts`] holds every limit (navigation, readiness, stability, the model's answer,
 //! a page's total, the run's total) and each page's report echoes it.
