@@ -34,7 +34,10 @@
 //! instead of a site, taken with their environment's fingerprint (browser version, device
 //! scale, fonts digest); a fingerprint that does not match makes every page an ERROR naming
 //! what differs. [`approve_baseline`] stores the candidate's shots as the new baseline. The
-//! results feed the suite reports (HTML, JUnit, JSON) as tests of kind `check`.
+//! results feed the suite reports (HTML, JUnit, JSON) as tests of kind `check`, each with the
+//! command that reruns it (module `rerun`): the page, its viewport, its masks (the check's
+//! and its own), its ready selector, and every non-default threshold, judge mode, retry and
+//! limit a flag can set, shell-quoted; settings no flag sets are named in a trailing comment.
 //!
 //! **The model judge** (optional; `judge_options`, `judge`, `judgement`,
 //!    `judgement_cache`): given a model ([`run_check_with_judge`]) and asked for
@@ -66,6 +69,7 @@ mod judgement_cache;
 mod page_check;
 mod pages_file;
 mod pixels;
+mod rerun;
 mod run;
 mod spec;
 mod stabilise;

@@ -447,6 +447,11 @@ impl CheckSpec {
         self.capture.masks.iter().chain(own).cloned().collect()
     }
 
+    /// The selector the page at `path` waits for before it is made still.
+    pub fn ready_selector_for(&self, _path: &str) -> Option<&str> {
+        self.capture.ready_selector.as_deref()
+    }
+
     /// The folder of stored baseline shots, when `baseline` names one (a path: no `://`)
     /// rather than a site.
     pub fn stored_baseline(&self) -> Option<&std::path::Path> {
