@@ -6,8 +6,8 @@
 //! URLs, the page paths, the viewports, the thresholds, the timeouts and the retries; a pages
 //! file ([`load_pages`]) lists pages with masks of their own.
 //! [`run_check`] checks every page at every viewport and reports through the event stream
-//! (`TestStarted`, one `CheckAttemptFinished` per attempt, `TestFinished` with the
-//! [`PageCheck`]); it is the library entry point an orchestrator calls, and `retrace check` is
+//! (`TestStarted`, one `CheckAttemptFinished` per attempt, a `CheckRetryScheduled` before
+//! each backoff wait, `TestFinished` with the [`PageCheck`]); it is the library entry point an orchestrator calls, and `retrace check` is
 //! a thin front end over it.
 //!
 //! Per page and attempt (module `page_check`), cheapest first:

@@ -1,7 +1,7 @@
 //! `retrace check` end to end: two demo servers (baseline and a candidate with the 4 px
 //! shift), real headless Chromium, the binary's lines, JSON document and exit codes; a bad
 //! spec file is named with its field; a pages file's page masks apply to their page only, and
-//! a bad pages file is named with its field; `--judge` with a scripted model over the real
+//! a bad pages file is named with its field; each retry's wait is announced before it; `--judge` with a scripted model over the real
 //! Anthropic protocol (its verdict in the lines and the JSON, a rerun served from the cache),
 //! and `--judge` with no key refused before a browser starts; the suite file's `[timeouts]`
 //! under a spec file's, echoed in the JSON and HTML reports.
@@ -210,6 +210,53 @@ fn a_pages_file_masks_its_page_only() {
         verdicts,
         [(seeded.path, "PASS"), (unmasked.as_str(), "FAIL")],
         "{document}"
+    );
+}
+
+#[test]
+fn each_retry_is_announced_with_its_wait_before_it() {
+    require!(Chromium);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::NeverLoads);
+    let path = retrace_demo::site::seeded_change(retrace_demo::Variant::NeverLoads)
+        .unwrap()
+        .path;
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "check",
+        "--baseline",
+        baseline.url(),
+        "--candidate",
+        candidate.url(),
+        "--page",
+        path,
+        "--out",
+        out.path().to_str().unwrap(),
+        // The candidate never loads: each attempt ends at this limit.
+        "--timeout-ms",
+        "3000",
+        "--retries",
+        "2",
+        "--backoff-ms",
+        "50,70",
+    ];
+    let output = run_retrace(BIN, &args, None);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    let retries: Vec<&str> = stdout.lines().filter(|l| l.starts_with("retry ")).collect();
+    let head = format!("retry {path} @1280x720: attempt");
+    assert_eq!(retries.len(), 2, "{stdout}");
+    for (line, expected) in retries.iter().zip(["2 in 50 ms", "3 in 70 ms"]) {
+        assert!(
+            line.starts_with(&format!("{head} {expected}, after: candidate: "))
+                && line.contains("did not load"),
+            "{stdout}"
+        );
+    }
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("ERROR") && last.ends_with("(after 3 attempts)"),
+        "{stdout}"
     );
 }
 

@@ -32,7 +32,8 @@ use crate::outcome::Outcome;
 /// console errors too).
 ///
 /// Prints one line per page: PASS, FAIL with its differences, or ERROR (the page did not
-/// load, get ready or hold still, or the judge's answer was unusable, after the retries).
+/// load, get ready or hold still, or the judge's answer was unusable, after the retries),
+/// and a `retry` line before each retry's wait.
 /// Evidence (both screenshots, the diff image with boxes, result.json) goes under --out.
 ///
 /// With `--judge`, a model (`--provider`, `--model`, as `act` takes them) is shown both
@@ -268,15 +269,27 @@ fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
     }
 }
 
-/// Prints a line per page as each finishes.
+/// Prints a line per page as each finishes, and one before each retry's wait.
 struct PageLines;
 
 impl EventSink for PageLines {
     fn emit(&self, event: &Event) {
-        if let Event::TestFinished(test) = event
-            && let Some(check) = &test.check
-        {
-            println!("{}", page_line(check));
+        match event {
+            Event::TestFinished(test) => {
+                if let Some(check) = &test.check {
+                    println!("{}", page_line(check));
+                }
+            }
+            Event::CheckRetryScheduled {
+                path,
+                viewport: (width, height),
+                attempt,
+                wait_ms,
+                reason,
+            } => println!(
+                "retry {path} @{width}x{height}: attempt {attempt} in {wait_ms} ms, after: {reason}"
+            ),
+            _ => {}
         }
     }
 }
