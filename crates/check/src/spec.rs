@@ -142,7 +142,8 @@ impl Timeouts {
     }
 }
 
-/// Retries after an ERROR (a FAIL is never retried).
+/// Retries after an ERROR (a FAIL is never retried). By default three, after 2, 4 and 8 s:
+/// the seed's exponential backoff, every step of it reached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Retry {
@@ -155,7 +156,7 @@ pub struct Retry {
 impl Default for Retry {
     fn default() -> Self {
         Self {
-            retries: 2,
+            retries: 3,
             backoff_ms: vec![2_000, 4_000, 8_000],
         }
     }

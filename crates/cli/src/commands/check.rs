@@ -100,7 +100,7 @@ pub struct CheckArgs {
     /// Differing pixels, as a share of the page, that still pass (default 0).
     #[arg(long)]
     pub max_diff_ratio: Option<f64>,
-    /// Retries after an ERROR (default 2; a FAIL is never retried).
+    /// Retries after an ERROR (default 3, after 2, 4 and 8 s; a FAIL is never retried).
     #[arg(long)]
     pub retries: Option<u32>,
     /// Waits before the retries, milliseconds, comma-separated; the last repeats (default
