@@ -290,6 +290,40 @@ fn a_bad_pages_file_is_an_error_naming_the_file_and_field() {
         stderr.contains("pages.json") && stderr.contains("pages[1].path") && stderr.contains("`b`"),
         "{stderr}"
     );
+
+    // The same in TOML, and a value of the wrong type named with its line.
+    for (text, expected) in [
+        (
+            "[[pages]]\npath = \"/a\"\n[[pages]]\npath = \"b\"\n",
+            "pages[1].path: `b` is not a path",
+        ),
+        (
+            "[[pages]]\npath = \"/a\"\nmasks = \"#x\"\n",
+            "pages[0].masks: line 3: invalid type: string \"#x\", expected a sequence",
+        ),
+    ] {
+        let pages = dir.path().join("pages.toml");
+        std::fs::write(&pages, text).unwrap();
+        let output = run_retrace(
+            BIN,
+            &[
+                "check",
+                "--baseline",
+                "http://127.0.0.1:9/",
+                "--candidate",
+                "http://127.0.0.1:9/",
+                "--pages",
+                pages.to_str().unwrap(),
+                "--chromium",
+                "/nonexistent/chromium",
+            ],
+            None,
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        let named = format!("{}: {expected}", pages.display());
+        assert!(stderr.contains(&named), "{named}\n{stderr}");
+    }
 }
 
 #[test]

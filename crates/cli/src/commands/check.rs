@@ -79,10 +79,11 @@ pub struct CheckArgs {
     /// A page path, joined to both base URLs (repeatable; default `/`).
     #[arg(long = "page", visible_alias = "path", value_name = "PATH")]
     pub pages: Vec<String>,
-    /// A pages file, JSON: `{"pages": [{"path": "/pricing", "masks": [".price-date"]},
-    /// {"path": "/about"}]}`. Each page's `masks` (CSS selectors) are painted over on that page
-    /// only, on both sides, besides every --mask. Its pages replace the spec's; --page paths
-    /// are added after them.
+    /// A pages file, TOML when its name ends .toml (`[[pages]]` tables: `path = "/pricing"`,
+    /// `masks = [".price-date"]`), else JSON: `{"pages": [{"path": "/pricing", "masks":
+    /// [".price-date"]}, {"path": "/about"}]}`. Each page's `masks` (CSS selectors) are painted
+    /// over on that page only, on both sides, besides every --mask. Its pages replace the
+    /// spec's; --page paths are added after them.
     #[arg(long = "pages", value_name = "FILE")]
     pub pages_file: Option<PathBuf>,
     /// A viewport, WIDTHxHEIGHT (repeatable; default 1280x720).
