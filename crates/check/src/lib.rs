@@ -4,7 +4,8 @@
 //!
 //! A [`CheckSpec`] (a JSON file read by [`load_spec`], or built from flags) names the two base
 //! URLs, the page paths, the viewports, the thresholds, the timeouts and the retries; a pages
-//! file ([`load_pages`], TOML or JSON by its extension) lists pages with masks of their own.
+//! file ([`load_pages`], TOML or JSON by its extension) lists pages with masks of their own
+//! and, where one page needs it, a ready selector of its own in place of the check's.
 //! [`run_check`] checks every page at every viewport and reports through the event stream
 //! (`TestStarted`, one `CheckAttemptFinished` per attempt, a `CheckRetryScheduled` before
 //! each backoff wait, `TestFinished` with the [`PageCheck`]); it is the library entry point an orchestrator calls, and `retrace check` is

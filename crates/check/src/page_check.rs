@@ -205,7 +205,9 @@ async fn one_attempt(
             continue;
         }
         let run = context.browser.new_run();
-        let captured = capture(&run, &CheckSpec::url(base, path), &masks, spec).await;
+        let url = CheckSpec::url(base, path);
+        let ready = spec.ready_selector_for(path);
+        let captured = capture(&run, &url, &masks, ready, spec).await;
         if let Err(error) = run.close().await {
             tracing::debug!(%error, side, "closing a side's browser context");
         }

@@ -5,6 +5,7 @@
 //! [[pages]]
 //! path = "/site/"
 //! masks = ["#cta-trial", ".ad"]
+//! ready_selector = "#chart[data-ready]"
 //!
 //! [[pages]]
 //! path = "/site/pricing"
@@ -12,13 +13,15 @@
 //!
 //! ```json
 //! {"pages": [
-//!   {"path": "/site/", "masks": ["#cta-trial", ".ad"]},
+//!   {"path": "/site/", "masks": ["#cta-trial", ".ad"], "ready_selector": "#chart[data-ready]"},
 //!   {"path": "/site/pricing"}
 //! ]}
 //! ```
 //!
 //! A page's `masks` (CSS selectors) are painted over on that page only, identically on both
-//! sides, in addition to the check's `capture.masks`. [`load_pages`] reads and validates the
+//! sides, in addition to the check's `capture.masks`; its `ready_selector` (CSS) must match a
+//! visible element before that page is made still, in place of the check's
+//! `capture.ready_selector` there (other pages keep the check's). [`load_pages`] reads and validates the
 //! file, naming the file, the entry and the field of anything wrong (`pages[1].path`; a TOML
 //! file's reading errors also name the line), and [`CheckSpec::add_pages`] puts its pages into
 //! a spec.
@@ -39,6 +42,10 @@ pub struct PageEntry {
     /// CSS selectors painted over on this page only.
     #[serde(default)]
     pub masks: Vec<String>,
+    /// A CSS selector this page waits for (visible) before it is made still, in place of the
+    /// check's `--ready-selector` on this page.
+    #[serde(default)]
+    pub ready_selector: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -132,15 +139,26 @@ fn validate(pages: &[PageEntry]) -> Result<(), Bad> {
                 "an empty CSS selector".to_owned(),
             ));
         }
+        if page.ready_selector.as_ref().is_some_and(|s| s.trim().is_empty()) {
+            return Err((
+                format!("pages[{index}].ready_selector"),
+                "an empty CSS selector".to_owned(),
+            ));
+        }
     }
     Ok(())
 }
 
 impl CheckSpec {
-    /// Checks `entries`' pages (in place of the spec's), each with its own masks.
+    /// Checks `entries`' pages (in place of the spec's), each with its own masks and ready
+    /// selector.
     pub fn add_pages(&mut self, entries: Vec<PageEntry>) {
         self.pages.clear();
         for entry in entries {
+            if let Some(selector) = entry.ready_selector {
+                let own = &mut self.capture.page_ready_selectors;
+                own.insert(entry.path.clone(), selector);
+            }
             if !entry.masks.is_empty() {
                 self.capture
                     .page_masks

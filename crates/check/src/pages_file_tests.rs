@@ -126,3 +126,33 @@ fn a_bad_toml_file_names_itself_the_entry_the_field_and_the_line() {
         assert!(error.message.contains(message), "{text:?}: {shown}");
     }
 }
+
+#[test]
+fn a_pages_ready_selector_replaces_the_checks_on_that_page_only() {
+    let pages = load_toml(
+        "[[pages]]\npath = \"/a\"\nready_selector = \"#chart[data-ready]\"\n\n\
+         [[pages]]\npath = \"/b\"\n",
+    )
+    .unwrap();
+    let json = load(r##"{"pages":[{"path":"/a","ready_selector":"#chart[data-ready]"},{"path":"/b"}]}"##)
+        .unwrap();
+    assert_eq!(pages, json);
+    let mut spec = CheckSpec::default();
+    spec.add_pages(pages.clone());
+    assert_eq!(spec.ready_selector_for("/a"), Some("#chart[data-ready]"));
+    assert_eq!(spec.ready_selector_for("/b"), None);
+    spec.capture.ready_selector = Some("main".to_owned());
+    assert_eq!(spec.ready_selector_for("/a"), Some("#chart[data-ready]"));
+    assert_eq!(spec.ready_selector_for("/b"), Some("main"));
+
+    let error = load_toml("[[pages]]\npath = \"/a\"\nready_selector = \" \"\n").unwrap_err();
+    assert_eq!(error.field, "pages[0].ready_selector", "{error}");
+    spec.baseline = "http://127.0.0.1:1/".to_owned();
+    spec.candidate = "http://127.0.0.1:2/".to_owned();
+    spec.validate().unwrap();
+    spec.capture
+        .page_ready_selectors
+        .insert("/b".to_owned(), String::new());
+    let error = spec.validate().unwrap_err();
+    assert_eq!(error.field, "capture.page_ready_selectors.\"/b\"", "{error}");
+}

@@ -119,3 +119,16 @@ fn settings_no_flag_sets_are_named_in_a_comment_the_shell_ignores() {
     );
     assert_eq!(words_bash_sees(&line).last().unwrap(), "800x600", "{line}");
 }
+
+#[test]
+fn a_pages_own_ready_selector_is_the_one_its_rerun_waits_for() {
+    let mut spec = spec();
+    spec.capture.ready_selector = Some("main".to_owned());
+    spec.capture
+        .page_ready_selectors
+        .insert("/late".to_owned(), "#chart[data-ready]".to_owned());
+    let late = words_bash_sees(&rerun_command(&spec, "/late", VIEWPORT));
+    let other = words_bash_sees(&rerun_command(&spec, "/other", VIEWPORT));
+    assert_eq!(late[late.len() - 2..], ["--ready-selector", "#chart[data-ready]"]);
+    assert_eq!(other[other.len() - 2..], ["--ready-selector", "main"]);
+}

@@ -184,6 +184,9 @@ pub struct CaptureOptions {
     /// A CSS selector an element must match, and be visible, before a page counts as ready
     /// (within `timeouts.readiness_ms`).
     pub ready_selector: Option<String>,
+    /// A page's own ready selector (by path), in place of `ready_selector` on that page only;
+    /// a pages file (`--pages`) fills it.
+    pub page_ready_selectors: BTreeMap<String, String>,
     /// Screenshots taken at most while waiting for two identical ones in a row.
     pub max_shots: u32,
 }
@@ -195,6 +198,7 @@ impl Default for CaptureOptions {
             masks: Vec::new(),
             page_masks: BTreeMap::new(),
             ready_selector: None,
+            page_ready_selectors: BTreeMap::new(),
             max_shots: 10,
         }
     }
@@ -417,13 +421,20 @@ impl CheckSpec {
                 return Err(SpecError::field(field, "an empty CSS selector"));
             }
         }
-        if let Some(selector) = &self.capture.ready_selector
-            && selector.trim().is_empty()
-        {
-            return Err(SpecError::field(
-                "capture.ready_selector",
-                "an empty CSS selector",
-            ));
+        let ready = self
+            .capture
+            .ready_selector
+            .iter()
+            .map(|s| ("capture.ready_selector".to_owned(), s));
+        let page_ready = self
+            .capture
+            .page_ready_selectors
+            .iter()
+            .map(|(page, s)| (format!("capture.page_ready_selectors.\"{page}\""), s));
+        for (field, selector) in ready.chain(page_ready) {
+            if selector.trim().is_empty() {
+                return Err(SpecError::field(field, "an empty CSS selector"));
+            }
         }
         if self.capture.max_shots < 2 {
             return Err(SpecError::field(
@@ -448,9 +459,12 @@ impl CheckSpec {
         self.capture.masks.iter().chain(own).cloned().collect()
     }
 
-    /// The selector the page at `path` waits for before it is made still.
-    pub fn ready_selector_for(&self, _path: &str) -> Option<&str> {
-        self.capture.ready_selector.as_deref()
+    /// The selector the page at `path` waits for before it is made still: its own, else the
+    /// check's.
+    pub fn ready_selector_for(&self, path: &str) -> Option<&str> {
+        let own = self.capture.page_ready_selectors.get(path);
+        own.or(self.capture.ready_selector.as_ref())
+            .map(String::as_str)
     }
 
     /// The folder of stored baseline shots, when `baseline` names one (a path: no `://`)

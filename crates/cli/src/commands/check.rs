@@ -80,10 +80,11 @@ pub struct CheckArgs {
     #[arg(long = "page", visible_alias = "path", value_name = "PATH")]
     pub pages: Vec<String>,
     /// A pages file, TOML when its name ends .toml (`[[pages]]` tables: `path = "/pricing"`,
-    /// `masks = [".price-date"]`), else JSON: `{"pages": [{"path": "/pricing", "masks":
-    /// [".price-date"]}, {"path": "/about"}]}`. Each page's `masks` (CSS selectors) are painted
-    /// over on that page only, on both sides, besides every --mask. Its pages replace the
-    /// spec's; --page paths are added after them.
+    /// `masks = [".price-date"]`, `ready_selector = "#chart[data-ready]"`), else JSON:
+    /// `{"pages": [{"path": "/pricing", "masks": [".price-date"]}, {"path": "/about"}]}`. Each
+    /// page's `masks` (CSS selectors) are painted over on that page only, on both sides,
+    /// besides every --mask; its `ready_selector` replaces --ready-selector on that page. Its
+    /// pages replace the spec's; --page paths are added after them.
     #[arg(long = "pages", value_name = "FILE")]
     pub pages_file: Option<PathBuf>,
     /// A viewport, WIDTHxHEIGHT (repeatable; default 1280x720).
@@ -116,7 +117,7 @@ pub struct CheckArgs {
     pub masks: Vec<String>,
     /// Wait (within the readiness limit) until an element matching this CSS selector exists
     /// and is visible before making the page still; a selector that never matches makes the
-    /// page an ERROR naming it.
+    /// page an ERROR naming it. A pages file's `ready_selector` replaces it on its page.
     #[arg(long, value_name = "CSS")]
     pub ready_selector: Option<String>,
     /// Shoot the viewport only, not the whole page.
