@@ -38,13 +38,14 @@ const CONTENT: [&str; 5] = [
     "/site/about",
     "/site/contact",
 ];
-const UNSTEADY: [&str; 6] = [
+const UNSTEADY: [&str; 7] = [
     "/site/animation",
     "/site/transition",
     "/site/web-font",
     "/site/lazy-images",
     "/site/caret",
     "/site/sticky-header",
+    "/site/animated-image",
 ];
 
 /// Only these pages of the PASS test (`RETRACE_CHECK_PAGES=/site/a,/site/b`), for stress
