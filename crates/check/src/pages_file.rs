@@ -139,7 +139,11 @@ fn validate(pages: &[PageEntry]) -> Result<(), Bad> {
                 "an empty CSS selector".to_owned(),
             ));
         }
-        if page.ready_selector.as_ref().is_some_and(|s| s.trim().is_empty()) {
+        if page
+            .ready_selector
+            .as_ref()
+            .is_some_and(|s| s.trim().is_empty())
+        {
             return Err((
                 format!("pages[{index}].ready_selector"),
                 "an empty CSS selector".to_owned(),

@@ -134,8 +134,9 @@ fn a_pages_ready_selector_replaces_the_checks_on_that_page_only() {
          [[pages]]\npath = \"/b\"\n",
     )
     .unwrap();
-    let json = load(r##"{"pages":[{"path":"/a","ready_selector":"#chart[data-ready]"},{"path":"/b"}]}"##)
-        .unwrap();
+    let json =
+        load(r##"{"pages":[{"path":"/a","ready_selector":"#chart[data-ready]"},{"path":"/b"}]}"##)
+            .unwrap();
     assert_eq!(pages, json);
     let mut spec = CheckSpec::default();
     spec.add_pages(pages.clone());
@@ -154,5 +155,8 @@ fn a_pages_ready_selector_replaces_the_checks_on_that_page_only() {
         .page_ready_selectors
         .insert("/b".to_owned(), String::new());
     let error = spec.validate().unwrap_err();
-    assert_eq!(error.field, "capture.page_ready_selectors.\"/b\"", "{error}");
+    assert_eq!(
+        error.field, "capture.page_ready_selectors.\"/b\"",
+        "{error}"
+    );
 }

@@ -55,8 +55,8 @@ pub fn rerun_command(spec: &CheckSpec, path: &str, viewport: Viewport) -> String
         flag("--backoff-ms", waits.join(","));
     }
     let (limits, default_limits) = (&spec.timeouts, Timeouts::default());
-    let one_limit = limits.navigation_ms == limits.readiness_ms
-        && limits.readiness_ms == limits.stability_ms;
+    let one_limit =
+        limits.navigation_ms == limits.readiness_ms && limits.readiness_ms == limits.stability_ms;
     if one_limit && limits.navigation_ms != default_limits.navigation_ms {
         flag("--timeout-ms", limits.navigation_ms.to_string());
     }

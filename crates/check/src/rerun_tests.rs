@@ -45,7 +45,10 @@ fn the_default_check_reruns_with_the_page_and_viewport_only() {
 #[test]
 fn masks_selector_thresholds_and_judge_survive_a_shell_word_for_word() {
     let mut spec = spec();
-    spec.capture.masks = vec![".ad [data-x=\"1\"]".to_owned(), "#it's $HOME `x`".to_owned()];
+    spec.capture.masks = vec![
+        ".ad [data-x=\"1\"]".to_owned(),
+        "#it's $HOME `x`".to_owned(),
+    ];
     spec.capture
         .page_masks
         .insert("/a b".to_owned(), vec!["#own > p".to_owned()]);
@@ -129,6 +132,9 @@ fn a_pages_own_ready_selector_is_the_one_its_rerun_waits_for() {
         .insert("/late".to_owned(), "#chart[data-ready]".to_owned());
     let late = words_bash_sees(&rerun_command(&spec, "/late", VIEWPORT));
     let other = words_bash_sees(&rerun_command(&spec, "/other", VIEWPORT));
-    assert_eq!(late[late.len() - 2..], ["--ready-selector", "#chart[data-ready]"]);
+    assert_eq!(
+        late[late.len() - 2..],
+        ["--ready-selector", "#chart[data-ready]"]
+    );
     assert_eq!(other[other.len() - 2..], ["--ready-selector", "main"]);
 }

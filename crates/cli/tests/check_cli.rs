@@ -319,7 +319,11 @@ fn a_pages_own_ready_selector_is_waited_for_on_that_page_only() {
         .iter()
         .map(|p| (p["path"].as_str().unwrap(), p["verdict"].as_str().unwrap()))
         .collect();
-    assert_eq!(verdicts, [("/late", "PASS"), ("/plain", "PASS")], "{document}");
+    assert_eq!(
+        verdicts,
+        [("/late", "PASS"), ("/plain", "PASS")],
+        "{document}"
+    );
     // The chart was waited for: both sides' screenshots show it drawn.
     for side in ["baseline.png", "candidate.png"] {
         let png = std::fs::read(out.join("late@1280x720/attempt-1").join(side)).unwrap();
