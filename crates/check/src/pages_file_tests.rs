@@ -139,7 +139,7 @@ fn a_pages_ready_selector_replaces_the_checks_on_that_page_only() {
             .unwrap();
     assert_eq!(pages, json);
     let mut spec = CheckSpec::default();
-    spec.add_pages(pages.clone());
+    spec.add_pages(pages);
     assert_eq!(spec.ready_selector_for("/a"), Some("#chart[data-ready]"));
     assert_eq!(spec.ready_selector_for("/b"), None);
     spec.capture.ready_selector = Some("main".to_owned());
