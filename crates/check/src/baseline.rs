@@ -231,6 +231,7 @@ async fn approve_at(
             &run,
             &CheckSpec::url(&spec.candidate, path),
             &spec.masks_for(path),
+            spec.ready_selector_for(path),
             spec,
         )
         .await

@@ -167,11 +167,13 @@ const LOADED_JS: &str = "new Promise(r => document.readyState === 'complete' ? r
 const STATUS_JS: &str = "(() => { const e = performance.getEntriesByType('navigation')[0]; \
     return e && e.responseStatus ? e.responseStatus : 0; })()";
 
-/// Captures `url` in a new page of `run`, `masks` (CSS selectors) painted over.
+/// Captures `url` in a new page of `run`, once `ready_selector` (when given) matches, `masks`
+/// (CSS selectors) painted over.
 pub async fn capture(
     run: &ChromiumBrowser,
     url: &str,
     masks: &[String],
+    ready_selector: Option<&str>,
     spec: &CheckSpec,
 ) -> Result<Capture, CaptureError> {
     let browser_error = |detail: String| CaptureError::Browser {
@@ -182,7 +184,7 @@ pub async fn capture(
         .open_page()
         .await
         .map_err(|e| browser_error(e.to_string()))?;
-    let result = capture_on(&page, url, masks, spec).await;
+    let result = capture_on(&page, url, masks, ready_selector, spec).await;
     let _ = page.close().await;
     result
 }
@@ -191,6 +193,7 @@ async fn capture_on(
     page: &ChromiumPage,
     url: &str,
     masks: &[String],
+    ready_selector: Option<&str>,
     spec: &CheckSpec,
 ) -> Result<Capture, CaptureError> {
     let load_error = |detail: String| CaptureError::Load {
@@ -224,7 +227,7 @@ async fn capture_on(
     if let Some(code) = status.and_then(|s| s.as_u64()).filter(|c| *c >= 400) {
         return Err(load_error(format!("the server answered HTTP {code}")));
     }
-    stabilise::wait_until_ready(page, timeouts, spec.capture.ready_selector.as_deref())
+    stabilise::wait_until_ready(page, timeouts, ready_selector)
         .await
         .map_err(|reason| CaptureError::NotReady {
             url: url.to_owned(),

@@ -4,10 +4,11 @@
 //!
 //! A [`CheckSpec`] (a JSON file read by [`load_spec`], or built from flags) names the two base
 //! URLs, the page paths, the viewports, the thresholds, the timeouts and the retries; a pages
-//! file ([`load_pages`]) lists pages with masks of their own.
+//! file ([`load_pages`], TOML or JSON by its extension) lists pages with masks of their own
+//! and, where one page needs it, a ready selector of its own in place of the check's.
 //! [`run_check`] checks every page at every viewport and reports through the event stream
-//! (`TestStarted`, one `CheckAttemptFinished` per attempt, `TestFinished` with the
-//! [`PageCheck`]); it is the library entry point an orchestrator calls, and `retrace check` is
+//! (`TestStarted`, one `CheckAttemptFinished` per attempt, a `CheckRetryScheduled` before
+//! each backoff wait, `TestFinished` with the [`PageCheck`]); it is the library entry point an orchestrator calls, and `retrace check` is
 //! a thin front end over it.
 //!
 //! Per page and attempt (module `page_check`), cheapest first:
@@ -34,7 +35,10 @@
 //! instead of a site, taken with their environment's fingerprint (browser version, device
 //! scale, fonts digest); a fingerprint that does not match makes every page an ERROR naming
 //! what differs. [`approve_baseline`] stores the candidate's shots as the new baseline. The
-//! results feed the suite reports (HTML, JUnit, JSON) as tests of kind `check`.
+//! results feed the suite reports (HTML, JUnit, JSON) as tests of kind `check`, each with the
+//! command that reruns it (module `rerun`): the page, its viewport, its masks (the check's
+//! and its own), its ready selector, and every non-default threshold, judge mode, retry and
+//! limit a flag can set, shell-quoted; settings no flag sets are named in a trailing comment.
 //!
 //! **The model judge** (optional; `judge_options`, `judge`, `judgement`,
 //!    `judgement_cache`): given a model ([`run_check_with_judge`]) and asked for
@@ -69,6 +73,7 @@ mod judgement_cache;
 mod page_check;
 mod pages_file;
 mod pixels;
+mod rerun;
 mod run;
 mod spec;
 mod stabilise;

@@ -9,7 +9,8 @@
 //! like any other. A page has `timeouts.page_ms` for all its attempts and backoffs (less when
 //! the run's `timeouts.run_ms` ends first). Every attempt is logged as a
 //! `CheckAttemptFinished` event with its verdict, the judge's confidence and differences, and
-//! its evidence.
+//! its evidence; every backoff as a `CheckRetryScheduled` event (the attempt to come, the
+//! wait, the ERROR before it) emitted before the wait.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -111,6 +112,14 @@ pub async fn check_page(
             if tokio::time::Instant::now() + wait >= deadline {
                 break;
             }
+            let reason = last.as_ref().and_then(|r| r.error.clone());
+            events.emit(Event::CheckRetryScheduled {
+                path: path.to_owned(),
+                viewport: (viewport.width, viewport.height),
+                attempt,
+                wait_ms: wait.as_millis() as u64,
+                reason: reason.unwrap_or_default(),
+            });
             tokio::time::sleep(wait).await;
         }
         let started = Instant::now();
@@ -196,7 +205,9 @@ async fn one_attempt(
             continue;
         }
         let run = context.browser.new_run();
-        let captured = capture(&run, &CheckSpec::url(base, path), &masks, spec).await;
+        let url = CheckSpec::url(base, path);
+        let ready = spec.ready_selector_for(path);
+        let captured = capture(&run, &url, &masks, ready, spec).await;
         if let Err(error) = run.close().await {
             tracing::debug!(%error, side, "closing a side's browser context");
         }

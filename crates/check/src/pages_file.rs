@@ -1,17 +1,30 @@
 //! A pages file (`retrace check --pages FILE`): the pages to check, each with masks of its
-//! own, as JSON:
+//! own, as TOML (a name ending `.toml`) or JSON (any other name):
+//!
+//! ```toml
+//! [[pages]]
+//! path = "/site/"
+//! masks = ["#cta-trial", ".ad"]
+//! ready_selector = "#chart[data-ready]"
+//!
+//! [[pages]]
+//! path = "/site/pricing"
+//! ```
 //!
 //! ```json
 //! {"pages": [
-//!   {"path": "/site/", "masks": ["#cta-trial", ".ad"]},
+//!   {"path": "/site/", "masks": ["#cta-trial", ".ad"], "ready_selector": "#chart[data-ready]"},
 //!   {"path": "/site/pricing"}
 //! ]}
 //! ```
 //!
 //! A page's `masks` (CSS selectors) are painted over on that page only, identically on both
-//! sides, in addition to the check's `capture.masks`. [`load_pages`] reads and validates the
-//! file, naming the file and the field of anything wrong (`pages[1].path`), and
-//! [`CheckSpec::add_pages`] puts its pages into a spec.
+//! sides, in addition to the check's `capture.masks`; its `ready_selector` (CSS) must match a
+//! visible element before that page is made still, in place of the check's
+//! `capture.ready_selector` there (other pages keep the check's). [`load_pages`] reads and validates the
+//! file, naming the file, the entry and the field of anything wrong (`pages[1].path`; a TOML
+//! file's reading errors also name the line), and [`CheckSpec::add_pages`] puts its pages into
+//! a spec.
 
 use std::path::Path;
 
@@ -29,6 +42,10 @@ pub struct PageEntry {
     /// CSS selectors painted over on this page only.
     #[serde(default)]
     pub masks: Vec<String>,
+    /// A CSS selector this page waits for (visible) before it is made still, in place of the
+    /// check's `--ready-selector` on this page.
+    #[serde(default)]
+    pub ready_selector: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -37,33 +54,69 @@ struct PagesFile {
     pages: Vec<PageEntry>,
 }
 
-/// Reads the pages file at `path` and validates it: at least one page, each path starting
-/// with `/` and listed once, no empty selector.
+/// A bad field (`pages[1].path`, or `-` for the whole file) and what is wrong with it.
+type Bad = (String, String);
+
+/// Reads the pages file at `path` (TOML when its name ends `.toml`, else JSON) and validates
+/// it: at least one page, each path starting with `/` and listed once, no empty selector.
 pub fn load_pages(path: &Path) -> Result<Vec<PageEntry>, SpecError> {
-    let in_file = |field: String, message: String| SpecError {
+    let in_file = |(field, message): Bad| SpecError {
         file: Some(path.to_path_buf()),
         field,
         message,
     };
     let text = std::fs::read_to_string(path)
-        .map_err(|e| in_file("-".to_owned(), format!("cannot read it: {e}")))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| in_file("-".to_owned(), format!("not JSON: {e}")))?;
-    if !value.is_object() {
-        let expected = r#"an object with a `pages` list: {"pages": [{"path": "/"}]}"#;
-        return Err(in_file("-".to_owned(), format!("expected {expected}")));
+        .map_err(|e| in_file(("-".to_owned(), format!("cannot read it: {e}"))))?;
+    let is_toml = path
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("toml"));
+    let file = if is_toml {
+        parse_toml(&text)
+    } else {
+        parse_json(&text)
     }
-    let file: PagesFile = serde_path_to_error::deserialize(value).map_err(|error| {
-        let field = error.path().to_string();
-        let field = if field == "." { "-".to_owned() } else { field };
-        in_file(field, error.into_inner().to_string())
-    })?;
-    validate(&file.pages).map_err(|(field, message)| in_file(field, message))?;
+    .map_err(in_file)?;
+    validate(&file.pages).map_err(in_file)?;
     Ok(file.pages)
 }
 
+/// `pages[1].path` from a deserialiser's path (`-` for the whole document).
+fn field_of(path: &serde_path_to_error::Path) -> String {
+    let field = path.to_string();
+    if field == "." { "-".to_owned() } else { field }
+}
+
+fn parse_json(text: &str) -> Result<PagesFile, Bad> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let hint = "(read as JSON; a name ending .toml is read as TOML)";
+        ("-".to_owned(), format!("not JSON {hint}: {e}"))
+    })?;
+    if !value.is_object() {
+        let expected = r#"an object with a `pages` list: {"pages": [{"path": "/"}]}"#;
+        return Err(("-".to_owned(), format!("expected {expected}")));
+    }
+    serde_path_to_error::deserialize(value)
+        .map_err(|error| (field_of(error.path()), error.into_inner().to_string()))
+}
+
+fn parse_toml(text: &str) -> Result<PagesFile, Bad> {
+    serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|error| {
+        let field = field_of(error.path());
+        let error = error.into_inner();
+        let line = error.span().map(|span| {
+            let before = text.get(..span.start).unwrap_or(text);
+            before.matches('\n').count() + 1
+        });
+        let message = error.message().trim_end();
+        match line {
+            Some(line) => (field, format!("line {line}: {message}")),
+            None => (field, message.to_owned()),
+        }
+    })
+}
+
 /// The first bad field of `pages` and what is wrong with it.
-fn validate(pages: &[PageEntry]) -> Result<(), (String, String)> {
+fn validate(pages: &[PageEntry]) -> Result<(), Bad> {
     if pages.is_empty() {
         return Err(("pages".to_owned(), "no page to check".to_owned()));
     }
@@ -86,15 +139,30 @@ fn validate(pages: &[PageEntry]) -> Result<(), (String, String)> {
                 "an empty CSS selector".to_owned(),
             ));
         }
+        if page
+            .ready_selector
+            .as_ref()
+            .is_some_and(|s| s.trim().is_empty())
+        {
+            return Err((
+                format!("pages[{index}].ready_selector"),
+                "an empty CSS selector".to_owned(),
+            ));
+        }
     }
     Ok(())
 }
 
 impl CheckSpec {
-    /// Checks `entries`' pages (in place of the spec's), each with its own masks.
+    /// Checks `entries`' pages (in place of the spec's), each with its own masks and ready
+    /// selector.
     pub fn add_pages(&mut self, entries: Vec<PageEntry>) {
         self.pages.clear();
         for entry in entries {
+            if let Some(selector) = entry.ready_selector {
+                let own = &mut self.capture.page_ready_selectors;
+                own.insert(entry.path.clone(), selector);
+            }
             if !entry.masks.is_empty() {
                 self.capture
                     .page_masks
@@ -108,53 +176,5 @@ impl CheckSpec {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-
-    fn load(text: &str) -> Result<Vec<PageEntry>, SpecError> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("pages.json");
-        std::fs::write(&path, text).unwrap();
-        load_pages(&path)
-    }
-
-    #[test]
-    fn pages_with_their_masks_go_into_the_spec() {
-        let pages = load(r##"{"pages":[{"path":"/a","masks":["#x"]},{"path":"/b"}]}"##).unwrap();
-        let mut spec = CheckSpec::default();
-        spec.capture.masks = vec![".ad".to_owned()];
-        spec.add_pages(pages);
-        assert_eq!(spec.pages, ["/a", "/b"]);
-        assert_eq!(spec.masks_for("/a"), [".ad", "#x"]);
-        assert_eq!(spec.masks_for("/b"), [".ad"]);
-    }
-
-    #[test]
-    fn a_bad_file_names_itself_and_the_field() {
-        let cases = [
-            (r#"{"pages":[{"path":"/a"},{"masks":[]}]}"#, "pages[1]"),
-            (r#"{"pages":[{"path":"/a"},{"path":"b"}]}"#, "pages[1].path"),
-            (
-                r#"{"pages":[{"path":"/a"},{"path":"/a"}]}"#,
-                "pages[1].path",
-            ),
-            (
-                r##"{"pages":[{"path":"/a","masks":["#x",""]}]}"##,
-                "pages[0].masks[1]",
-            ),
-            (
-                r##"{"pages":[{"path":"/a","mask":["#x"]}]}"##,
-                "pages[0].mask",
-            ),
-            (r#"{"pages":[]}"#, "pages"),
-            (r#"["/a"]"#, "-"),
-            (r#"{"pages":[{"path":"/a"}"#, "-"),
-        ];
-        for (text, field) in cases {
-            let error = load(text).unwrap_err();
-            assert_eq!(error.field, field, "{text}: {error}");
-            assert!(error.to_string().contains("pages.json"), "{error}");
-        }
-    }
-}
+#[path = "pages_file_tests.rs"]
+mod tests;

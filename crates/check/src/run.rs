@@ -282,10 +282,7 @@ fn test_report(spec: &CheckSpec, id: String, check: &PageCheck, wall_ms: u64) ->
             other: check.evidence.clone(),
             ..Artifacts::default()
         },
-        rerun: format!(
-            "retrace check --baseline {} --candidate {} --page {} --viewport {width}x{height}",
-            spec.baseline, spec.candidate, check.path
-        ),
+        rerun: crate::rerun::rerun_command(spec, &check.path, Viewport { width, height }),
         wall_ms,
     }
 }

@@ -142,7 +142,8 @@ impl Timeouts {
     }
 }
 
-/// Retries after an ERROR (a FAIL is never retried).
+/// Retries after an ERROR (a FAIL is never retried). By default three, after 2, 4 and 8 s:
+/// the seed's exponential backoff, every step of it reached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Retry {
@@ -155,7 +156,7 @@ pub struct Retry {
 impl Default for Retry {
     fn default() -> Self {
         Self {
-            retries: 2,
+            retries: 3,
             backoff_ms: vec![2_000, 4_000, 8_000],
         }
     }
@@ -183,6 +184,9 @@ pub struct CaptureOptions {
     /// A CSS selector an element must match, and be visible, before a page counts as ready
     /// (within `timeouts.readiness_ms`).
     pub ready_selector: Option<String>,
+    /// A page's own ready selector (by path), in place of `ready_selector` on that page only;
+    /// a pages file (`--pages`) fills it.
+    pub page_ready_selectors: BTreeMap<String, String>,
     /// Screenshots taken at most while waiting for two identical ones in a row.
     pub max_shots: u32,
 }
@@ -194,6 +198,7 @@ impl Default for CaptureOptions {
             masks: Vec::new(),
             page_masks: BTreeMap::new(),
             ready_selector: None,
+            page_ready_selectors: BTreeMap::new(),
             max_shots: 10,
         }
     }
@@ -416,13 +421,20 @@ impl CheckSpec {
                 return Err(SpecError::field(field, "an empty CSS selector"));
             }
         }
-        if let Some(selector) = &self.capture.ready_selector
-            && selector.trim().is_empty()
-        {
-            return Err(SpecError::field(
-                "capture.ready_selector",
-                "an empty CSS selector",
-            ));
+        let ready = self
+            .capture
+            .ready_selector
+            .iter()
+            .map(|s| ("capture.ready_selector".to_owned(), s));
+        let page_ready = self
+            .capture
+            .page_ready_selectors
+            .iter()
+            .map(|(page, s)| (format!("capture.page_ready_selectors.\"{page}\""), s));
+        for (field, selector) in ready.chain(page_ready) {
+            if selector.trim().is_empty() {
+                return Err(SpecError::field(field, "an empty CSS selector"));
+            }
         }
         if self.capture.max_shots < 2 {
             return Err(SpecError::field(
@@ -445,6 +457,14 @@ impl CheckSpec {
     pub fn masks_for(&self, path: &str) -> Vec<String> {
         let own = self.capture.page_masks.get(path).into_iter().flatten();
         self.capture.masks.iter().chain(own).cloned().collect()
+    }
+
+    /// The selector the page at `path` waits for before it is made still: its own, else the
+    /// check's.
+    pub fn ready_selector_for(&self, path: &str) -> Option<&str> {
+        let own = self.capture.page_ready_selectors.get(path);
+        own.or(self.capture.ready_selector.as_ref())
+            .map(String::as_str)
     }
 
     /// The folder of stored baseline shots, when `baseline` names one (a path: no `://`)

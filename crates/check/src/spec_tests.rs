@@ -110,3 +110,11 @@ fn backoff_repeats_its_last_wait() {
     assert_eq!(retry.backoff(3), Duration::from_secs(8));
     assert_eq!(retry.backoff(9), Duration::from_secs(8));
 }
+
+#[test]
+fn by_default_every_step_of_the_seeds_backoff_is_reached() {
+    let retry = Retry::default();
+    let waits: Vec<Duration> = (1..=retry.retries).map(|n| retry.backoff(n)).collect();
+    let seconds = [2, 4, 8].map(Duration::from_secs);
+    assert_eq!(waits, seconds, "one retry after each wait of 2, 4 and 8 s");
+}

@@ -2,7 +2,11 @@
 //! does and a little more: wait for the ready selector, when there is one, to match a visible
 //! element; wait for the network to go quiet and for `document.fonts.ready`;
 //! force lazy images to load (made eager, then the page scrolled through a viewport at a time
-//! and back to the top) and wait until each is decoded; then freeze time-based change: finite
+//! and back to the top) and wait until each is decoded; show each animated image (GIF, WebP,
+//! APNG, AVIF in an `<img>`) as its first frame, decoded with WebCodecs' `ImageDecoder` (a
+//! secure context's, as `http://127.0.0.1` and any `https` page are; elsewhere, or for a
+//! cross-origin file without CORS, the image keeps playing and is logged); then freeze
+//! time-based change: finite
 //! CSS animations and transitions are finished, infinite ones cancelled (and any that start
 //! later get the same), the caret is transparent, scrollbars are hidden, masked elements are
 //! painted over. Nothing here sleeps for a guessed time: each wait is for a condition, bounded
@@ -20,7 +24,8 @@ use crate::spec::Timeouts;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{condition} did not settle within {timeout_ms} ms{}", detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default())]
 pub struct NotReady {
-    /// Which condition (`the ready selector`, `the network`, `fonts`, `images`).
+    /// Which condition (`the ready selector`, `the network`, `fonts`, `images`, `animated
+    /// images`).
     pub condition: &'static str,
     /// The limit.
     pub timeout_ms: u64,
@@ -47,6 +52,64 @@ const LOAD_IMAGES_JS: &str = r#"(async () => {
   await frame();
   return [...document.images].filter(img => !img.complete).length;
 })()"#;
+
+/// Replaces every animated image (GIF, WebP, APNG, AVIF) of an `<img>` with its first frame,
+/// within `ms` milliseconds: the file is fetched again (from the cache, same origin or CORS),
+/// WebCodecs' `ImageDecoder` decodes frame 0, and the `img` shows that frame as a PNG in the
+/// same box (its size fixed first; `srcset` and `<picture>` sources dropped so the PNG is what
+/// shows). Resolves to `{paused, unpaused}`: how many were paused, and each image that could
+/// not be with why (no `ImageDecoder`: the page is not a secure context, or an old browser; a
+/// cross-origin file without CORS; out of time).
+const PAUSE_IMAGES_JS: &str = r#"((ms) => (async () => {
+  const end = performance.now() + ms;
+  const types = ['image/gif', 'image/webp', 'image/png', 'image/apng', 'image/avif'];
+  const result = {paused: 0, unpaused: []};
+  const images = [...document.images].filter(img => (img.currentSrc || img.src) && !img.hasAttribute('data-retrace-first-frame'));
+  if (images.length === 0) return result;
+  const hasDecoder = typeof ImageDecoder === 'function';
+  for (const img of images) {
+    const src = img.currentSrc || img.src;
+    const skip = why => result.unpaused.push(`${src.slice(0, 120)}: ${why}`);
+    if (performance.now() >= end) { skip('out of time'); continue; }
+    if (src.startsWith('data:image/svg') || /\.svg(\?|#|$)/i.test(src)) continue;
+    let data, type;
+    try {
+      const response = await fetch(src, {cache: 'force-cache'});
+      type = (response.headers.get('content-type') || '').split(';')[0].trim().toLowerCase();
+      if (!types.includes(type)) continue;
+      data = await response.arrayBuffer();
+    } catch (e) { skip(`cannot read it again: ${e.message || e}`); continue; }
+    if (!hasDecoder) { skip('ImageDecoder is missing (not a secure context?)'); continue; }
+    try {
+      if (!(await ImageDecoder.isTypeSupported(type))) { skip(`${type} cannot be decoded`); continue; }
+      const decoder = new ImageDecoder({data, type});
+      await decoder.tracks.ready;
+      await decoder.completed;
+      const track = decoder.tracks.selectedTrack;
+      if (!track || !track.animated || track.frameCount < 2) { decoder.close(); continue; }
+      const {image} = await decoder.decode({frameIndex: 0});
+      const canvas = document.createElement('canvas');
+      canvas.width = image.displayWidth;
+      canvas.height = image.displayHeight;
+      canvas.getContext('2d').drawImage(image, 0, 0);
+      image.close();
+      decoder.close();
+      const style = getComputedStyle(img);
+      img.style.width = style.width;
+      img.style.height = style.height;
+      if (img.parentElement && img.parentElement.tagName === 'PICTURE') {
+        for (const source of img.parentElement.querySelectorAll('source')) source.remove();
+      }
+      img.removeAttribute('srcset');
+      img.removeAttribute('sizes');
+      img.setAttribute('data-retrace-first-frame', '');
+      img.src = canvas.toDataURL('image/png');
+      await img.decode();
+      result.paused++;
+    } catch (e) { skip(String(e.message || e)); }
+  }
+  return result;
+})())"#;
 
 /// The freeze, as a function of the style text: Playwright's `inPagePrepareForScreenshots`
 /// without the clean-up (the page is closed after it is captured).
@@ -120,8 +183,8 @@ const READY_SELECTOR_JS: &str = r#"((selector, ms) => new Promise(resolve => {
   setTimeout(look, ms);
 }))"#;
 
-/// Waits for the ready selector (when given), network quiet, fonts and images, within
-/// `timeouts.readiness_ms` in all.
+/// Waits for the ready selector (when given), network quiet, fonts and images, and shows
+/// animated images' first frames, within `timeouts.readiness_ms` in all.
 pub async fn wait_until_ready(
     page: &ChromiumPage,
     timeouts: &Timeouts,
@@ -160,9 +223,39 @@ pub async fn wait_until_ready(
             });
         }
     }
+    pause_animated_images(page, timeouts, left()).await?;
     // Images and late fonts may have asked for more.
     network_idle(page, timeouts, left()).await?;
     wait_true(page, FONTS_READY_JS, "fonts", timeouts, left()).await
+}
+
+/// Shows every animated image's first frame instead of its animation (see
+/// [`PAUSE_IMAGES_JS`]), within `left`. An image that cannot be paused is left as it is and
+/// logged: a page it keeps changing is then an ERROR naming its box and element.
+async fn pause_animated_images(
+    page: &ChromiumPage,
+    timeouts: &Timeouts,
+    left: Duration,
+) -> Result<(), NotReady> {
+    let expression = format!("{PAUSE_IMAGES_JS}({})", left.as_millis());
+    let not_ready = |detail: Option<String>| NotReady {
+        condition: "animated images",
+        timeout_ms: timeouts.readiness_ms,
+        detail,
+    };
+    // The page stops at the deadline itself; this bound covers a page that stops answering.
+    let bound = left + Duration::from_millis(timeouts.network_idle_ms);
+    let answer = match tokio::time::timeout(bound, page.evaluate(&expression)).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(error)) => return Err(not_ready(Some(error.to_string()))),
+        Err(_) => return Err(not_ready(None)),
+    };
+    let unpaused = answer["unpaused"].as_array().cloned().unwrap_or_default();
+    if !unpaused.is_empty() {
+        tracing::warn!(?unpaused, "animated images left playing");
+    }
+    tracing::debug!(paused = %answer["paused"], "animated images showing their first frame");
+    Ok(())
 }
 
 /// Waits until an element matching `selector` exists and is visible, within `left`.

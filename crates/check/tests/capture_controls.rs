@@ -7,6 +7,8 @@
 //!   never matched makes it an ERROR naming the selector.
 //! - A page that never holds still (the demo's ticker, rewritten by script every frame) is an
 //!   ERROR saying what kept changing, with both last frames kept.
+//! - An animated GIF (the demo's, 48 frames of 20 ms) is shown as its first frame on both
+//!   sides: the page checked against itself is PASS, the first frame's colour in both shots.
 //! - Each side gets a fresh browser context: the demo's first-visit page, which remembers a
 //!   visit in a cookie (shared across ports of one host), looks the same on both sides.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -19,6 +21,8 @@ use retrace_check::Frame;
 use retrace_check::Timeouts;
 use retrace_check::run_check;
 use retrace_demo::Variant;
+use retrace_demo::site::ANIMATED_GIF_BAR;
+use retrace_demo::site::ANIMATED_GIF_FIRST_FRAME_BAR;
 use retrace_demo::site::FIRST_VISIT_PATH;
 use retrace_demo::site::Rect;
 use retrace_demo::site::TICKER_PATH;
@@ -153,6 +157,39 @@ async fn a_page_that_never_holds_still_is_an_error_naming_what_changed_with_both
         frames[0] != frames[1],
         "the kept frames are the two that differ"
     );
+}
+
+/// How many pixels of the screenshot `png` are exactly `colour`.
+fn pixels_of(png: &Path, colour: [u8; 3]) -> usize {
+    let frame = Frame::from_png(&std::fs::read(png).unwrap()).unwrap();
+    frame
+        .rgba
+        .chunks_exact(4)
+        .filter(|p| p[..3] == colour && p[3] == 255)
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_animated_gif_is_shown_as_its_first_frame_on_both_sides() {
+    require!(Chromium);
+    let baseline = start_variant(Variant::Baseline).await;
+    let candidate = start_variant(Variant::IdenticalMarkup).await;
+    let (mut spec, _out) = spec_of(&baseline, &candidate, &["/site/animated-image"]);
+    spec.retry.retries = 0;
+    let result = run_check(&spec, &Events::none()).await.unwrap();
+    let page = &result.pages[0];
+    assert_eq!(page.verdict, Verdict::Pass, "{}", summary(&result.pages));
+    for side in ["baseline.png", "candidate.png"] {
+        let shot = evidence(page, side);
+        // The bar is 8x16 GIF pixels shown 4 times as large, pixelated.
+        let first = pixels_of(shot, ANIMATED_GIF_FIRST_FRAME_BAR);
+        assert_eq!(first, 32 * 64, "{side}: the first frame's bar");
+        assert_eq!(
+            pixels_of(shot, ANIMATED_GIF_BAR),
+            0,
+            "{side}: a later frame"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

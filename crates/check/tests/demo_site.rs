@@ -6,7 +6,8 @@
 //!   the console error are checked as many times).
 //! - Each seeded regression is FAIL with the right difference type and a box overlapping the
 //!   demo's documented box of the change; the console error is a `console_error` difference.
-//! - The page that never loads is ERROR after the configured retries, every attempt logged;
+//! - The page that never loads is ERROR after the configured retries, every attempt logged
+//!   and every backoff announced (`CheckRetryScheduled`, its wait, the ERROR before it);
 //!   with a page total shorter than its navigation limit, ERROR at that total, not retried.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -37,13 +38,14 @@ const CONTENT: [&str; 5] = [
     "/site/about",
     "/site/contact",
 ];
-const UNSTEADY: [&str; 6] = [
+const UNSTEADY: [&str; 7] = [
     "/site/animation",
     "/site/transition",
     "/site/web-font",
     "/site/lazy-images",
     "/site/caret",
     "/site/sticky-header",
+    "/site/animated-image",
 ];
 
 /// Only these pages of the PASS test (`RETRACE_CHECK_PAGES=/site/a,/site/b`), for stress
@@ -220,6 +222,7 @@ async fn a_page_that_never_loads_is_an_error_after_its_retries() {
         navigation_ms: 8_000,
         ..Timeouts::default()
     };
+    spec.retry.backoff_ms = vec![100, 250];
     let sink = MemorySink::new();
     let events = Events::none().with(sink.clone());
     let result = run_check(&spec, &events).await.unwrap();
@@ -234,17 +237,49 @@ async fn a_page_that_never_loads_is_an_error_after_its_retries() {
             "{error}"
         );
     }
-    let logged: Vec<u32> = sink
+    // Each attempt logged, and each backoff announced before its wait, with the ERROR
+    // before it: attempt 1, wait 100 ms, attempt 2, wait 250 ms, attempt 3.
+    let logged: Vec<(&str, u32, u64, String)> = sink
         .events()
         .iter()
         .filter_map(|e| match e {
             Event::CheckAttemptFinished {
                 path: p, attempt, ..
-            } if p == path => Some(attempt.attempt),
+            } if p == path => Some((
+                "attempt",
+                attempt.attempt,
+                0,
+                attempt.error.clone().unwrap_or_default(),
+            )),
+            Event::CheckRetryScheduled {
+                path: p,
+                viewport,
+                attempt,
+                wait_ms,
+                reason,
+            } if p == path => {
+                assert_eq!(*viewport, (1280, 720));
+                Some(("retry", *attempt, *wait_ms, reason.clone()))
+            }
             _ => None,
         })
         .collect();
-    assert_eq!(logged, vec![1, 2, 3]);
+    let shape: Vec<(&str, u32, u64)> = logged.iter().map(|(k, n, w, _)| (*k, *n, *w)).collect();
+    assert_eq!(
+        shape,
+        [
+            ("attempt", 1, 0),
+            ("retry", 2, 100),
+            ("attempt", 2, 0),
+            ("retry", 3, 250),
+            ("attempt", 3, 0),
+        ]
+    );
+    for pair in logged.windows(2) {
+        if pair[1].0 == "retry" {
+            assert_eq!(pair[1].3, pair[0].3, "a retry names the ERROR before it");
+        }
+    }
     let report = sink.events().into_iter().find_map(|e| match e {
         Event::TestFinished(t) => Some(t),
         _ => None,

@@ -1,7 +1,9 @@
 //! `retrace check` end to end: two demo servers (baseline and a candidate with the 4 px
 //! shift), real headless Chromium, the binary's lines, JSON document and exit codes; a bad
 //! spec file is named with its field; a pages file's page masks apply to their page only, and
-//! a bad pages file is named with its field; `--judge` with a scripted model over the real
+//! a bad pages file (JSON or TOML) is named with its field; a TOML pages file's per-page
+//! ready selector is waited for on its page only, in place of `--ready-selector`; each
+//! retry's wait is announced before it; `--judge` with a scripted model over the real
 //! Anthropic protocol (its verdict in the lines and the JSON, a rerun served from the cache),
 //! and `--judge` with no key refused before a browser starts; the suite file's `[timeouts]`
 //! under a spec file's, echoed in the JSON and HTML reports.
@@ -13,6 +15,7 @@ use retrace_test_support::cli::runtime;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
+use retrace_test_support::html_server::serve_html;
 use retrace_test_support::require;
 
 const BIN: &str = env!("CARGO_BIN_EXE_retrace");
@@ -214,6 +217,123 @@ fn a_pages_file_masks_its_page_only() {
 }
 
 #[test]
+fn each_retry_is_announced_with_its_wait_before_it() {
+    require!(Chromium);
+    let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
+    let candidate = DemoThread::variant(retrace_demo::Variant::NeverLoads);
+    let path = retrace_demo::site::seeded_change(retrace_demo::Variant::NeverLoads)
+        .unwrap()
+        .path;
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "check",
+        "--baseline",
+        baseline.url(),
+        "--candidate",
+        candidate.url(),
+        "--page",
+        path,
+        "--out",
+        out.path().to_str().unwrap(),
+        // The candidate never loads: each attempt ends at this limit.
+        "--timeout-ms",
+        "3000",
+        "--retries",
+        "2",
+        "--backoff-ms",
+        "50,70",
+    ];
+    let output = run_retrace(BIN, &args, None);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    let retries: Vec<&str> = stdout.lines().filter(|l| l.starts_with("retry ")).collect();
+    let head = format!("retry {path} @1280x720: attempt");
+    assert_eq!(retries.len(), 2, "{stdout}");
+    for (line, expected) in retries.iter().zip(["2 in 50 ms", "3 in 70 ms"]) {
+        assert!(
+            line.starts_with(&format!("{head} {expected}, after: candidate: "))
+                && line.contains("did not load"),
+            "{stdout}"
+        );
+    }
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("ERROR") && last.ends_with("(after 3 attempts)"),
+        "{stdout}"
+    );
+}
+
+/// A chart a timer draws 1 s after the load event (no request, no animation: nothing the
+/// stabiliser waits for on its own); `#chart[data-ready]` matches once it is drawn.
+const LATE_CHART: &str = "<!doctype html><html><body style=\"margin:0\">\
+<div id=\"chart\" style=\"position:absolute;left:0;top:0;width:200px;height:100px\"></div>\
+<script>addEventListener('load', () => setTimeout(() => {\
+const chart = document.getElementById('chart'); chart.style.background = 'rgb(0, 128, 0)';\
+chart.setAttribute('data-ready', ''); }, 1000));</script></body></html>";
+
+/// A page complete at its load event.
+const PLAIN: &str =
+    "<!doctype html><html><body><main class=\"plain\">Nothing late here.</main></body></html>";
+
+#[test]
+fn a_pages_own_ready_selector_is_waited_for_on_that_page_only() {
+    require!(Chromium);
+    let site = serve_html(&[("/late", LATE_CHART), ("/plain", PLAIN)]);
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages.toml");
+    std::fs::write(
+        &pages,
+        "[[pages]]\npath = \"/late\"\nready_selector = \"#chart[data-ready]\"\n\n\
+         [[pages]]\npath = \"/plain\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let url = site.url("/");
+    let args = [
+        "check",
+        "--baseline",
+        &url,
+        "--candidate",
+        &url,
+        "--pages",
+        pages.to_str().unwrap(),
+        // Only /plain has it: /late is ready only if its own selector replaces it there,
+        // and /plain only if /late's is not used there.
+        "--ready-selector",
+        "main.plain",
+        "--timeout-ms",
+        "15000",
+        "--retries",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ];
+    let output = run_retrace(BIN, &args, None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let document = json_summary(&output);
+    let verdicts: Vec<(&str, &str)> = document["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["path"].as_str().unwrap(), p["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [("/late", "PASS"), ("/plain", "PASS")],
+        "{document}"
+    );
+    // The chart was waited for: both sides' screenshots show it drawn.
+    for side in ["baseline.png", "candidate.png"] {
+        let png = std::fs::read(out.join("late@1280x720/attempt-1").join(side)).unwrap();
+        let frame = retrace_check::Frame::from_png(&png).unwrap();
+        let at = ((50 * frame.width + 100) * 4) as usize;
+        assert_eq!(frame.rgba[at..at + 4], [0, 128, 0, 255], "{side}");
+    }
+}
+
+#[test]
 fn a_bad_pages_file_is_an_error_naming_the_file_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let pages = dir.path().join("pages.json");
@@ -243,6 +363,40 @@ fn a_bad_pages_file_is_an_error_naming_the_file_and_field() {
         stderr.contains("pages.json") && stderr.contains("pages[1].path") && stderr.contains("`b`"),
         "{stderr}"
     );
+
+    // The same in TOML, and a value of the wrong type named with its line.
+    for (text, expected) in [
+        (
+            "[[pages]]\npath = \"/a\"\n[[pages]]\npath = \"b\"\n",
+            "pages[1].path: `b` is not a path",
+        ),
+        (
+            "[[pages]]\npath = \"/a\"\nmasks = \"#x\"\n",
+            "pages[0].masks: line 3: invalid type: string \"#x\", expected a sequence",
+        ),
+    ] {
+        let pages = dir.path().join("pages.toml");
+        std::fs::write(&pages, text).unwrap();
+        let output = run_retrace(
+            BIN,
+            &[
+                "check",
+                "--baseline",
+                "http://127.0.0.1:9/",
+                "--candidate",
+                "http://127.0.0.1:9/",
+                "--pages",
+                pages.to_str().unwrap(),
+                "--chromium",
+                "/nonexistent/chromium",
+            ],
+            None,
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        let named = format!("{}: {expected}", pages.display());
+        assert!(stderr.contains(&named), "{named}\n{stderr}");
+    }
 }
 
 #[test]

@@ -113,6 +113,9 @@ fn a_fail_is_reported_offline_with_both_shots_the_diff_the_boxes_and_the_thresho
         out.path().to_str().unwrap(),
         "--report",
         "html,junit,json",
+        // Matches nothing on the page: only the rerun command shows it.
+        "--mask",
+        r#".ad [data-x="1"]"#,
     ]);
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
 
@@ -128,6 +131,16 @@ fn a_fail_is_reported_offline_with_both_shots_the_diff_the_boxes_and_the_thresho
     // Evidence paths are relative to the report's folder, so it can move whole.
     let evidence = failed["check"]["evidence"][0].as_str().unwrap();
     assert!(out.path().join(evidence).is_file(), "{evidence}");
+    // The rerun reproduces this page's check: its mask (quoted for a shell) and no retries.
+    let rerun = failed["rerun"].as_str().unwrap();
+    let page_flags = "--page /site/pricing --viewport 1280x720";
+    let expected = format!(
+        "retrace check --baseline {} --candidate {} {page_flags} \
+         --mask '.ad [data-x=\"1\"]' --retries 0",
+        baseline.url(),
+        candidate.url()
+    );
+    assert_eq!(rerun, expected, "{failed:#}");
 
     let (inspected, requests, url) = open_offline(&out.path().join("report.html"));
     assert!(inspected.is_object(), "no failed test in the report");
@@ -145,6 +158,7 @@ fn a_fail_is_reported_offline_with_both_shots_the_diff_the_boxes_and_the_thresho
         text.contains("thresholds used") && text.contains("pixel_threshold 0.1"),
         "{text}"
     );
+    assert!(text.contains(rerun), "the rerun command: {text}");
     let fetched: Vec<&String> = requests
         .iter()
         .filter(|requested| **requested != url && !requested.starts_with("data:"))

@@ -207,6 +207,7 @@ impl EventSink for ConsoleSink {
             | Event::TestStarted { .. }
             | Event::TestFinished(_)
             | Event::CheckAttemptFinished { .. }
+            | Event::CheckRetryScheduled { .. }
             | Event::SuiteFinished(_) => {}
         }
     }

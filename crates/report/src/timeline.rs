@@ -147,7 +147,8 @@ impl StepAssembler {
             Event::RunStarted { .. }
             | Event::TurnStarted { .. }
             | Event::Usage { .. }
-            | Event::CheckAttemptFinished { .. } => Vec::new(),
+            | Event::CheckAttemptFinished { .. }
+            | Event::CheckRetryScheduled { .. } => Vec::new(),
         }
     }
 

@@ -37,7 +37,8 @@ use crate::outcome::Outcome;
 /// console errors too).
 ///
 /// Prints one line per page: PASS, FAIL with its differences, or ERROR (the page did not
-/// load, get ready or hold still, or the judge's answer was unusable, after the retries).
+/// load, get ready or hold still, or the judge's answer was unusable, after the retries),
+/// and a `retry` line before each retry's wait.
 /// Evidence (both screenshots, the diff image with boxes, result.json) goes under --out.
 ///
 /// With `--judge`, a model (`--provider`, `--model`, as `act` takes them) is shown both
@@ -92,10 +93,12 @@ pub struct CheckArgs {
     /// A page path, joined to both base URLs (repeatable; default `/`).
     #[arg(long = "page", visible_alias = "path", value_name = "PATH")]
     pub pages: Vec<String>,
-    /// A pages file, JSON: `{"pages": [{"path": "/pricing", "masks": [".price-date"]},
-    /// {"path": "/about"}]}`. Each page's `masks` (CSS selectors) are painted over on that page
-    /// only, on both sides, besides every --mask. Its pages replace the spec's; --page paths
-    /// are added after them.
+    /// A pages file, TOML when its name ends .toml (`[[pages]]` tables: `path = "/pricing"`,
+    /// `masks = [".price-date"]`, `ready_selector = "#chart[data-ready]"`), else JSON:
+    /// `{"pages": [{"path": "/pricing", "masks": [".price-date"]}, {"path": "/about"}]}`. Each
+    /// page's `masks` (CSS selectors) are painted over on that page only, on both sides,
+    /// besides every --mask; its `ready_selector` replaces --ready-selector on that page. Its
+    /// pages replace the spec's; --page paths are added after them.
     #[arg(long = "pages", value_name = "FILE")]
     pub pages_file: Option<PathBuf>,
     /// A viewport, WIDTHxHEIGHT (repeatable; default 1280x720).
@@ -113,7 +116,7 @@ pub struct CheckArgs {
     /// Differing pixels, as a share of the page, that still pass (default 0).
     #[arg(long)]
     pub max_diff_ratio: Option<f64>,
-    /// Retries after an ERROR (default 2; a FAIL is never retried).
+    /// Retries after an ERROR (default 3, after 2, 4 and 8 s; a FAIL is never retried).
     #[arg(long)]
     pub retries: Option<u32>,
     /// Waits before the retries, milliseconds, comma-separated; the last repeats (default
@@ -128,7 +131,7 @@ pub struct CheckArgs {
     pub masks: Vec<String>,
     /// Wait (within the readiness limit) until an element matching this CSS selector exists
     /// and is visible before making the page still; a selector that never matches makes the
-    /// page an ERROR naming it.
+    /// page an ERROR naming it. A pages file's `ready_selector` replaces it on its page.
     #[arg(long, value_name = "CSS")]
     pub ready_selector: Option<String>,
     /// Shoot the viewport only, not the whole page.
@@ -284,15 +287,27 @@ fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
     }
 }
 
-/// Prints a line per page as each finishes.
+/// Prints a line per page as each finishes, and one before each retry's wait.
 struct PageLines;
 
 impl EventSink for PageLines {
     fn emit(&self, event: &Event) {
-        if let Event::TestFinished(test) = event
-            && let Some(check) = &test.check
-        {
-            println!("{}", page_line(check));
+        match event {
+            Event::TestFinished(test) => {
+                if let Some(check) = &test.check {
+                    println!("{}", page_line(check));
+                }
+            }
+            Event::CheckRetryScheduled {
+                path,
+                viewport: (width, height),
+                attempt,
+                wait_ms,
+                reason,
+            } => println!(
+                "retry {path} @{width}x{height}: attempt {attempt} in {wait_ms} ms, after: {reason}"
+            ),
+            _ => {}
         }
     }
 }

@@ -92,7 +92,7 @@ mod tests {
     #[test]
     fn the_index_lists_every_page_once() {
         let pages = site_pages();
-        assert_eq!(pages.len(), 5 + 6 + 50 + 2);
+        assert_eq!(pages.len(), 5 + 7 + 50 + 2);
         let mut paths: Vec<&str> = pages.iter().map(|page| page.path.as_str()).collect();
         paths.sort_unstable();
         paths.dedup();

@@ -8,10 +8,11 @@
 //! `blocks` + `content` (the content pages as data), `baseline_markup` and `alternate_markup`
 //! (two ways to turn them into HTML that look the same), `unsteady` (pages that are hard to
 //! screenshot), `stateful` (a page that never holds still, one that remembers a first visit
-//! in a cookie), `catalog` (50 generated pages), `assets` (font, images), `never_loads` (a
-//! response that never completes).
+//! in a cookie), `catalog` (50 generated pages), `assets` (font, images), `animated_gif` (a
+//! looping GIF, encoded here), `never_loads` (a response that never completes).
 
 mod alternate_markup;
+mod animated_gif;
 mod assets;
 mod baseline_markup;
 mod blocks;
@@ -36,6 +37,8 @@ use axum::response::Response;
 use axum::routing::get;
 use serde::Deserialize;
 
+pub use animated_gif::BAR_COLOUR as ANIMATED_GIF_BAR;
+pub use animated_gif::FIRST_FRAME_BAR as ANIMATED_GIF_FIRST_FRAME_BAR;
 pub use assets::LAZY_IMAGES;
 pub use assets::WEB_FONT_DELAY_MS;
 pub use catalog::CATALOG_PAGES;
@@ -168,6 +171,10 @@ async fn asset(Path(file): Path<String>) -> Response {
         let font_type = (header::CONTENT_TYPE, HeaderValue::from_static("font/ttf"));
         let response = ([font_type, no_store], assets::WEB_FONT).into_response();
         return with_latency(response, WEB_FONT_DELAY_MS);
+    }
+    if file == animated_gif::FILE {
+        let gif_type = (header::CONTENT_TYPE, HeaderValue::from_static("image/gif"));
+        return ([gif_type, no_store], animated_gif::progress_gif()).into_response();
     }
     match assets::tile_svg(&file) {
         Some(svg) => {

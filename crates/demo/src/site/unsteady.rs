@@ -1,13 +1,13 @@
 //! The site's pages that are hard to screenshot stably, the same in every variant: an
 //! infinite animation, a transition on load, a web font that swaps in late, lazy images below
-//! the fold, a focused input with a blinking caret, and a sticky header over a long page. A
-//! visual checker has to wait them out, freeze them or mask them.
+//! the fold, a focused input with a blinking caret, a sticky header over a long page, and an
+//! animated GIF. A visual checker has to wait them out, freeze them or mask them.
 
 use super::assets;
 use super::baseline_markup::behaviour_page;
 
 /// Every unsteady page: path, title, and what makes it hard.
-pub const PAGES: [(&str, &str, &str); 6] = [
+pub const PAGES: [(&str, &str, &str); 7] = [
     (
         "/site/animation",
         "Animation",
@@ -38,6 +38,11 @@ pub const PAGES: [(&str, &str, &str); 6] = [
         "Sticky header",
         "a header that sticks to the top of a 40-section page",
     ),
+    (
+        "/site/animated-image",
+        "Animated image",
+        "an animated GIF, 48 frames of 20 ms looping forever, that CSS cannot freeze",
+    ),
 ];
 
 /// The unsteady page at `path`, or `None`. `carry` is added to the navigation links.
@@ -49,6 +54,7 @@ pub fn render(path: &str, carry: &str) -> Option<String> {
         "/site/web-font" => (WEB_FONT_CSS, WEB_FONT_HTML.to_owned(), WEB_FONT_JS),
         "/site/lazy-images" => (LAZY_CSS, lazy_images(), ""),
         "/site/caret" => (CARET_CSS, CARET_HTML.to_owned(), ""),
+        "/site/animated-image" => (ANIMATED_CSS, ANIMATED_HTML.to_owned(), ""),
         _ => (STICKY_CSS, long_article(), ""),
     };
     Some(behaviour_page(title, what, path, carry, css, &main, script))
@@ -118,6 +124,15 @@ const CARET_CSS: &str = "
 ";
 const CARET_HTML: &str = "<div class=\"help\"><label for=\"help-search\">Search the help centre</label>\
 <input id=\"help-search\" type=\"text\" autocomplete=\"off\" autofocus></div>";
+
+const ANIMATED_CSS: &str = "
+.progress img{display:block;width:256px;height:64px;image-rendering:pixelated}
+.progress p{margin-top:8px;font-size:14px;color:#475569}
+";
+/// The GIF shown four times its size, pixelated, so each of its pixels is a 4 px square.
+const ANIMATED_HTML: &str = "<figure class=\"progress\"><img id=\"progress\" \
+src=\"/site/assets/progress.gif\" width=\"256\" height=\"64\" alt=\"Progress\">\
+<p>Working on it: the bar keeps moving.</p></figure>";
 
 const STICKY_CSS: &str = "
 .site-header{position:sticky;top:0;z-index:10}

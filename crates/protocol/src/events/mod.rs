@@ -235,6 +235,20 @@ pub enum Event {
         /// The attempt.
         attempt: Box<CheckAttempt>,
     },
+    /// A page check attempt ended in ERROR and the next attempt starts after a wait (the
+    /// retry backoff); emitted before the wait, so a long backoff is never silent.
+    CheckRetryScheduled {
+        /// The page's path.
+        path: String,
+        /// The viewport.
+        viewport: (u32, u32),
+        /// The attempt that starts after the wait (2 for the first retry).
+        attempt: u32,
+        /// How long the wait is.
+        wait_ms: u64,
+        /// The ERROR of the attempt before it.
+        reason: String,
+    },
     /// A suite ended (or was interrupted).
     SuiteFinished(Box<SuiteReport>),
 }
