@@ -4,7 +4,9 @@
 //! one at the same place with other text was relabelled (content, text); one with no
 //! counterpart was removed or added (content); when everything matches, the pixels changed
 //! under the same elements, so a colour changed (styling). Containers without text of their
-//! own that hold the whole box are context, not the change.
+//! own that hold the whole box are context, not the change. A box no element explains is
+//! typed by a counting accessibility change inside it, when there is one
+//! ([`classify_with_accessibility`]).
 
 use retrace_protocol::BoundingBox;
 use retrace_protocol::events::ChangeKind;
@@ -12,6 +14,8 @@ use retrace_protocol::events::Difference;
 use retrace_protocol::events::DifferenceKind;
 use retrace_protocol::events::Severity;
 
+use crate::accessibility_diff;
+use crate::accessibility_diff::AxChange;
 use crate::cluster::PixelBox;
 use crate::elements::PageElement;
 
@@ -88,6 +92,18 @@ pub fn classify(
     area: &PixelBox,
     baseline: &[PageElement],
     candidate: &[PageElement],
+) -> Difference {
+    classify_with_accessibility(area, baseline, candidate, &[])
+}
+
+/// [`classify`], and when the elements cannot explain `area`, the accessibility tree's
+/// changes inside it can (module `accessibility_diff`: an image whose name changed with its
+/// pixels, a checkbox now checked).
+pub fn classify_with_accessibility(
+    area: &PixelBox,
+    baseline: &[PageElement],
+    candidate: &[PageElement],
+    accessibility: &[AxChange],
 ) -> Difference {
     let before = touching(baseline, area);
     let after = touching(candidate, area);
@@ -173,7 +189,7 @@ pub fn classify(
             Severity::Major,
             format!("{} became {}", removed.describe(), added.describe()),
         ),
-        (None, None) => colour_change(area, &before, candidate),
+        (None, None) => colour_change(area, &before, candidate, accessibility),
     }
 }
 
@@ -182,6 +198,7 @@ fn colour_change(
     area: &PixelBox,
     before: &[&PageElement],
     candidate: &[PageElement],
+    accessibility: &[AxChange],
 ) -> Difference {
     let recoloured = before.iter().find_map(|e| {
         let f = candidate.iter().find(|f| same_element(e, f))?;
@@ -195,6 +212,11 @@ fn colour_change(
             .find(|(_, a, b)| a != b)
             .map(|(what, a, b)| format!("the {what} of {} changed from {a} to {b}", e.describe()))
     });
+    if recoloured.is_none()
+        && let Some(explained) = accessibility_diff::explain(area, accessibility)
+    {
+        return explained;
+    }
     let (change, description) = match recoloured {
         Some(description) => (ChangeKind::Colour, description),
         None => (

@@ -52,6 +52,8 @@
 //! a page's total, the run's total) and each page's report echoes it.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod accessibility;
+mod accessibility_diff;
 mod baseline;
 mod capture;
 mod classify;
