@@ -5,9 +5,12 @@
 //! so a fingerprint that does not match is an ERROR naming what differs, never a FAIL.
 //! [`approve_baseline`] (`retrace check approve`) stores the candidate's shots and the
 //! current fingerprint as the new baseline, and beside each shot its visible elements
-//! (`<page>@<WxH>.elements.json`), so a difference against stored shots is typed as one
+//! (`<page>@<WxH>.elements.json`) and its accessibility tree
+//! (`<page>@<WxH>.accessibility.json`), so a difference against stored shots is typed as one
 //! against a live baseline is (a moved element is a layout shift, a recoloured one
-//! styling); shots stored without them are compared by their pixels alone.
+//! styling, a renamed button content); shots stored without elements are compared by their
+//! pixels alone, and without an accessibility tree (stored before that layer existed)
+//! without the accessibility diff.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -120,6 +123,11 @@ pub fn elements_path(dir: &Path, path: &str, viewport: Viewport) -> PathBuf {
     dir.join(format!("{}@{viewport}.elements.json", page_slug(path)))
 }
 
+/// The stored accessibility tree of the shot of `path` at `viewport` in `dir`.
+pub fn accessibility_path(dir: &Path, path: &str, viewport: Viewport) -> PathBuf {
+    dir.join(format!("{}@{viewport}.accessibility.json", page_slug(path)))
+}
+
 /// The fingerprint stored in `dir`, or why there is none.
 pub fn load_fingerprint(dir: &Path) -> Result<Fingerprint, String> {
     let file = dir.join(FINGERPRINT_FILE);
@@ -155,7 +163,8 @@ pub async fn environment_mismatch(dir: &Path, browser: &ChromiumBrowser) -> Opti
 }
 
 /// The stored shot of `path` at `viewport`, as a captured side: with its stored elements
-/// (none for a shot stored without them), no console.
+/// (none for a shot stored without them) and accessibility tree (`None` for a shot stored
+/// without one), no console.
 pub fn stored_capture(dir: &Path, path: &str, viewport: Viewport) -> Result<Capture, String> {
     let file = shot_path(dir, path, viewport);
     let png = std::fs::read(&file).map_err(|error| {
@@ -172,10 +181,20 @@ pub fn stored_capture(dir: &Path, path: &str, viewport: Viewport) -> Result<Capt
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(error) => return Err(format!("{}: {error}", listed.display())),
     };
+    let tree = accessibility_path(dir, path, viewport);
+    let accessibility = match std::fs::read(&tree) {
+        Ok(bytes) => Some(
+            serde_json::from_slice(&bytes)
+                .map_err(|error| format!("{}: {error}", tree.display()))?,
+        ),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => return Err(format!("{}: {error}", tree.display())),
+    };
     Ok(Capture {
         png,
         frame,
         elements,
+        accessibility,
         console_errors: Vec::new(),
         shots: 0,
     })
@@ -243,6 +262,22 @@ async fn approve_at(
         let text = serde_json::to_vec(&shot.elements).map_err(|error| error.to_string())?;
         std::fs::write(&listed, text).map_err(|error| format!("{}: {error}", listed.display()))?;
         written.push(listed);
+        let file = accessibility_path(dir, path, viewport);
+        match &shot.accessibility {
+            Some(tree) => {
+                let text = serde_json::to_vec(tree).map_err(|error| error.to_string())?;
+                std::fs::write(&file, text)
+                    .map_err(|error| format!("{}: {error}", file.display()))?;
+                written.push(file);
+            }
+            // Not read this time: an older tree beside the new shot would be another page's.
+            None => match std::fs::remove_file(&file) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(format!("{}: {error}", file.display()));
+                }
+                _ => {}
+            },
+        }
     }
     Ok(())
 }
@@ -291,11 +326,22 @@ mod tests {
         // is named.
         let pixel = retrace_vision::encode_png_rgba(1, 1, &[0, 0, 0, 255]).unwrap();
         std::fs::write(shot_path(dir.path(), "/site/pricing", viewport), pixel).unwrap();
-        assert!(
-            stored_capture(dir.path(), "/site/pricing", viewport)
-                .unwrap()
-                .elements
-                .is_empty()
+        let stored = stored_capture(dir.path(), "/site/pricing", viewport).unwrap();
+        assert!(stored.elements.is_empty());
+        assert_eq!(
+            stored.accessibility, None,
+            "stored before the accessibility layer"
+        );
+        std::fs::write(
+            accessibility_path(dir.path(), "/site/pricing", viewport),
+            r#"{"nodes": [{"role": "button", "name": "Go", "x": 1, "y": 2, "width": 3,
+                "height": 4}]}"#,
+        )
+        .unwrap();
+        let stored = stored_capture(dir.path(), "/site/pricing", viewport).unwrap();
+        assert_eq!(
+            stored.accessibility.unwrap().nodes[0].describe(),
+            "button \"Go\""
         );
         std::fs::write(
             elements_path(dir.path(), "/site/pricing", viewport),

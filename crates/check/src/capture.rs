@@ -1,7 +1,8 @@
 //! One side of a check: open a page in the attempt's fresh browser context, listen to its
 //! console, load the URL (bounded by `timeouts.navigation_ms`), make it ready and hold it
 //! still (see `stabilise`), then take screenshots until two in a row are identical (at most
-//! `capture.max_shots`, within `timeouts.stability_ms`), and read its elements.
+//! `capture.max_shots`, within `timeouts.stability_ms`), and read its elements and its
+//! accessibility tree (module `accessibility`) together.
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -16,6 +17,8 @@ use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumPage;
 
+use crate::accessibility;
+use crate::accessibility::AxTree;
 use crate::cluster::PixelBox;
 use crate::elements::PageElement;
 use crate::elements::elements_js;
@@ -34,6 +37,9 @@ pub struct Capture {
     pub frame: Frame,
     /// Its visible elements.
     pub elements: Vec<PageElement>,
+    /// Its accessibility tree; `None` when it could not be read (the browser refused, or a
+    /// stored baseline from before this layer): the sides are then compared without it.
+    pub accessibility: Option<AxTree>,
     /// Console errors and uncaught exceptions, in order.
     pub console_errors: Vec<String>,
     /// Screenshots taken to get two identical ones in a row.
@@ -256,15 +262,23 @@ async fn capture_on(
             });
         }
     };
-    let elements = page
-        .evaluate(&elements_js())
-        .await
+    // Independent reads of the still page, sent together: one round trip.
+    let script = elements_js();
+    let (elements, tree) = tokio::join!(
+        page.evaluate(&script),
+        accessibility::read_tree(page.cdp_page())
+    );
+    let elements = elements
         .map(|value| parse_elements(&value))
         .unwrap_or_default();
+    let accessibility = tree
+        .inspect_err(|error| tracing::debug!(%error, url, "no accessibility tree"))
+        .ok();
     Ok(Capture {
         png,
         frame,
         elements,
+        accessibility,
         console_errors: watch.errors(),
         shots,
     })

@@ -5,8 +5,9 @@
 //! counterpart was removed or added (content); when everything matches, a computed colour
 //! that differs is a colour change (styling, [`ChangeKind::Colour`]), and otherwise the pixels
 //! changed under elements the DOM shows unchanged (styling, [`ChangeKind::Pixels`]: an image,
-//! a shadow, rendering). Containers without text of their
-//! own that hold the whole box are context, not the change.
+//! a shadow, rendering). Containers without text of their own that hold the whole box are
+//! context, not the change. A box no element explains is typed by a counting accessibility
+//! change inside it, when there is one ([`classify_with_accessibility`]).
 
 use retrace_protocol::BoundingBox;
 use retrace_protocol::events::ChangeKind;
@@ -14,6 +15,8 @@ use retrace_protocol::events::Difference;
 use retrace_protocol::events::DifferenceKind;
 use retrace_protocol::events::Severity;
 
+use crate::accessibility_diff;
+use crate::accessibility_diff::AxChange;
 use crate::cluster::PixelBox;
 use crate::elements::PageElement;
 
@@ -90,6 +93,18 @@ pub fn classify(
     area: &PixelBox,
     baseline: &[PageElement],
     candidate: &[PageElement],
+) -> Difference {
+    classify_with_accessibility(area, baseline, candidate, &[])
+}
+
+/// [`classify`], and when the elements cannot explain `area`, the accessibility tree's
+/// changes inside it can (module `accessibility_diff`: an image whose name changed with its
+/// pixels, a checkbox now checked).
+pub fn classify_with_accessibility(
+    area: &PixelBox,
+    baseline: &[PageElement],
+    candidate: &[PageElement],
+    accessibility: &[AxChange],
 ) -> Difference {
     let before = touching(baseline, area);
     let after = touching(candidate, area);
@@ -175,7 +190,7 @@ pub fn classify(
             Severity::Major,
             format!("{} became {}", removed.describe(), added.describe()),
         ),
-        (None, None) => colour_change(area, &before, candidate),
+        (None, None) => colour_change(area, &before, candidate, accessibility),
     }
 }
 
@@ -184,6 +199,7 @@ fn colour_change(
     area: &PixelBox,
     before: &[&PageElement],
     candidate: &[PageElement],
+    accessibility: &[AxChange],
 ) -> Difference {
     let recoloured = before.iter().find_map(|e| {
         let f = candidate.iter().find(|f| same_element(e, f))?;
@@ -197,6 +213,11 @@ fn colour_change(
             .find(|(_, a, b)| a != b)
             .map(|(what, a, b)| format!("the {what} of {} changed from {a} to {b}", e.describe()))
     });
+    if recoloured.is_none()
+        && let Some(explained) = accessibility_diff::explain(area, accessibility)
+    {
+        return explained;
+    }
     let (change, description) = match recoloured {
         Some(description) => (ChangeKind::Colour, description),
         None => (

@@ -18,7 +18,8 @@
 //!    loaded (made eager, page scrolled through, decoded) and back at the top; then frozen as
 //!    Playwright's screenshotter does (finite animations and transitions finished, infinite
 //!    ones cancelled, also those that start later; caret transparent; scrollbars hidden;
-//!    masks painted); then screenshots until two in a row are identical (bounded). Console
+//!    masks painted); then screenshots until two in a row are identical (bounded), and the
+//!    still page's elements and accessibility tree read together (one round trip). Console
 //!    errors and uncaught exceptions are collected throughout.
 //! 2. **Pixels** (`pixels`, `cluster`, `colour`): identical bytes end it (PASS); otherwise
 //!    retrace-vision's pixelmatch port (YIQ, anti-aliasing aware), a CIEDE2000 floor (ΔE ≥
@@ -26,19 +27,29 @@
 //! 3. **Typing** (`elements`, `classify`): each box is typed from both sides' DOM (shift,
 //!    text, colour, removed, added), and a console error only the candidate logged is a
 //!    difference of its own.
-//! 4. **Verdict and evidence** (`evidence`): any difference above the thresholds is FAIL;
-//!    screenshots, the diff image with the boxes outlined and `result.json` are written under
+//! 4. **Accessibility** (`accessibility`, `accessibility_diff`): both sides' accessibility
+//!    trees (controls, links, headings, images, landmarks with role, name, value, states and
+//!    box) are matched; a renamed node, a changed value or state, or a named node added or
+//!    removed types a box the DOM could not explain, and, when no box covers it, is a FAIL of
+//!    its own even under the pixel tolerance. Moves, roles alone changing (a table refactored
+//!    into divs, a heading into a styled div) and labels untied from fields whose text
+//!    stays do not count.
+//! 5. **Verdict and evidence** (`evidence`): any difference above the thresholds is FAIL;
+//!    screenshots, the diff image with the boxes outlined and `result.json` (with the
+//!    accessibility changes) are written under
 //!    `out_dir/<page>@<WxH>/attempt-<n>/`. An ERROR (did not load, not ready, never still) is
 //!    retried after the configured backoff; a FAIL never is.
 //!
 //! **Stored baselines** (module `baseline`): `baseline` may name a folder of PNG shots
 //! instead of a site, taken with their environment's fingerprint (browser version, device
 //! scale, fonts digest); a fingerprint that does not match makes every page an ERROR naming
-//! what differs. [`approve_baseline`] stores the candidate's shots as the new baseline. The
-//! results feed the suite reports (HTML, JUnit, JSON) as tests of kind `check`, each with the
-//! command that reruns it (module `rerun`): the page, its viewport, its masks (the check's
-//! and its own), its ready selector, and every non-default threshold, judge mode, retry and
-//! limit a flag can set, shell-quoted; settings no flag sets are named in a trailing comment.
+//! what differs. [`approve_baseline`] stores the candidate's shots as the new baseline (with
+//! their elements and accessibility trees; shots stored before the accessibility layer are
+//! compared without it). The results feed the suite reports (HTML, JUnit, JSON) as tests of
+//! kind `check`, each with the command that reruns it (module `rerun`): the page, its
+//! viewport, its masks (the check's and its own), its ready selector, and every non-default
+//! threshold, judge mode, retry and limit a flag can set, shell-quoted; settings no flag sets
+//! are named in a trailing comment.
 //!
 //! **The model judge** (optional; `judge_options`, `judge`, `judgement`,
 //!    `judgement_cache`): given a model ([`run_check_with_judge`]) and asked for
@@ -46,19 +57,22 @@
 //!    elements the DOM shows unchanged and the differing pixels are at or under the hard
 //!    ceiling `judge.ceiling_ratio` of the page, default 1%; `always` whenever the screenshots
 //!    differ; identical bytes never ask), it sees both screenshots, the diff image and the
-//!    structural diff, and answers in the comparison schema, read by the seed's rules
-//!    (unusable → ERROR; PASS listing differences → FAIL; PASS under `judge.min_confidence` →
-//!    ERROR; PASS above the ceiling → ERROR, "the judge disagrees with the pixels"). A fact the
-//!    DOM or the console confirms (moved, relabelled, recoloured, removed, added, a console
-//!    error, a new page size) is a FAIL whatever the judge answers; its PASS clears only the
-//!    unexplained pixels, and its ERROR (retried like any other) decides only when there is
-//!    no fact. Judgements are cached by (both screenshots, masks, model, prompt
-//!    version, context), so an unchanged page is never judged twice.
+//!    structural diff (with the accessibility changes), and answers in the comparison schema,
+//!    read by the seed's rules (unusable → ERROR; PASS listing differences → FAIL; PASS under
+//!    `judge.min_confidence` → ERROR; PASS above the ceiling → ERROR, "the judge disagrees
+//!    with the pixels"). A fact the DOM, the accessibility tree or the console confirms
+//!    (moved, relabelled, recoloured, removed, added, a changed state, a console error, a new
+//!    page size) is a FAIL whatever the judge answers; its PASS clears only the unexplained
+//!    pixels, and its ERROR (retried like any other) decides only when there is no fact.
+//!    Judgements are cached by (both screenshots, masks, model, prompt version, context), so
+//!    an unchanged page is never judged twice.
 //!
 //! One [`Timeouts`] holds every limit (navigation, readiness, stability, the model's answer,
 //! a page's total, the run's total) and each page's report echoes it.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod accessibility;
+mod accessibility_diff;
 mod baseline;
 mod capture;
 mod classify;

@@ -29,10 +29,12 @@ use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Severity;
 use retrace_protocol::events::Verdict;
 
+use crate::accessibility_diff;
+use crate::accessibility_diff::AxChange;
 use crate::capture::Capture;
 use crate::capture::CaptureError;
 use crate::capture::capture;
-use crate::classify::classify;
+use crate::classify::classify_with_accessibility;
 use crate::evidence;
 use crate::judge;
 use crate::pixels::PixelComparison;
@@ -225,13 +227,15 @@ async fn one_attempt(
     let thresholds = spec.thresholds.clone();
     let compared = tokio::task::spawn_blocking(move || {
         let comparison = compare(&baseline.frame, &candidate.frame, &thresholds);
-        (baseline, candidate, comparison)
+        let accessibility = accessibility_changes(&baseline, &candidate, &comparison);
+        (baseline, candidate, comparison, accessibility)
     })
     .await;
-    let Ok((baseline, candidate, comparison)) = compared else {
+    let Ok((baseline, candidate, comparison, accessibility)) = compared else {
         return AttemptResult::error("the comparison panicked".to_owned(), vec![]);
     };
-    let found = differences(spec, &baseline, &candidate, &comparison);
+    let changes = accessibility.as_deref().unwrap_or_default();
+    let found = differences(spec, &baseline, &candidate, &comparison, changes);
     let written = evidence::write_images(&dir, &baseline.png, &candidate.png, &comparison);
     let mut evidence = match written {
         Ok(paths) => paths,
@@ -248,6 +252,7 @@ async fn one_attempt(
                 "page_pixels": u64::from(comparison.width) * u64::from(comparison.height),
                 "size_changed": comparison.size_changed,
                 "differences": found,
+                "accessibility_changes": accessibility,
             });
             let inputs = judge::JudgeInputs {
                 baseline_png: &baseline.png,
@@ -275,6 +280,13 @@ async fn one_attempt(
         "size_changed": comparison.size_changed,
         "boxes": comparison.boxes,
         "differences": differences,
+        "accessibility": {
+            "nodes": {
+                "baseline": baseline.accessibility.as_ref().map(|t| t.nodes.len()),
+                "candidate": candidate.accessibility.as_ref().map(|t| t.nodes.len()),
+            },
+            "changes": accessibility,
+        },
         "console_errors": {"baseline": baseline.console_errors, "candidate": candidate.console_errors},
         "shots": {"baseline": baseline.shots, "candidate": candidate.shots},
         "thresholds": spec.thresholds,
@@ -295,13 +307,41 @@ async fn one_attempt(
     }
 }
 
-/// The typed differences: pixel boxes (when above the thresholds), a changed page size, and
-/// console errors only the candidate logged.
+/// What changed in the accessibility tree (module `accessibility_diff`), when the
+/// screenshots differ (identical bytes are a PASS with no further work) and both sides'
+/// trees were read.
+fn accessibility_changes(
+    baseline: &Capture,
+    candidate: &Capture,
+    comparison: &PixelComparison,
+) -> Option<Vec<AxChange>> {
+    if comparison.identical {
+        return None;
+    }
+    Some(accessibility_diff::diff(
+        accessibility_side(baseline)?,
+        accessibility_side(candidate)?,
+    ))
+}
+
+/// A captured side's accessibility tree and elements, when its tree was read.
+fn accessibility_side(capture: &Capture) -> Option<accessibility_diff::Side<'_>> {
+    let tree = capture.accessibility.as_ref()?;
+    Some(accessibility_diff::Side {
+        tree,
+        elements: &capture.elements,
+    })
+}
+
+/// The typed differences: pixel boxes (when above the thresholds), a changed page size, the
+/// accessibility tree's text and structure changes no box covers (whatever the pixels'
+/// tolerance), and console errors only the candidate logged.
 fn differences(
     spec: &CheckSpec,
     baseline: &Capture,
     candidate: &Capture,
     comparison: &PixelComparison,
+    accessibility: &[AxChange],
 ) -> Vec<Difference> {
     let mut found = Vec::new();
     if comparison.exceeds(&spec.thresholds) {
@@ -318,9 +358,16 @@ fn differences(
             });
         }
         for area in &comparison.boxes {
-            found.push(classify(area, &baseline.elements, &candidate.elements));
+            found.push(classify_with_accessibility(
+                area,
+                &baseline.elements,
+                &candidate.elements,
+                accessibility,
+            ));
         }
     }
+    let unreported = accessibility_diff::unreported(accessibility, &found);
+    found.extend(unreported);
     for message in &candidate.console_errors {
         if !baseline.console_errors.contains(message) {
             found.push(Difference {

@@ -194,11 +194,10 @@ fn a_stored_baseline_fails_until_approved_and_another_environment_is_an_error() 
     let output = check(&args);
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     assert!(Path::new(shots).join("site_pricing@1280x720.png").is_file());
-    assert!(
-        Path::new(shots)
-            .join("site_pricing@1280x720.elements.json")
-            .is_file()
-    );
+    for stored in ["elements", "accessibility"] {
+        let file = Path::new(shots).join(format!("site_pricing@1280x720.{stored}.json"));
+        assert!(file.is_file(), "{file:?}");
+    }
     assert!(Path::new(shots).join("fingerprint.json").is_file());
     let mut args = vec![
         "--baseline",

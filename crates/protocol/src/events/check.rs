@@ -60,6 +60,9 @@ pub enum ChangeKind {
     PageSize,
     /// A console error or uncaught exception (console_error).
     ConsoleError,
+    /// A control's state changed: checked, pressed, selected, expanded, disabled
+    /// (interaction).
+    State,
     /// Pixels differ and the DOM does not say why.
     Other,
 }
