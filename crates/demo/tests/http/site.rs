@@ -42,10 +42,10 @@ async fn the_index_lists_every_page_and_every_page_answers() {
         paths,
         pages.iter().map(|p| p.path.as_str()).collect::<Vec<_>>()
     );
-    assert!(pages.len() >= 5 + 6 + 50);
+    assert!(pages.len() >= 5 + 7 + 50);
     let count = |kind| pages.iter().filter(|page| page.kind == kind).count();
     assert_eq!(count(PageKind::Content), 5);
-    assert_eq!(count(PageKind::Unsteady), 6);
+    assert_eq!(count(PageKind::Unsteady), 7);
     assert_eq!(count(PageKind::Catalog), 50);
     assert_eq!(count(PageKind::Stateful), 2);
 
