@@ -10,6 +10,8 @@
 //! - A table refactored into an ARIA-less grid of divs, and a heading into a styled div, that
 //!   render the same pixels: PASS; and with a 1 px change under the tolerance (so the layer
 //!   runs), still PASS, the heading's role change reported as not counting.
+//! - A masked button renamed, with a 1 px change under the tolerance elsewhere: PASS (a mask
+//!   hides an element from the accessibility layer as from the pixels).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use retrace_check::CheckSpec;
@@ -74,9 +76,19 @@ fn check_spec(baseline: &HtmlServer, candidate: &HtmlServer) -> (CheckSpec, temp
 
 /// Checks `baseline_body` against `candidate_body`.
 async fn check(baseline_body: &str, candidate_body: &str) -> (PageCheck, Value) {
+    check_masked(baseline_body, candidate_body, &[]).await
+}
+
+/// Checks `baseline_body` against `candidate_body` with `masks`.
+async fn check_masked(
+    baseline_body: &str,
+    candidate_body: &str,
+    masks: &[&str],
+) -> (PageCheck, Value) {
     let baseline = serve_html(&[(PATH, &page(baseline_body))]);
     let candidate = serve_html(&[(PATH, &page(candidate_body))]);
-    let (spec, _out) = check_spec(&baseline, &candidate);
+    let (mut spec, _out) = check_spec(&baseline, &candidate);
+    spec.capture.masks = masks.iter().map(|m| (*m).to_owned()).collect();
     let result = run_check(&spec, &Events::none()).await.unwrap();
     let page = result.pages.into_iter().next().unwrap();
     let file = page
@@ -227,4 +239,21 @@ async fn a_table_refactored_into_a_grid_of_divs_that_looks_the_same_passes() {
         changes.iter().all(|c| c["significant"] == false),
         "{changes:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_masked_button_renamed_passes() {
+    require!(Chromium);
+    let (page, summary) = check_masked(
+        &labelled_button("Start free trial", true),
+        &labelled_button("Start your trial", false),
+        &["button"],
+    )
+    .await;
+    assert!(
+        summary["diff_pixels"].as_u64().unwrap() > 0,
+        "the dot differs, so the trees are compared: {summary:#}"
+    );
+    assert_eq!(page.verdict, Verdict::Pass, "{page:?}");
+    assert_eq!(summary["accessibility"]["changes"], serde_json::json!([]));
 }
