@@ -10,6 +10,8 @@
 //! - A table refactored into an ARIA-less grid of divs, and a heading into a styled div, that
 //!   render the same pixels: PASS; and with a 1 px change under the tolerance (so the layer
 //!   runs), still PASS, the heading's role change reported as not counting.
+//! - A checkbox checked in the candidate: its changed pixels are typed by its state, an
+//!   interaction naming the checkbox.
 //! - A masked button renamed, with a 1 px change under the tolerance elsewhere: PASS (a mask
 //!   hides an element from the accessibility layer as from the pixels).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -256,4 +258,28 @@ async fn a_masked_button_renamed_passes() {
     );
     assert_eq!(page.verdict, Verdict::Pass, "{page:?}");
     assert_eq!(summary["accessibility"]["changes"], serde_json::json!([]));
+}
+
+/// A labelled checkbox, checked or not.
+fn checkbox(checked: bool) -> String {
+    let checked = if checked { " checked" } else { "" };
+    format!(
+        "<label style=\"position:absolute;left:40px;top:40px\"><input type=\"checkbox\"{checked}>\
+         Remember me</label>"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkbox_checked_is_an_interaction_naming_it() {
+    require!(Chromium);
+    let (page, _summary) = check(&checkbox(false), &checkbox(true)).await;
+    assert_eq!(page.verdict, Verdict::Fail, "{page:?}");
+    assert_eq!(page.differences.len(), 1, "{:?}", page.differences);
+    let found = &page.differences[0];
+    assert_eq!(
+        (found.kind, found.change),
+        (DifferenceKind::Interaction, Some(ChangeKind::State)),
+        "{found:?}"
+    );
+    assert_eq!(found.description, "checkbox \"Remember me\" is now checked");
 }
