@@ -18,7 +18,9 @@
 //!
 //! **Use**: [`explain`] types a pixel box the DOM cannot explain by a change inside it, and
 //! [`unreported`] turns each counting change that no pixel box covers into a difference of its
-//! own, so a renamed button is a FAIL even when its pixels are under the tolerance.
+//! own, so a renamed button is a FAIL even when its pixels are under the tolerance. Only
+//! changes inside the screenshots are used ([`within`]), and masked elements are not in the
+//! trees (module `stabilise` hides them), as they are not in the pixels.
 
 use std::collections::HashMap;
 
@@ -433,6 +435,19 @@ pub fn explain(area: &PixelBox, changes: &[AxChange]) -> Option<Difference> {
         difference.description += &format!(" (and {} more)", inside.len() - 3);
     }
     Some(difference)
+}
+
+/// The changes whose node, on either side, shows in a screenshot of `width` x `height` from
+/// the page's top left: one off the screenshot (below the fold of a viewport-only capture,
+/// or placed off the page) is not part of what was compared.
+pub fn within(changes: Vec<AxChange>, width: u32, height: u32) -> Vec<AxChange> {
+    let frame = PixelBox {
+        x: 0,
+        y: 0,
+        width,
+        height,
+    };
+    changes.into_iter().filter(|c| c.touches(&frame)).collect()
 }
 
 /// The counting changes no difference in `found` already covers (by box), each a

@@ -349,3 +349,21 @@ fn counting_changes_no_box_covers_are_differences_of_their_own() {
     assert_eq!(alone.len(), 1, "{alone:?}");
     assert_eq!(alone[0].change, Some(ChangeKind::State));
 }
+
+#[test]
+fn only_changes_inside_the_screenshots_are_kept() {
+    let base = page();
+    let mut after = base.clone();
+    after[1].name = "Start your trial".to_owned();
+    let mut below = node("link", "Terms", 100.0, 900.0, 80.0, 20.0);
+    let before_below = below.clone();
+    below.name = "Terms of use".to_owned();
+    let mut with_below = base;
+    with_below.push(before_below);
+    after.push(below);
+    let changes = changes_between(with_below, after);
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    let kept = within(changes.clone(), 1280, 720);
+    assert_eq!(summary(&kept), summary(&changes[..1]));
+    assert_eq!(within(changes, 1280, 1000).len(), 2, "a full-page capture");
+}

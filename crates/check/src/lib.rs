@@ -33,7 +33,7 @@
 //!    removed types a box the DOM could not explain, and, when no box covers it, is a FAIL of
 //!    its own even under the pixel tolerance. Moves, roles alone changing (a table refactored
 //!    into divs, a heading into a styled div) and labels untied from fields whose text
-//!    stays do not count.
+//!    stays do not count; masked elements and nodes off the screenshots are left out.
 //! 5. **Verdict and evidence** (`evidence`): any difference above the thresholds is FAIL;
 //!    screenshots, the diff image with the boxes outlined and `result.json` (with the
 //!    accessibility changes) are written under

@@ -307,9 +307,9 @@ async fn one_attempt(
     }
 }
 
-/// What changed in the accessibility tree (module `accessibility_diff`), when the
-/// screenshots differ (identical bytes are a PASS with no further work) and both sides'
-/// trees were read.
+/// What changed in the accessibility tree (module `accessibility_diff`) inside the
+/// screenshots, when they differ (identical bytes are a PASS with no further work) and both
+/// sides' trees were read.
 fn accessibility_changes(
     baseline: &Capture,
     candidate: &Capture,
@@ -318,9 +318,14 @@ fn accessibility_changes(
     if comparison.identical {
         return None;
     }
-    Some(accessibility_diff::diff(
+    let changes = accessibility_diff::diff(
         accessibility_side(baseline)?,
         accessibility_side(candidate)?,
+    );
+    Some(accessibility_diff::within(
+        changes,
+        comparison.width,
+        comparison.height,
     ))
 }
 

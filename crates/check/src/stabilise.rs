@@ -9,7 +9,8 @@
 //! time-based change: finite
 //! CSS animations and transitions are finished, infinite ones cancelled (and any that start
 //! later get the same), the caret is transparent, scrollbars are hidden, masked elements are
-//! painted over. Nothing here sleeps for a guessed time: each wait is for a condition, bounded
+//! painted over (and hidden from the accessibility tree, so its layer ignores them as the
+//! pixels do). Nothing here sleeps for a guessed time: each wait is for a condition, bounded
 //! by the spec's timeouts.
 
 use std::time::Duration;
@@ -138,7 +139,8 @@ html::-webkit-scrollbar,*::-webkit-scrollbar{display:none !important}\
 html{scrollbar-width:none !important}";
 
 /// Paints a magenta box over every element matching each selector, at the same page place on
-/// both sides (absolutely placed in the document, above everything).
+/// both sides (absolutely placed in the document, above everything), and hides the element
+/// from the accessibility tree (`aria-hidden`), which changes no pixel.
 const MASK_JS: &str = r#"((selectors) => {
   let painted = 0;
   for (const selector of selectors) {
@@ -148,6 +150,7 @@ const MASK_JS: &str = r#"((selectors) => {
       box.setAttribute('data-retrace-check', 'mask');
       box.style.cssText = `position:absolute;left:${r.left + scrollX}px;top:${r.top + scrollY}px;width:${r.width}px;height:${r.height}px;background:#ff00ff;z-index:2147483647;pointer-events:none`;
       document.documentElement.append(box);
+      el.setAttribute('aria-hidden', 'true');
       painted++;
     }
   }

@@ -10,6 +10,10 @@
 //! - A table refactored into an ARIA-less grid of divs, and a heading into a styled div, that
 //!   render the same pixels: PASS; and with a 1 px change under the tolerance (so the layer
 //!   runs), still PASS, the heading's role change reported as not counting.
+//! - A checkbox checked in the candidate: its changed pixels are typed by its state, an
+//!   interaction naming the checkbox.
+//! - A masked button renamed, with a 1 px change under the tolerance elsewhere: PASS (a mask
+//!   hides an element from the accessibility layer as from the pixels).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use retrace_check::CheckSpec;
@@ -74,9 +78,19 @@ fn check_spec(baseline: &HtmlServer, candidate: &HtmlServer) -> (CheckSpec, temp
 
 /// Checks `baseline_body` against `candidate_body`.
 async fn check(baseline_body: &str, candidate_body: &str) -> (PageCheck, Value) {
+    check_masked(baseline_body, candidate_body, &[]).await
+}
+
+/// Checks `baseline_body` against `candidate_body` with `masks`.
+async fn check_masked(
+    baseline_body: &str,
+    candidate_body: &str,
+    masks: &[&str],
+) -> (PageCheck, Value) {
     let baseline = serve_html(&[(PATH, &page(baseline_body))]);
     let candidate = serve_html(&[(PATH, &page(candidate_body))]);
-    let (spec, _out) = check_spec(&baseline, &candidate);
+    let (mut spec, _out) = check_spec(&baseline, &candidate);
+    spec.capture.masks = masks.iter().map(|m| (*m).to_owned()).collect();
     let result = run_check(&spec, &Events::none()).await.unwrap();
     let page = result.pages.into_iter().next().unwrap();
     let file = page
@@ -227,4 +241,45 @@ async fn a_table_refactored_into_a_grid_of_divs_that_looks_the_same_passes() {
         changes.iter().all(|c| c["significant"] == false),
         "{changes:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_masked_button_renamed_passes() {
+    require!(Chromium);
+    let (page, summary) = check_masked(
+        &labelled_button("Start free trial", true),
+        &labelled_button("Start your trial", false),
+        &["button"],
+    )
+    .await;
+    assert!(
+        summary["diff_pixels"].as_u64().unwrap() > 0,
+        "the dot differs, so the trees are compared: {summary:#}"
+    );
+    assert_eq!(page.verdict, Verdict::Pass, "{page:?}");
+    assert_eq!(summary["accessibility"]["changes"], serde_json::json!([]));
+}
+
+/// A labelled checkbox, checked or not.
+fn checkbox(checked: bool) -> String {
+    let checked = if checked { " checked" } else { "" };
+    format!(
+        "<label style=\"position:absolute;left:40px;top:40px\"><input type=\"checkbox\"{checked}>\
+         Remember me</label>"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkbox_checked_is_an_interaction_naming_it() {
+    require!(Chromium);
+    let (page, _summary) = check(&checkbox(false), &checkbox(true)).await;
+    assert_eq!(page.verdict, Verdict::Fail, "{page:?}");
+    assert_eq!(page.differences.len(), 1, "{:?}", page.differences);
+    let found = &page.differences[0];
+    assert_eq!(
+        (found.kind, found.change),
+        (DifferenceKind::Interaction, Some(ChangeKind::State)),
+        "{found:?}"
+    );
+    assert_eq!(found.description, "checkbox \"Remember me\" is now checked");
 }
