@@ -42,7 +42,9 @@ impl BrowserSource for CheckBrowsers {
 
     fn describe(&self) -> String {
         match &self.0.target {
-            BrowserTarget::Launch { chromium } => format!("Chromium ({})", chromium.display()),
+            BrowserTarget::Launch { chromium } => {
+                retrace_check::LaunchChromium(chromium.clone()).describe()
+            }
             BrowserTarget::Connect { endpoint, .. } => format!(
                 "the remote browser {}",
                 retrace_drive::chromium::remote::redact(endpoint)
