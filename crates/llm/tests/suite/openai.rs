@@ -9,6 +9,7 @@ use retrace_llm::MessageRequest;
 use retrace_llm::ToolSpec;
 use retrace_llm::VlmError;
 use retrace_llm::VlmProvider;
+use retrace_llm::error::RetryHint;
 use retrace_llm::openai::OpenAiClient;
 use retrace_llm::openai::OpenAiConfig;
 use retrace_protocol::ContentBlock;
@@ -168,7 +169,10 @@ async fn rate_limit_and_auth_errors_are_typed() {
     assert_eq!(
         client.create_message(&hello()).await.unwrap_err(),
         VlmError::RateLimited {
-            retry_after: Some(Duration::from_secs(1)),
+            retry: RetryHint {
+                retry_after: Some(Duration::from_secs(1)),
+                should_retry: None,
+            },
             message: "Number of requests has exceeded your rate limit".into()
         }
     );
