@@ -24,7 +24,7 @@ struct OpenAiWire;
 fn finish_reason(stop: &StopReason) -> String {
     match stop {
         StopReason::EndTurn | StopReason::StopSequence | StopReason::PauseTurn => "stop".into(),
-        StopReason::MaxTokens => "length".into(),
+        StopReason::MaxTokens | StopReason::ModelContextWindowExceeded => "length".into(),
         StopReason::ToolUse => "tool_calls".into(),
         StopReason::Refusal => "content_filter".into(),
         StopReason::Other(other) => other.clone(),
