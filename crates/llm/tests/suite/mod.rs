@@ -4,6 +4,7 @@ mod anthropic;
 mod openai;
 mod qa;
 mod retry;
+mod sdk_check;
 mod secrets;
 
 use std::sync::Arc;
