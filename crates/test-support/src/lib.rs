@@ -2,11 +2,11 @@
 //!
 //! One place for what several crates' tests need: where the shared reference vectors and
 //! askui example files live, fake model servers, the demo app on a random port, nginx as a
-//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages, what
-//! a test needs from the machine ([`requirements`], [`require!`]), request and response
-//! bodies checked against the official Anthropic and OpenAI SDKs' types ([`sdk_check`]), CPU load beside a test
-//! ([`cpu_load`]), a sample suite report with real evidence files ([`suite_report`]) and
-//! `retrace run` started clean on folders of recordings ([`suite_run`]).
+//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages,
+//! request and response bodies checked against the official Anthropic and OpenAI SDKs' types
+//! ([`sdk_check`]), what a test needs from the machine ([`requirements`], [`require!`]), CPU
+//! load beside a test ([`cpu_load`]), a sample suite report with real evidence files
+//! ([`suite_report`]) and `retrace run` started clean on folders of recordings ([`suite_run`]).
 //! Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
