@@ -1,6 +1,7 @@
 //! Test modules and the few helpers they share.
 
 mod anthropic;
+mod fake_replies;
 mod openai;
 mod qa;
 mod retry;
