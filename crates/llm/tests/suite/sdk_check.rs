@@ -328,3 +328,28 @@ fn responses_are_checked_strictly_against_the_sdk_models() {
         ])
     );
 }
+
+#[test]
+fn a_responses_api_reply_with_a_computer_call_is_checked() {
+    let reply = json!({
+        "id": "resp_1", "object": "response", "created_at": 1_700_000_000, "model": "gpt-5.5",
+        "status": "completed", "parallel_tool_calls": true, "tool_choice": "auto",
+        "tools": [{"type": "computer"}], "error": null, "incomplete_details": null,
+        "instructions": null, "metadata": {}, "temperature": 1.0, "top_p": 1.0,
+        "output": [{"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed",
+                    "pending_safety_checks": [], "actions": [{"type": "click", "button": "left", "x": 10, "y": 20}]}],
+    });
+    let mut misspelt = reply.clone();
+    misspelt["output"][0]["actions"][0]["buton"] = json!("left");
+    let Some(verdicts) = validate(SdkApi::OpenAiResponsesResponse, &[reply, misspelt]) else {
+        return;
+    };
+    assert_eq!(verdicts[0], Ok(()));
+    let errors = verdicts[1].clone().unwrap_err();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("output[0].actions[0].buton: unknown field")),
+        "{errors:?}"
+    );
+}
