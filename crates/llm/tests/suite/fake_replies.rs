@@ -185,6 +185,8 @@ async fn a_refused_request_gets_the_apis_400_with_a_request_id_and_leaves_the_st
         fake.requests()[1].header("anthropic-version"),
         Some("2026-10-21")
     );
+    // Both bodies are well-formed beta requests: the refusal is the model's, not the SDK's.
+    retrace_test_support::sdk_check::assert_requests_valid(&fake.requests());
 }
 
 #[tokio::test]
