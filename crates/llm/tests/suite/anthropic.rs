@@ -177,7 +177,7 @@ async fn auth_error_is_not_retried_and_keeps_the_api_message() {
         error,
         VlmError::Auth {
             status: 401,
-            message: "invalid x-api-key".into()
+            message: "invalid x-api-key (request-id req_fake_1)".into()
         }
     );
     assert_eq!(fake.requests().len(), 1);
@@ -201,7 +201,7 @@ async fn bad_request_carries_the_api_message() {
         VlmError::BadRequest {
             status: 400,
             retry: RetryHint::default(),
-            message: "messages.0.content: Field required".into()
+            message: "messages.0.content: Field required (request-id req_fake_1)".into()
         }
     );
 }

@@ -1,10 +1,12 @@
 //! Test modules and the few helpers they share.
 
 mod anthropic;
+mod fake_replies;
 mod forms;
 mod openai;
 mod qa;
 mod retry;
+mod sdk_check;
 mod secrets;
 
 use std::sync::Arc;

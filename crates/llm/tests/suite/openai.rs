@@ -173,14 +173,15 @@ async fn rate_limit_and_auth_errors_are_typed() {
                 retry_after: Some(Duration::from_secs(1)),
                 should_retry: None,
             },
-            message: "Number of requests has exceeded your rate limit".into()
+            message: "Number of requests has exceeded your rate limit (request-id req_fake_1)"
+                .into()
         }
     );
     assert_eq!(
         client.create_message(&hello()).await.unwrap_err(),
         VlmError::Auth {
             status: 401,
-            message: "Incorrect API key provided".into()
+            message: "Incorrect API key provided (request-id req_fake_2)".into()
         }
     );
 }
