@@ -155,6 +155,7 @@ fn all_images() -> ContextPolicy {
     ContextPolicy {
         max_images: SCREENSHOTS,
         max_messages: None,
+        image_batch: 1,
     }
 }
 

@@ -45,6 +45,7 @@ fn keeps_the_newest_images_and_notes_the_rest() {
     let view = ContextPolicy {
         max_images: 2,
         max_messages: None,
+        image_batch: 1,
     }
     .view(&history(5));
     assert_eq!(count_images(&view), 2);
@@ -74,6 +75,7 @@ fn history_itself_is_untouched() {
     let _ = ContextPolicy {
         max_images: 0,
         max_messages: Some(3),
+        image_batch: 1,
     }
     .view(&history);
     assert_eq!(count_images(&history), 4);
@@ -84,6 +86,7 @@ fn dropping_messages_keeps_goal_and_pairs() {
     let view = ContextPolicy {
         max_images: 10,
         max_messages: Some(4),
+        image_batch: 1,
     }
     .view(&history(6));
     assert_eq!(view[0].text(), "goal");
@@ -96,7 +99,7 @@ proptest! {
     #[test]
     fn never_splits_pairs_and_caps_images(turns in 0usize..30, max_images in 0usize..8, max_messages in proptest::option::of(1usize..40)) {
         let history = history(turns);
-        let view = ContextPolicy { max_images, max_messages }.view(&history);
+        let view = ContextPolicy { max_images, max_messages, image_batch: 1 }.view(&history);
         prop_assert!(pairs_intact(&view));
         prop_assert!(count_images(&view) <= max_images);
         // The view is the goal plus a suffix of the history; it keeps as many images as the
@@ -129,6 +132,7 @@ fn kept_images_share_the_history_data() {
     let view = ContextPolicy {
         max_images: 4,
         max_messages: None,
+        image_batch: 1,
     }
     .view(&history);
     let kept = image_data(&view);
@@ -137,4 +141,22 @@ fn kept_images_share_the_history_data() {
     for (kept, original) in kept.iter().zip(&originals[2..]) {
         assert!(std::sync::Arc::ptr_eq(kept, original), "{kept} was copied");
     }
+}
+
+/// With a batch of 3, the view keeps 3 to 5 images and drops the oldest three at once, so the
+/// conversation's start stays the same for three turns at a time (the prompt cache's prefix).
+#[test]
+fn old_images_are_dropped_in_batches() {
+    let policy = ContextPolicy {
+        image_batch: 3,
+        ..ContextPolicy::default()
+    };
+    let kept: Vec<usize> = (0..10)
+        .map(|shots| count_images(&policy.view(&history(shots))))
+        .collect();
+    assert_eq!(kept, [0, 1, 2, 3, 4, 5, 3, 4, 5, 3]);
+    // Between two drops the earlier messages of the view are the same.
+    let four = policy.view(&history(4));
+    let five = policy.view(&history(5));
+    assert_eq!(five[..four.len()], four[..]);
 }

@@ -130,6 +130,7 @@ async fn run(provider: Arc<dyn VlmProvider>, tool: &Screenshots, max_images: usi
         context: ContextPolicy {
             max_images,
             max_messages: None,
+            image_batch: 1,
         },
         ..AgentSettings::default()
     };

@@ -427,6 +427,10 @@ async fn act_computer(
         max_tokens: job.max_tokens,
         ..AgentSettings::default()
     };
+    if !job.provider.prompt_cache {
+        // Without a prompt cache nothing is gained by keeping old images a while longer.
+        settings.context.image_batch = 1;
+    }
     let mut replayer = None;
     if job.cache.executes() {
         let ledger = ReplayLedger::new();

@@ -77,6 +77,9 @@ pub struct ProviderConfig {
     pub overrides: ProfileOverrides,
     /// The date end-of-life warnings are judged on; `None` is today on this machine's clock.
     pub today: Option<CivilDate>,
+    /// Whether prompts are cached (Anthropic's cache breakpoints; old screenshots dropped in
+    /// batches so the cached prefix lasts).
+    pub prompt_cache: bool,
 }
 
 impl ProviderConfig {
@@ -189,6 +192,7 @@ impl ProviderConfig {
                 if let Some(base_url) = base_url {
                     config = config.with_base_url(base_url);
                 }
+                config = config.with_prompt_cache(self.prompt_cache);
                 if let Some(form) = self.overrides.computer_tool {
                     if !form.is_anthropic() {
                         return Err(RunnerError::Input(format!(

@@ -27,6 +27,11 @@ pub struct ProviderArgs {
     /// resized:28) or normalized:SCALE (Qwen3-VL: normalized:1000).
     #[arg(long, value_name = "SPACE", value_parser = |s: &str| s.parse::<Coordinates>())]
     pub coordinates: Option<Coordinates>,
+    /// Send no prompt-cache breakpoints and drop old screenshots one per turn (by default
+    /// the system prompt, the tools and the conversation are cached, and old screenshots are
+    /// dropped three at a time so the cached prefix lasts).
+    #[arg(long)]
+    pub no_prompt_cache: bool,
     /// The date end-of-life warnings are judged on (YYYY-MM-DD; default today).
     #[arg(long, hide = true, env = "RETRACE_TODAY", value_parser = |s: &str| s.parse::<CivilDate>().map_err(|e| e.to_string()))]
     pub today: Option<CivilDate>,
@@ -53,6 +58,7 @@ impl ProviderArgs {
                 coordinates: self.coordinates,
             },
             today: self.today,
+            prompt_cache: !self.no_prompt_cache,
         }
     }
 }

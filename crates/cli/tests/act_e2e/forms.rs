@@ -248,7 +248,7 @@ fn a_refused_form_is_recovered_once_and_said() {
     let requests = fake.requests();
     assert_eq!(
         requests[0].body()["tools"][0],
-        json!({"type": "computer_toolset_20260801"})
+        json!({"type": "computer_toolset_20260801", "cache_control": {"type": "ephemeral"}})
     );
     assert!(
         requests[1..]

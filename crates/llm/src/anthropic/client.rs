@@ -60,6 +60,12 @@ impl AnthropicConfig {
         }
     }
 
+    /// The same config with prompt caching on or off (`--no-prompt-cache`).
+    pub fn with_prompt_cache(mut self, on: bool) -> Self {
+        self.shape.caching = on;
+        self
+    }
+
     /// The same config sending this computer tool form (`--computer-tool`).
     pub fn with_computer_tool(mut self, form: crate::catalog::ComputerToolForm) -> Self {
         self.shape.computer_tool = form;

@@ -47,7 +47,17 @@ pub struct RequestShape {
     pub computer_tool: ComputerToolForm,
     /// How thinking is asked for when the request asks for it.
     pub thinking: ThinkingForm,
+    /// Whether the prompt is cached: breakpoints on the system prompt, the tools and the
+    /// conversation's last block (see [`CACHE_BREAKPOINT`]).
+    pub caching: bool,
 }
+
+/// The `cache_control` a breakpoint carries (`types/cache_control_ephemeral_param.py`; the
+/// default five-minute lifetime). A request sets three of the API's four: the system prompt,
+/// the last tool, and the conversation's last block (the top-level `cache_control`, which
+/// "automatically applies a cache_control marker to the last cacheable block",
+/// `types/message_create_params.py`), so each turn reads the prefix the previous one wrote.
+pub const CACHE_BREAKPOINT: &str = "ephemeral";
 
 impl RequestShape {
     /// The catalogue's shape for `model` (an unknown model gets the newest forms).
@@ -57,6 +67,7 @@ impl RequestShape {
         Self {
             computer_tool: profile.computer_tool,
             thinking: profile.thinking,
+            caching: true,
         }
     }
 }
@@ -133,21 +144,31 @@ fn body_head(model: &str, request: &MessageRequest, shape: RequestShape) -> Map<
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(request.max_tokens));
+    let breakpoint = json!({"type": CACHE_BREAKPOINT});
     if let Some(system) = &request.system {
-        body.insert("system".into(), json!(system));
+        let system = if shape.caching {
+            json!([{"type": "text", "text": system, "cache_control": breakpoint}])
+        } else {
+            json!(system)
+        };
+        body.insert("system".into(), system);
     }
     body.insert("messages".into(), Value::Null);
     if !request.tools.is_empty() {
-        body.insert(
-            "tools".into(),
-            Value::Array(
-                request
-                    .tools
-                    .iter()
-                    .map(|tool| tool_json(tool, shape.computer_tool))
-                    .collect(),
-            ),
-        );
+        let mut tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| tool_json(tool, shape.computer_tool))
+            .collect();
+        if shape.caching
+            && let Some(Value::Object(last)) = tools.last_mut()
+        {
+            last.insert("cache_control".into(), breakpoint.clone());
+        }
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if shape.caching {
+        body.insert("cache_control".into(), breakpoint);
     }
     if let Some(choice) = &request.tool_choice {
         body.insert("tool_choice".into(), tool_choice_json(choice));

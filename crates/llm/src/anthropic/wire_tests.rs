@@ -142,6 +142,15 @@ fn computer_tool_needs_the_beta_header() {
     let body = request_body("m", &plain);
     assert_eq!(
         body,
+        json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
+               "cache_control": {"type": "ephemeral"}})
+    );
+    let uncached = RequestShape {
+        caching: false,
+        ..RequestShape::for_model("m")
+    };
+    assert_eq!(
+        shaped_request_body("m", &plain, uncached),
         json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]})
     );
 }

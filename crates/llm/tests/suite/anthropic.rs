@@ -92,10 +92,16 @@ async fn request_carries_screenshots_as_image_blocks_and_never_visual_representa
         Some("computer-use-2025-01-24")
     );
     assert_eq!(sent.body()["model"], "claude-test");
-    assert_eq!(sent.body()["system"], "You operate a web page.");
+    // The system prompt is a cached block (a prompt cache breakpoint).
+    assert_eq!(
+        sent.body()["system"],
+        json!([{"type": "text", "text": "You operate a web page.",
+                "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(
         sent.body()["tools"],
-        json!([{"type": "computer_20250124", "name": "computer", "display_width_px": 1280, "display_height_px": 800}])
+        json!([{"type": "computer_20250124", "name": "computer", "display_width_px": 1280,
+                "display_height_px": 800, "cache_control": {"type": "ephemeral"}}])
     );
     let image = &sent.body()["messages"][2]["content"][0]["content"][0];
     assert_eq!(image["type"], "image");

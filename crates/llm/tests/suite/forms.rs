@@ -81,7 +81,7 @@ async fn a_refused_form_is_retried_once_with_the_next_and_said() {
     assert_eq!(requests.len(), 3);
     assert_eq!(
         requests[0].body()["tools"][0],
-        json!({"type": "computer_toolset_20260801"})
+        json!({"type": "computer_toolset_20260801", "cache_control": {"type": "ephemeral"}})
     );
     assert_eq!(requests[0].header("anthropic-beta"), None);
     for later in &requests[1..] {

@@ -55,7 +55,7 @@ async fn ask_image_reads_a_fenced_answer_and_sends_the_image_and_schema() {
         "What is the page title, and is there a login form?"
     );
     assert!(
-        sent["system"]
+        sent["system"][0]["text"]
             .as_str()
             .unwrap()
             .contains(&title_schema().to_string())

@@ -54,6 +54,13 @@ impl Render for AnthropicWire {
                 .iter_mut()
                 .for_each(compat::anthropic::toolset_tool_use);
         }
+        let mut usage = json!(usage);
+        if let (Some(Value::Object(computed)), Some(usage)) = (
+            request.get(super::server::COMPUTED_USAGE),
+            usage.as_object_mut(),
+        ) {
+            usage.extend(computed.clone());
+        }
         json!({
             "id": format!("msg_fake_{index}"),
             "type": "message",
@@ -81,6 +88,15 @@ impl FakeAnthropic {
     pub async fn start(script: Vec<ScriptStep>) -> Self {
         Self {
             server: ScriptedServer::start::<AnthropicWire>(script).await,
+        }
+    }
+
+    /// Starts the server computing each answer's input, cache-write and cache-read tokens
+    /// from the request's `cache_control` breakpoints, as the prompt caching documentation
+    /// describes ([`super::prompt_cache`]); output tokens stay scripted.
+    pub async fn start_with_prompt_cache(script: Vec<ScriptStep>) -> Self {
+        Self {
+            server: ScriptedServer::start_with::<AnthropicWire>(script, true).await,
         }
     }
 

@@ -28,6 +28,7 @@
 mod anthropic;
 mod compat;
 mod openai;
+mod prompt_cache;
 mod script;
 mod server;
 

@@ -137,7 +137,12 @@ struct Shared {
     script: Mutex<VecDeque<ScriptStep>>,
     requests: Mutex<Vec<RecordedRequest>>,
     steps_total: Mutex<usize>,
+    /// When set, usage is computed from the request's cache breakpoints (Anthropic).
+    prompt_cache: Option<super::prompt_cache::PromptCache>,
 }
+
+/// The key under which an admitted request's computed usage reaches [`Render::reply`].
+pub(crate) const COMPUTED_USAGE: &str = "computed_usage";
 
 /// The largest request body accepted: the Messages API's own limit (32 MB). axum's default
 /// (2 MB) would refuse a history with ten screenshots that the real API takes.
@@ -152,6 +157,12 @@ pub(crate) struct ScriptedServer {
 
 impl ScriptedServer {
     pub(crate) async fn start<R: Render>(script: Vec<ScriptStep>) -> Self {
+        Self::start_with::<R>(script, false).await
+    }
+
+    /// [`ScriptedServer::start`], computing usage from prompt-cache breakpoints when
+    /// `prompt_cache`.
+    pub(crate) async fn start_with<R: Render>(script: Vec<ScriptStep>, prompt_cache: bool) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .unwrap_or_else(|e| panic!("fake model server: cannot bind 127.0.0.1:0: {e}"));
@@ -162,6 +173,7 @@ impl ScriptedServer {
             steps_total: Mutex::new(script.len()),
             script: Mutex::new(script.into()),
             requests: Mutex::new(Vec::new()),
+            prompt_cache: prompt_cache.then(super::prompt_cache::PromptCache::default),
         });
         let app = Router::new()
             .route(R::PATH, post(handle::<R>))
@@ -225,6 +237,10 @@ async fn handle<R: Render>(
         })
         .collect();
     let admitted = R::admit(&headers, &body);
+    let computed = match &shared.prompt_cache {
+        Some(cache) if admitted.is_ok() => cache.usage(&body).map(Some),
+        _ => Ok(None),
+    };
     let recorded = RecordedRequest::new(R::PATH.into(), headers, body, Instant::now());
     let index = {
         let mut requests = lock(&shared.requests);
@@ -235,8 +251,13 @@ async fn handle<R: Render>(
     let mut reply_headers = vec![(R::REQUEST_ID_HEADER, request_id.clone())];
     // A refused request leaves the script as it was: the step is for the request the real
     // API would have answered.
-    let request_head = match admitted {
-        Ok(head) => head,
+    let request_head = match admitted.and_then(|head| computed.map(|usage| (head, usage))) {
+        Ok((mut head, usage)) => {
+            if let (Some(usage), Some(object)) = (usage, head.as_object_mut()) {
+                object.insert(COMPUTED_USAGE.into(), usage);
+            }
+            head
+        }
         Err(refusal) => {
             let body = R::error(&refusal, &request_id).to_string();
             return json_response(refusal.status, &reply_headers, body);

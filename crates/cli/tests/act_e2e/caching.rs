@@ -1,0 +1,106 @@
+//! Prompt caching through `retrace act`, with the production prompt and tools: the demo flow
+//! (sign in, then a draft invoice through the "New invoice" modal: the model plays the
+//! bundled recording's actions) against a scripted server that computes cache reads and
+//! writes from the request's breakpoints as the documentation describes (minimum cacheable
+//! length, four breakpoints at most, the 20-block lookback). Every request from the third on
+//! reads the cached prefix, and the run costs 1.92x less than the same run without caching.
+//!
+//! Issue 37 asks for 2x. Under the documented prices that is out of reach on this flow: each
+//! turn's new screenshot (1,365 tokens at 1280x800) must be written to the cache at 1.25x the
+//! input price before a later turn can read it, and without caching a turn pays for three
+//! screenshots at 1x; the best image policy measured (a batch of 6) gives 1.92x. The test
+//! holds the measured figure, with the token counts being deterministic.
+
+use retrace_test_support::fake_model::FakeAnthropic;
+use retrace_test_support::fake_model::ScriptStep;
+use serde_json::Value;
+
+use super::*;
+
+/// The model's turns: each action of the bundled demo recording, then a closing answer.
+fn demo_flow_script() -> Vec<ScriptStep> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runner/assets/demo_flow.json");
+    let flow: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut script: Vec<ScriptStep> = flow["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| {
+            let mut input = step["input"].clone();
+            if let Some(text) = input.get_mut("text") {
+                let filled = text
+                    .as_str()
+                    .unwrap()
+                    .replace("{{username}}", USERNAME)
+                    .replace("{{password}}", PASSWORD);
+                *text = Value::String(filled);
+            }
+            ScriptStep::tool_use("computer", input)
+        })
+        .collect();
+    script.push(ScriptStep::text(
+        "The draft invoice for Acme Corp is saved.",
+    ));
+    script
+}
+
+/// Records the demo flow with the default model; returns the act summary and each turn's
+/// usage from the event log.
+fn record(extra: &[&str]) -> (Value, Vec<Value>) {
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let script = demo_flow_script();
+    let turns_expected = script.len();
+    let fake = runtime.block_on(FakeAnthropic::start_with_prompt_cache(script));
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let mut args = vec!["--events", events.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let output = act_cached(
+        "Log in as {{username}} with password {{password}}",
+        demo.url(),
+        "record",
+        &dir.path().join("cache"),
+        &args,
+        &fake.base_url(),
+    );
+    let summary = summary_after_exit(&output, 0);
+    assert_eq!(summary["act"]["model"], "claude-sonnet-5", "{summary}");
+    let turns: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|event| event["type"] == "usage")
+        .map(|event| event["turn_usage"].clone())
+        .collect();
+    assert_eq!(turns.len(), turns_expected, "one usage per model turn");
+    (summary, turns)
+}
+
+#[test]
+fn cached_prefixes_are_read_from_the_third_turn_and_cut_the_cost() {
+    retrace_test_support::require!(Chromium);
+    let (cached, turns) = record(&[]);
+    for (index, usage) in turns.iter().enumerate().skip(2) {
+        assert!(
+            usage["cache_read_input_tokens"].as_u64().unwrap() > 0,
+            "turn {} read nothing from the cache: {usage}",
+            index + 1
+        );
+    }
+    let (uncached, plain_turns) = record(&["--no-prompt-cache"]);
+    for usage in &plain_turns {
+        assert_eq!(usage["cache_read_input_tokens"], 0, "{usage}");
+        assert_eq!(usage["cache_creation_input_tokens"], 0, "{usage}");
+    }
+    let with = cached["act"]["cost_usd"].as_f64().unwrap();
+    let without = uncached["act"]["cost_usd"].as_f64().unwrap();
+    eprintln!("cost with caching {with:.5} USD, without {without:.5} USD");
+    assert!(
+        with * 1.9 <= without,
+        "caching should cut the cost 1.9x: {with} vs {without}\n{}\n{}",
+        cached["act"]["usage"],
+        uncached["act"]["usage"]
+    );
+}
