@@ -96,10 +96,20 @@ fn act_lines(report: &SessionReport) -> Vec<String> {
         .cost_usd
         .map(|cost| format!(", about ${cost:.4}"))
         .unwrap_or_default();
+    let cached = if act.usage.cache_creation_input_tokens + act.usage.cache_read_input_tokens > 0 {
+        format!(
+            " ({} uncached, {} written to and {} read from the prompt cache)",
+            act.usage.input_tokens,
+            act.usage.cache_creation_input_tokens,
+            act.usage.cache_read_input_tokens
+        )
+    } else {
+        String::new()
+    };
     let mut lines = vec![
         verdict,
         format!(
-            "  {}, {} input + {} output tokens{cost}, {} ({})",
+            "  {}, {} input{cached} + {} output tokens{cost}, {} ({})",
             plural(act.turns, "turn"),
             act.usage.total_input(),
             act.usage.output_tokens,
