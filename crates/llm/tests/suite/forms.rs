@@ -145,3 +145,72 @@ async fn other_bad_requests_are_not_retried() {
     assert!(client.create_message(&computer_request()).await.is_err());
     assert_eq!(fake.requests().len(), 1);
 }
+
+/// What retrace's own wire builds for every model of the catalogue that takes a computer tool
+/// (each form, thinking in the model's form with effort, the cache breakpoints, a toolset
+/// history with `toolset_name`) passes the official SDK's request types: the beta types for
+/// the beta forms, the GA types for the toolset.
+#[test]
+fn every_catalogue_shape_passes_the_sdk_request_types() {
+    use retrace_llm::Effort;
+    use retrace_llm::anthropic::wire::RequestShape;
+    use retrace_llm::anthropic::wire::beta_headers;
+    use retrace_llm::anthropic::wire::shaped_request_body;
+    use retrace_llm::catalog::ModelProvider;
+    use retrace_protocol::ContentBlock;
+    use retrace_protocol::ToolResultBlock;
+    use retrace_protocol::ToolUseBlock;
+    use retrace_test_support::sdk_check::SdkApi;
+    use retrace_test_support::sdk_check::validate_each;
+
+    let click = ToolUseBlock::new(
+        "toolu_1",
+        "computer",
+        json!({"action": "left_click", "coordinate": [640, 400]}),
+    );
+    let result = ToolResultBlock::new(
+        "toolu_1",
+        vec![ContentBlock::png_base64("iVBORw0KGgo=")],
+        false,
+    );
+    let mut request = MessageRequest::new(
+        vec![
+            Message::user_text("Log in"),
+            Message::assistant(vec![
+                ContentBlock::text("Clicking."),
+                ContentBlock::ToolUse(click),
+            ]),
+            Message::user(vec![ContentBlock::ToolResult(result)]),
+        ],
+        4096,
+    )
+    .with_system("You operate a web page.")
+    .with_tools(vec![ToolSpec::computer(1280, 800)])
+    .with_temperature(0.0)
+    .with_thinking(2048);
+    request.effort = Some(Effort::High);
+    let mut bodies = Vec::new();
+    for model in
+        retrace_llm::catalog::catalogue().filter(|model| model.provider == ModelProvider::Anthropic)
+    {
+        for caching in [true, false] {
+            let shape = RequestShape {
+                caching,
+                ..RequestShape::for_model(model.id)
+            };
+            let api = if beta_headers(&request, shape).is_empty() {
+                SdkApi::AnthropicMessages
+            } else {
+                SdkApi::AnthropicBetaMessages
+            };
+            bodies.push((api, shaped_request_body(model.id, &request, shape)));
+        }
+    }
+    let items: Vec<(SdkApi, &serde_json::Value)> = bodies.iter().map(|(a, b)| (*a, b)).collect();
+    let Some(verdicts) = validate_each(&items) else {
+        return;
+    };
+    for ((_, body), verdict) in bodies.iter().zip(verdicts) {
+        assert_eq!(verdict, Ok(()), "{}", body["model"]);
+    }
+}
