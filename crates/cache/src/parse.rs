@@ -154,6 +154,11 @@ pub fn from_value(path: &Path, value: &Value, read_at: Timestamp) -> Result<Cach
             ));
         }
     };
+    let mut file = file;
+    // Steps written in the computer toolset's form read as every other step.
+    for step in &mut file.trajectory {
+        retrace_protocol::tool_input::from_toolset_call(step);
+    }
     let prefix = match file.format {
         CacheFormat::Object => "trajectory",
         CacheFormat::LegacyList => "",

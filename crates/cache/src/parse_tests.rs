@@ -172,3 +172,21 @@ fn size_limit_is_checked_before_reading() {
         "{e}"
     );
 }
+
+/// A step written in the computer toolset's form (named by its action, with
+/// `toolset_name`) reads as every other step: replay, checks and exports see one shape.
+#[test]
+fn toolset_form_steps_read_as_computer_steps() {
+    let file = parse(json!({"trajectory": [{
+        "type": "tool_use", "id": "t1", "name": "left_click", "toolset_name": "computer",
+        "input": {"coordinate": [640, 400]}
+    }]}))
+    .unwrap();
+    let step = &file.trajectory[0];
+    assert_eq!(step.name, "computer");
+    assert_eq!(
+        step.input,
+        json!({"action": "left_click", "coordinate": [640, 400]})
+    );
+    assert!(!step.extra.contains_key("toolset_name"));
+}

@@ -59,6 +59,29 @@ fn action_of(input: &Value) -> Option<&str> {
         .and_then(Value::as_str)
 }
 
+/// The `toolset_name` of the computer toolset's calls (`computer_toolset_20260801`).
+pub const COMPUTER_TOOLSET: &str = "computer";
+
+/// Turns a computer toolset member call (`name: "left_click"`, `toolset_name: "computer"`,
+/// the action's fields as input) into retrace's one shape (`name: "computer"`, the action in
+/// `input.action`), so steps written in any form read alike. Returns whether it changed.
+pub fn from_toolset_call(step: &mut ToolUseBlock) -> bool {
+    let is_member =
+        step.extra.get("toolset_name").and_then(Value::as_str) == Some(COMPUTER_TOOLSET);
+    if !is_member {
+        return false;
+    }
+    step.extra.remove("toolset_name");
+    let action = std::mem::replace(&mut step.name, crate::tool_names::COMPUTER.to_owned());
+    let mut input = serde_json::Map::new();
+    input.insert("action".into(), Value::String(action));
+    if let Value::Object(fields) = std::mem::take(&mut step.input) {
+        input.extend(fields);
+    }
+    step.input = Value::Object(input);
+    true
+}
+
 /// Whether a step only observes (a screenshot, the cursor position, a DOM read).
 pub fn is_observe_only(step: &ToolUseBlock) -> bool {
     OBSERVE_ONLY.contains(&base_name(&step.name))
@@ -277,6 +300,23 @@ mod tests {
                 .take(3)
                 .all(|a| COMPUTER_ACTIONS.contains(a))
         );
+    }
+
+    #[test]
+    fn toolset_calls_read_as_computer_calls() {
+        let mut step: ToolUseBlock = serde_json::from_value(json!({
+            "type": "tool_use", "id": "t1", "name": "left_click",
+            "toolset_name": "computer", "input": {"coordinate": [1, 2]}
+        }))
+        .unwrap();
+        assert!(from_toolset_call(&mut step));
+        assert_eq!(step.name, "computer");
+        assert_eq!(
+            step.input,
+            json!({"action": "left_click", "coordinate": [1, 2]})
+        );
+        assert!(!step.extra.contains_key("toolset_name"));
+        assert!(!from_toolset_call(&mut step));
     }
 
     #[test]

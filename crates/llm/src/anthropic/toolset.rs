@@ -10,37 +10,25 @@
 
 use std::collections::HashSet;
 
+use retrace_protocol::ContentBlock;
 use retrace_protocol::tool_names::COMPUTER;
-use serde_json::Map;
 use serde_json::Value;
 
 /// The toolset family name of the computer tools.
-pub const FAMILY: &str = "computer";
+pub const FAMILY: &str = retrace_protocol::tool_input::COMPUTER_TOOLSET;
 
 /// A content block of an answer in retrace's shape: a computer toolset member call becomes a
-/// `computer` call with the member's name as its `action`. Other blocks are unchanged.
-pub fn decode_block(mut block: Value) -> Value {
-    let Some(object) = block.as_object_mut() else {
-        return block;
-    };
-    let is_member = object.get("type").and_then(Value::as_str) == Some("tool_use")
-        && object.get("toolset_name").and_then(Value::as_str) == Some(FAMILY);
-    if !is_member {
-        return block;
+/// `computer` call with the member's name as its `action`
+/// ([`retrace_protocol::tool_input::from_toolset_call`], the rule trajectory files are read
+/// by too). Other blocks are unchanged.
+pub fn decode_block(block: ContentBlock) -> ContentBlock {
+    match block {
+        ContentBlock::ToolUse(mut call) => {
+            retrace_protocol::tool_input::from_toolset_call(&mut call);
+            ContentBlock::ToolUse(call)
+        }
+        other => other,
     }
-    object.remove("toolset_name");
-    let action = object
-        .insert("name".into(), Value::String(COMPUTER.into()))
-        .unwrap_or(Value::Null);
-    let mut input = match object.remove("input") {
-        Some(Value::Object(input)) => input,
-        _ => Map::new(),
-    };
-    let mut with_action = Map::with_capacity(input.len() + 1);
-    with_action.insert("action".into(), action);
-    with_action.append(&mut input);
-    object.insert("input".into(), Value::Object(with_action));
-    block
 }
 
 /// The ids of the `computer` calls among `messages` (API JSON), whose results must carry
@@ -109,7 +97,8 @@ mod tests {
             "toolset_name": "computer", "input": {"coordinate": [10, 20]},
             "caller": {"type": "direct"}
         });
-        let decoded = decode_block(answered);
+        let decoded = decode_block(ContentBlock::from_value(answered).unwrap());
+        let decoded = retrace_protocol::api::block_to_api_json(&decoded);
         assert_eq!(decoded["name"], "computer");
         assert_eq!(
             decoded["input"],
@@ -136,9 +125,8 @@ mod tests {
     #[test]
     fn other_blocks_and_custom_tools_are_left_alone() {
         let custom = json!({"type": "tool_use", "id": "t", "name": "web_executor", "input": {}});
-        assert_eq!(decode_block(custom.clone()), custom);
-        let text = json!({"type": "text", "text": "hi"});
-        assert_eq!(decode_block(text.clone()), text);
+        let block = ContentBlock::from_value(custom.clone()).unwrap();
+        assert_eq!(decode_block(block.clone()), block);
         let mut message = json!({"role": "assistant", "content": [custom]});
         encode_message(&mut message, &HashSet::new());
         assert_eq!(message["content"][0], custom);

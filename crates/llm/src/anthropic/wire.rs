@@ -271,7 +271,8 @@ pub fn parse_response(body: &str) -> Result<MessageResponse, VlmError> {
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            ContentBlock::from_value(toolset::decode_block(item.clone()))
+            ContentBlock::from_value(item.clone())
+                .map(toolset::decode_block)
                 .map_err(|e| VlmError::bad_response(format!("content[{index}]: {e}"), body))
         })
         .collect::<Result<Vec<_>, _>>()?;
