@@ -177,7 +177,7 @@ fn size_limit_is_checked_before_reading() {
 /// `toolset_name`) reads as every other step: replay, checks and exports see one shape.
 #[test]
 fn toolset_form_steps_read_as_computer_steps() {
-    let file = parse(json!({"trajectory": [{
+    let file = parse(json!({"metadata": {"version": "0.3", "created_at": "2026-11-21T23:24:20.485424Z"}, "trajectory": [{
         "type": "tool_use", "id": "t1", "name": "left_click", "toolset_name": "computer",
         "input": {"coordinate": [640, 400]}
     }]}))
