@@ -1,6 +1,7 @@
 //! The step-level checks of [`crate::check()`]: each step's input by the tool catalogue (the
 //! `computer` tool's actions and fields, askui's tools by the fields replay reads), its points
-//! on the recorded screen, its `{{placeholders}}`, its hashes and its id. Every problem names
+//! on the recorded screen, its `{{placeholders}}`, its hashes, its element descriptions and
+//! its id. Every problem names
 //! the step (1-based) and the JSON path of the field.
 //!
 //! The `computer` tool's rules are those of `retrace-drive`'s input parser (which replay runs
@@ -12,10 +13,12 @@ use std::collections::BTreeMap;
 use std::collections::HashMap;
 
 use retrace_protocol::ToolUseBlock;
+use retrace_protocol::element::ElementInfo;
 use retrace_protocol::tool_input::COMPUTER_ACTIONS;
 use retrace_protocol::tool_input::action_point;
 use retrace_protocol::tool_names::COMPUTER;
 use retrace_protocol::tool_names::base_name;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::check::Problem;
@@ -72,6 +75,7 @@ pub(crate) fn check_steps(file: &CacheFile, prefix: &str, problems: &mut Vec<Pro
         }
         placeholders(&step.input, "input", &file.cache_parameters, &mut at);
         hashes(step, &mut at);
+        elements(step, &mut at);
     }
 }
 
@@ -338,6 +342,23 @@ fn hashes(step: &ToolUseBlock, at: &mut StepAt<'_>) {
             fields::AFTER_HASH,
             format!("expected a hash (a string of hexadecimal digits), got {other}"),
         ),
+    }
+}
+
+/// The recorded element descriptions (what the browser said about the element before and
+/// after acting): each one replay reads must be one.
+fn elements(step: &ToolUseBlock, at: &mut StepAt<'_>) {
+    for field in [
+        fields::ELEMENT,
+        fields::ELEMENT_AFTER,
+        fields::FOCUSED_AFTER,
+    ] {
+        let Some(value) = step.extra.get(field).filter(|value| !value.is_null()) else {
+            continue;
+        };
+        if let Err(error) = ElementInfo::deserialize(value) {
+            at.error(field, format!("not an element description: {error}"));
+        }
     }
 }
 

@@ -157,6 +157,15 @@ fn every_defect_names_its_step_and_field() {
             "step 2: trajectory[1].visual_representation_after: expected a hash (a string of hexadecimal digits), got 12",
         ),
         (
+            {
+                let mut step = computer(json!({"action": "left_click", "coordinate": [1, 2]}));
+                step.extra
+                    .insert(fields::ELEMENT.into(), json!({"role": "button"}));
+                step
+            },
+            "step 2: trajectory[1].element: not an element description: missing field `name`",
+        ),
+        (
             ToolUseBlock::new("first", "computer", json!({"action": "screenshot"})),
             "step 2: trajectory[1].id: id \"first\" is also used by step 1",
         ),
