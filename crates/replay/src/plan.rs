@@ -1,6 +1,8 @@
 //! [`Plan`]: a trajectory file read and made ready to replay, before any screen is looked at.
 //!
-//! Loading substitutes the parameter values (a missing value fails here, naming every name
+//! Loading refuses a file with problems `retrace cache check` calls errors (an unknown
+//! action, a point off the recorded screen, a malformed placeholder...), in its words; it
+//! substitutes the parameter values (a missing value fails here, naming every name
 //! that lacks one), parses every recorded hash (an unreadable hash fails here, naming its
 //! step), and works out which checks the file allows, so that problems with the file are
 //! reported before the browser does anything and a replay that checks less than usual says so
@@ -179,8 +181,10 @@ impl Plan {
         Self::from_file(request, &file)
     }
 
-    /// Prepares an already-read `file` for `request`.
+    /// Prepares an already-read `file` for `request`, refusing it for every problem
+    /// `retrace cache check` calls an error ([`retrace_cache::refuse`]).
     pub fn from_file(request: &ReplayRequest, file: &CacheFile) -> Result<Plan, PlanError> {
+        retrace_cache::refuse(&request.file, file)?;
         let path = request.file.display().to_string();
         let calls =
             retrace_cache::params::substitute_trajectory(&file.trajectory, &request.parameters)
