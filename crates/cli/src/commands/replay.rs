@@ -139,12 +139,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         final_screenshot_when_passed: false,
         parameters,
     };
-    // Fail fast, before starting a browser, on a file that cannot be read or that replay
-    // refuses (in `cache check`'s words), or parameters that are missing (one message naming
-    // all of them). With --json the session reports it, so the JSON document says why too.
-    if !args.json {
-        job.check()?;
-    }
+    // A file that cannot be read or that replay refuses (in `cache check`'s words), or
+    // parameters that are missing, end the session before a browser starts
+    // (`ReplayJob::check`), as an error the console, the --json document and the --events
+    // log all carry.
     let mut events = Events::none();
     if !args.json {
         let (width, height) = job.viewport();

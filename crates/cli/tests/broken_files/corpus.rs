@@ -39,24 +39,31 @@ fn at(index: usize, field: &str) -> String {
     format!("step {}: trajectory[{index}].{field}: ", index + 1)
 }
 
-/// A demo recording changed by `change`, with the problem `named`.
-fn demo_case(name: &'static str, named: String, change: impl FnOnce(&mut Value)) -> Case {
-    let mut value = demo();
+/// `value` changed by `change`: `readable` by `cache check` or not, the defect `named`.
+fn changed(
+    mut value: Value,
+    name: &'static str,
+    named: String,
+    readable: bool,
+    change: impl FnOnce(&mut Value),
+) -> Case {
     change(&mut value);
     Case {
         name,
         bytes: bytes(&value),
         named,
-        readable: true,
+        readable,
     }
+}
+
+/// A demo recording changed by `change`, with the problem `named`.
+fn demo_case(name: &'static str, named: String, change: impl FnOnce(&mut Value)) -> Case {
+    changed(demo(), name, named, true, change)
 }
 
 /// A demo recording changed by `change`, that no longer parses, named by `named`.
 fn demo_unreadable(name: &'static str, named: &str, change: impl FnOnce(&mut Value)) -> Case {
-    Case {
-        readable: false,
-        ..demo_case(name, named.to_owned(), change)
-    }
+    changed(demo(), name, named.to_owned(), false, change)
 }
 
 /// Every case: at least 30, each a valid recording with one defect.
@@ -246,53 +253,56 @@ fn not_utf8(text: &[u8]) -> Vec<u8> {
 
 /// askui's formats: v0.3 and v0.2 objects and the legacy bare list, each with a defect.
 fn askui_cases() -> Vec<Case> {
-    let mut cases = Vec::new();
-    let mut v03 = askui("ownership_open_chapter.json");
-    v03["trajectory"][1]["input"]["x"] = json!("far");
-    cases.push(Case {
-        name: "askui-v03-move-mouse-x-a-word.json",
-        bytes: bytes(&v03),
-        named: at(1, "input.x"),
-        readable: true,
-    });
-    let mut v02 = askui("std_search_error_code.json");
-    v02["metadata"]["version"] = json!("0.2");
-    v02["trajectory"][1]["visual_representation"] = json!("e2c69979c666319");
-    cases.push(Case {
-        name: "askui-v02-hash-15-digits.json",
-        bytes: bytes(&v02),
-        named: at(1, "visual_representation"),
-        readable: true,
-    });
-    let mut placeholder = askui("reference_replays_with_failures.json");
-    placeholder["trajectory"][3]["input"]["text"] = json!("{{term");
-    cases.push(Case {
-        name: "askui-v03-unclosed-placeholder.json",
-        bytes: bytes(&placeholder),
-        named: at(3, "input.text"),
-        readable: true,
-    });
-    let mut legacy = askui("legacy_v0_24_bare_list.json");
-    if let Some(input) = legacy[4]["input"].as_object_mut() {
-        input.remove("key");
-    }
-    cases.push(Case {
-        name: "askui-legacy-keyboard-tap-without-key.json",
-        bytes: bytes(&legacy),
-        named: "step 5: [4].input.key: ".to_owned(),
-        readable: true,
-    });
-    let mut legacy_missing = askui("legacy_v0_24_bare_list.json");
-    if let Some(step) = legacy_missing[2].as_object_mut() {
-        step.remove("name");
-    }
-    cases.push(Case {
-        name: "askui-legacy-missing-name.json",
-        bytes: bytes(&legacy_missing),
-        named: "[2]: missing field `name`".to_owned(),
-        readable: false,
-    });
-    let legacy_text = bytes(&askui("legacy_v0_24_bare_list.json"));
+    let legacy = || askui("legacy_v0_24_bare_list.json");
+    let mut cases = vec![
+        changed(
+            askui("ownership_open_chapter.json"),
+            "askui-v03-move-mouse-x-a-word.json",
+            at(1, "input.x"),
+            true,
+            |v| v["trajectory"][1]["input"]["x"] = json!("far"),
+        ),
+        changed(
+            askui("std_search_error_code.json"),
+            "askui-v02-hash-15-digits.json",
+            at(1, "visual_representation"),
+            true,
+            |v| {
+                v["metadata"]["version"] = json!("0.2");
+                v["trajectory"][1]["visual_representation"] = json!("e2c69979c666319");
+            },
+        ),
+        changed(
+            askui("reference_replays_with_failures.json"),
+            "askui-v03-unclosed-placeholder.json",
+            at(3, "input.text"),
+            true,
+            |v| v["trajectory"][3]["input"]["text"] = json!("{{term"),
+        ),
+        changed(
+            legacy(),
+            "askui-legacy-keyboard-tap-without-key.json",
+            "step 5: [4].input.key: ".to_owned(),
+            true,
+            |v| {
+                if let Some(input) = v[4]["input"].as_object_mut() {
+                    input.remove("key");
+                }
+            },
+        ),
+        changed(
+            legacy(),
+            "askui-legacy-missing-name.json",
+            "[2]: missing field `name`".to_owned(),
+            false,
+            |v| {
+                if let Some(step) = v[2].as_object_mut() {
+                    step.remove("name");
+                }
+            },
+        ),
+    ];
+    let legacy_text = bytes(&legacy());
     cases.push(Case {
         name: "askui-legacy-truncated.json",
         bytes: legacy_text[..legacy_text.len() - 40].to_vec(),

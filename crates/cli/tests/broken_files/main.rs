@@ -97,6 +97,19 @@ fn named_line(case: &Case, path: &str, output: &str) -> String {
     line
 }
 
+/// Values for the demo flow's parameters.
+const DEMO_PARAMS: [&str; 4] = [
+    "--param",
+    "username=demo",
+    "--param",
+    "password=s3cret-Value",
+];
+
+/// `retrace replay FILE` where nothing listens, with values for the demo flow's parameters.
+fn replay_args(file: &str) -> Vec<&str> {
+    [&["replay", file, "--url", NOWHERE][..], &DEMO_PARAMS].concat()
+}
+
 /// The Done-when table: for every broken file, `cache check` exits 1 (problems) or 2
 /// (unreadable) naming the file, step and field; `cache check --json` says the same; `replay`
 /// refuses it with exit 2 in the same words, on the console and in `--json`, before any
@@ -150,16 +163,7 @@ fn every_broken_file_is_named_alike_by_cache_check_replay_and_run() {
             case.name
         );
 
-        let replay = [
-            "replay",
-            file,
-            "--url",
-            NOWHERE,
-            "--param",
-            "username=demo",
-            "--param",
-            "password=pw",
-        ];
+        let replay = replay_args(file);
         let out = retrace(root, &replay);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{}: {stderr}", case.name);
@@ -170,7 +174,8 @@ fn every_broken_file_is_named_alike_by_cache_check_replay_and_run() {
         );
         assert_not_bare(&stderr, file);
 
-        let out = retrace(root, &[&replay[..], &["--json"]].concat());
+        let log = format!("events-{}l", case.name);
+        let out = retrace(root, &[&replay[..], &["--json", "--events", &log]].concat());
         assert_eq!(out.status.code(), Some(2), "{}", case.name);
         let report = stdout_json(&out);
         let error = report["error"].as_str().unwrap_or_default();
@@ -181,6 +186,18 @@ fn every_broken_file_is_named_alike_by_cache_check_replay_and_run() {
         );
         assert_eq!(report["status"], "error");
         assert_not_bare(error, file);
+        let logged = std::fs::read_to_string(root.join(&log)).unwrap();
+        let finished = logged
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|event| event["type"] == "session_finished")
+            .unwrap_or_else(|| panic!("{}: no session_finished in {logged}", case.name));
+        let logged_error = finished["error"].as_str().unwrap_or_default();
+        assert!(
+            logged_error.contains(&line),
+            "{}: {finished:#}\nwanted {line}",
+            case.name
+        );
         lines.push((case.name, shown.clone(), line));
     }
 
@@ -189,21 +206,17 @@ fn every_broken_file_is_named_alike_by_cache_check_replay_and_run() {
     let out = retrace(
         root,
         &[
-            "run",
-            "suite",
-            "suite/top-level-string.json",
-            "--url",
-            NOWHERE,
-            "--param",
-            "username=demo",
-            "--param",
-            "password=pw",
-            "--json",
-            "--report",
-            "html,junit,json",
-            "--out",
-            "out",
-        ],
+            &[
+                "run",
+                "suite",
+                "suite/top-level-string.json",
+                "--url",
+                NOWHERE,
+            ][..],
+            &DEMO_PARAMS,
+            &["--json", "--report", "html,junit,json", "--out", "out"],
+        ]
+        .concat(),
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let report = stdout_json(&out);
@@ -322,18 +335,8 @@ fn a_value_for_a_parameter_the_file_does_not_use_is_named_before_the_browser_sta
     );
     let file = file.to_str().unwrap();
     for json in [false, true] {
-        let mut args = vec![
-            "replay",
-            file,
-            "--url",
-            NOWHERE,
-            "--param",
-            "username=demo",
-            "--param",
-            "password=pw",
-            "--param",
-            "nobody=1",
-        ];
+        let mut args = replay_args(file);
+        args.extend(["--param", "nobody=1"]);
         if json {
             args.push("--json");
         }
