@@ -377,3 +377,39 @@ fn checks_off(steps: &[PlannedStep], visual_enabled: bool) -> Vec<String> {
     }
     off
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use retrace_cache::CacheMetadata;
+    use retrace_protocol::ToolUseBlock;
+    use serde_json::json;
+
+    use super::*;
+
+    /// A file `cache check` finds an error in is refused when it is loaded, in check's words,
+    /// whoever loads it (`retrace replay`, a suite, or a model through the cache tools).
+    #[test]
+    fn a_file_with_an_error_of_cache_check_is_refused_in_its_words() {
+        let at = retrace_cache::parse_timestamp("2026-01-01T00:00:00Z").unwrap();
+        let step = |action: &str| {
+            ToolUseBlock::new(
+                "toolu_1",
+                "computer",
+                json!({"action": action, "coordinate": [10, 20]}),
+            )
+        };
+        let request = ReplayRequest::new("flow.json");
+        let good = CacheFile::new(CacheMetadata::new(at, None), vec![step("left_click")]);
+        assert_eq!(Plan::from_file(&request, &good).unwrap().steps.len(), 1);
+        let bad = CacheFile::new(CacheMetadata::new(at, None), vec![step("teleport")]);
+        let error = Plan::from_file(&request, &bad).unwrap_err().to_string();
+        let problem = retrace_cache::check(&bad)[0].to_string();
+        assert_eq!(error, format!("flow.json: {problem}"));
+        assert!(
+            problem.starts_with("step 1: trajectory[0].input.action: unknown action \"teleport\""),
+            "{problem}"
+        );
+    }
+}
