@@ -2,8 +2,10 @@
 //!
 //! Each turn it sends the model the context view of the history (recent screenshots only),
 //! the system prompt and the tools, and appends the answer. The stop reason decides what
-//! comes next: tool calls continue the run, a plain answer ends it, and `max_tokens` and
-//! refusals end it with a typed cause instead of being swallowed.
+//! comes next: tool calls continue the run, as does `pause_turn` (the answer is sent back
+//! for the model to go on); a plain answer ends it; `max_tokens`, `refusal`,
+//! `model_context_window_exceeded` and stop reasons retrace does not know end it with a typed
+//! cause instead of being taken for success.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -134,17 +136,32 @@ impl Speaker for AgentSpeaker {
         let response = call_model(self.provider.as_ref(), &request, turn).await?;
         let message = response.to_message();
         let has_tool_calls = message.tool_uses().next().is_some();
-        let result = match &response.stop_reason {
-            StopReason::MaxTokens => SpeakerResult::Failed(StopCause::MaxTokens),
-            StopReason::Refusal => SpeakerResult::Failed(StopCause::Refusal(response.text())),
-            _ if has_tool_calls => SpeakerResult::Continue,
-            StopReason::PauseTurn => SpeakerResult::Continue,
-            _ => SpeakerResult::Done,
-        };
+        let result = outcome(&response.stop_reason, has_tool_calls, || response.text());
         Ok(SpeakerTurn {
             usage: Some(response.usage),
             ..SpeakerTurn::ending(vec![message], result)
         })
+    }
+}
+
+/// What a turn that stopped for `reason` means for the run.
+fn outcome(
+    reason: &StopReason,
+    has_tool_calls: bool,
+    text: impl FnOnce() -> String,
+) -> SpeakerResult {
+    match reason {
+        StopReason::MaxTokens => SpeakerResult::Failed(StopCause::MaxTokens),
+        StopReason::Refusal => SpeakerResult::Failed(StopCause::Refusal(text())),
+        StopReason::ModelContextWindowExceeded => {
+            SpeakerResult::Failed(StopCause::ContextWindowExceeded)
+        }
+        _ if has_tool_calls => SpeakerResult::Continue,
+        StopReason::PauseTurn => SpeakerResult::Continue,
+        StopReason::EndTurn | StopReason::StopSequence | StopReason::ToolUse => SpeakerResult::Done,
+        StopReason::Other(other) => SpeakerResult::Failed(StopCause::Failed(format!(
+            "the model stopped for a reason retrace does not know (`{other}`) without a tool call"
+        ))),
     }
 }
 
@@ -171,4 +188,44 @@ pub(crate) async fn call_model(
         stop_reason: response.stop_reason.clone(),
     });
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each stop reason ends or continues the run as it should, with a message saying which.
+    #[test]
+    fn each_stop_reason_ends_or_continues_the_run() {
+        let text = || "I cannot help with that.".to_owned();
+        let cases = [
+            (StopReason::EndTurn, false, SpeakerResult::Done),
+            (StopReason::ToolUse, true, SpeakerResult::Continue),
+            (StopReason::PauseTurn, false, SpeakerResult::Continue),
+            (
+                StopReason::MaxTokens,
+                true,
+                SpeakerResult::Failed(StopCause::MaxTokens),
+            ),
+            (
+                StopReason::Refusal,
+                false,
+                SpeakerResult::Failed(StopCause::Refusal(text())),
+            ),
+            (
+                StopReason::ModelContextWindowExceeded,
+                false,
+                SpeakerResult::Failed(StopCause::ContextWindowExceeded),
+            ),
+        ];
+        for (reason, calls, expected) in cases {
+            assert_eq!(outcome(&reason, calls, text), expected, "{reason:?}");
+        }
+        let SpeakerResult::Failed(StopCause::Failed(message)) =
+            outcome(&StopReason::Other("compaction".into()), false, text)
+        else {
+            panic!("an unknown stop reason must not be a success");
+        };
+        assert!(message.contains("`compaction`"), "{message}");
+    }
 }

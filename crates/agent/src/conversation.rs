@@ -16,6 +16,7 @@ use retrace_protocol::ToolResultBlock;
 use retrace_protocol::Usage;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
+use retrace_protocol::tool_input::NOT_EXECUTED;
 use retrace_protocol::tool_names::is_control_tool;
 use serde_json::Value;
 
@@ -43,10 +44,13 @@ pub enum RunStatus {
     MaxTokens,
     /// The model declined.
     Refusal(String),
+    /// The conversation filled the model's context window.
+    ContextWindowExceeded,
 }
 
 impl RunStatus {
-    /// A short label: `done`, `failed`, `max_steps`, `max_tokens`, `refusal`.
+    /// A short label: `done`, `failed`, `max_steps`, `max_tokens`, `refusal`,
+    /// `context_window_exceeded`.
     pub fn label(&self) -> &'static str {
         match self {
             RunStatus::Done => "done",
@@ -54,6 +58,7 @@ impl RunStatus {
             RunStatus::MaxSteps(_) => "max_steps",
             RunStatus::MaxTokens => "max_tokens",
             RunStatus::Refusal(_) => "refusal",
+            RunStatus::ContextWindowExceeded => "context_window_exceeded",
         }
     }
 
@@ -61,11 +66,28 @@ impl RunStatus {
     pub fn reason(&self) -> Option<String> {
         match self {
             RunStatus::Done => None,
-            RunStatus::Failed(reason) | RunStatus::Refusal(reason) => Some(reason.clone()),
+            RunStatus::Failed(reason) => Some(reason.clone()),
+            RunStatus::Refusal(text) if text.trim().is_empty() => {
+                Some("the model refused to go on (stop reason `refusal`)".into())
+            }
+            RunStatus::Refusal(text) => Some(format!(
+                "the model refused to go on (stop reason `refusal`): {}",
+                text.trim()
+            )),
             RunStatus::MaxSteps(limit) => {
                 Some(format!("stopped after {limit} steps without finishing"))
             }
-            RunStatus::MaxTokens => Some("the model's answer was cut off at max_tokens".into()),
+            RunStatus::MaxTokens => Some(
+                "the model's answer was cut off at its output limit (stop reason `max_tokens`); \
+                 raise --max-tokens"
+                    .into(),
+            ),
+            RunStatus::ContextWindowExceeded => Some(
+                "the conversation filled the model's context window (stop reason \
+                 `model_context_window_exceeded`); keep fewer screenshots in context or split \
+                 the goal"
+                    .into(),
+            ),
         }
     }
 }
@@ -264,6 +286,9 @@ impl Conversation {
                 SpeakerResult::Failed(StopCause::Refusal(text)) => {
                     (Some(RunStatus::Refusal(text)), None)
                 }
+                SpeakerResult::Failed(StopCause::ContextWindowExceeded) => {
+                    (Some(RunStatus::ContextWindowExceeded), None)
+                }
                 SpeakerResult::SwitchTo {
                     speaker,
                     context,
@@ -330,8 +355,10 @@ impl Conversation {
         })
     }
 
-    /// Runs the tool calls of the last assistant message in order; returns the user message
-    /// with all results and the first switch request a control tool made.
+    /// Runs the tool calls of the last assistant message in order, stopping at the first
+    /// that fails: each later call is answered with [`NOT_EXECUTED`] as an error and not run.
+    /// Returns the user message with all results and the first switch request a control tool
+    /// made.
     async fn run_tools(
         &self,
         history: &[Message],
@@ -343,7 +370,16 @@ impl Conversation {
         };
         let mut results = Vec::new();
         let mut switch = None;
+        let mut failed = false;
         for tool_use in last.tool_uses() {
+            if failed {
+                results.push(ContentBlock::ToolResult(ToolResultBlock::new(
+                    tool_use.id.clone(),
+                    vec![ContentBlock::text(NOT_EXECUTED)],
+                    true,
+                )));
+                continue;
+            }
             let started = Instant::now();
             let action = tool_use
                 .input
@@ -366,6 +402,7 @@ impl Conversation {
                 )),
             };
             let error = reply.is_error.then(|| reply.text_content());
+            failed = reply.is_error;
             self.events.emit(Event::ToolCalled {
                 turn,
                 step: steps.next(&tool_use.name),

@@ -356,3 +356,54 @@ async fn max_tokens_and_refusal_are_typed_outcomes() {
         assert_eq!(report.status, expected);
     }
 }
+
+/// Several actions in one turn run in order and stop at the first that fails: its result says
+/// why, each later one is answered "not executed" as an error and never runs.
+#[tokio::test]
+async fn a_failed_action_stops_the_rest_of_its_turn() {
+    let speaker = Scripted::new(
+        "agent",
+        vec![
+            turn(
+                calls(&[
+                    ("a", "echo", json!({"text": "one"})),
+                    ("b", "teleport", json!({})),
+                    ("c", "echo", json!({"text": "three"})),
+                ]),
+                SpeakerResult::Continue,
+            ),
+            turn(
+                Message::assistant(vec![ContentBlock::text("done")]),
+                SpeakerResult::Done,
+            ),
+        ],
+    );
+    let sink = MemorySink::new();
+    let mut conversation = Conversation::new(
+        vec![Box::new(speaker)],
+        toolbox(),
+        Events::none().with(sink.clone()),
+    )
+    .unwrap();
+    let report = conversation
+        .run("goal", vec![Message::user_text("goal")], None)
+        .await
+        .unwrap();
+    let results: Vec<_> = report.history[2]
+        .tool_results()
+        .map(|r| (r.tool_use_id.clone(), r.is_error(), r.text()))
+        .collect();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[0], ("a".to_owned(), false, "one".to_owned()));
+    assert!(results[1].1 && results[1].2.contains("unknown tool `teleport`"));
+    assert_eq!(results[2], ("c".to_owned(), true, NOT_EXECUTED.to_owned()));
+    let ran: Vec<String> = sink
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCalled { tool, .. } => Some(tool.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ran, ["echo", "teleport"]);
+}

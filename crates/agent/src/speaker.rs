@@ -59,6 +59,8 @@ pub enum StopCause {
     MaxTokens,
     /// The model declined, with what it said.
     Refusal(String),
+    /// The conversation filled the model's context window.
+    ContextWindowExceeded,
 }
 
 /// One turn's output.

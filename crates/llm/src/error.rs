@@ -13,25 +13,30 @@ pub const BODY_EXCERPT_CHARS: usize = 400;
 /// An error from a model provider.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VlmError {
-    /// HTTP 429: too many requests. Retried after `retry_after` when the server gave one.
-    #[error("rate limited by the model API (429){}: {message}", retry_after_text(*.retry_after))]
+    /// HTTP 429: too many requests. Retried, after the server's `retry-after` when it gave one.
+    #[error("rate limited by the model API (429){}: {message}", retry_after_text(retry.retry_after))]
     RateLimited {
-        /// The server's `retry-after`, when sent.
-        retry_after: Option<Duration>,
+        /// What the server said about retrying.
+        retry: RetryHint,
         /// The API's message.
         message: String,
     },
     /// HTTP 529 (or an `overloaded_error`): the API is overloaded. Retried.
     #[error("the model API is overloaded (529): {message}")]
     Overloaded {
+        /// What the server said about retrying.
+        retry: RetryHint,
         /// The API's message.
         message: String,
     },
-    /// HTTP 5xx other than 529. 500, 502, 503 and 504 are retried.
+    /// HTTP 5xx other than 529, 408 (request timeout) or 409 (lock timeout): retried, as the
+    /// official SDKs do.
     #[error("the model API failed with HTTP {status}: {message}")]
     Server {
         /// The HTTP status.
         status: u16,
+        /// What the server said about retrying.
+        retry: RetryHint,
         /// The API's message, or an excerpt of the body.
         message: String,
     },
@@ -43,11 +48,14 @@ pub enum VlmError {
         /// The API's message.
         message: String,
     },
-    /// HTTP 4xx other than 401/403/429: the request is wrong. Not retried.
+    /// HTTP 4xx other than 401/403/408/409/429: the request is wrong. Not retried unless
+    /// the server says so (`x-should-retry: true`).
     #[error("the model API rejected the request (HTTP {status}): {message}")]
     BadRequest {
         /// The HTTP status.
         status: u16,
+        /// What the server said about retrying.
+        retry: RetryHint,
         /// The API's message (names the field at fault, usually).
         message: String,
     },
@@ -93,18 +101,35 @@ pub enum VlmError {
 
 impl VlmError {
     /// Whether a later identical request may succeed (the retry policy's question).
+    ///
+    /// The official SDKs' rule: the server's `x-should-retry` when it sent one, else 408,
+    /// 409, 429 and every 5xx, and connection failures and timeouts.
     pub fn is_retryable(&self) -> bool {
+        if let Some(directed) = self.retry_hint().and_then(|hint| hint.should_retry) {
+            return directed;
+        }
         match self {
             VlmError::RateLimited { .. }
             | VlmError::Overloaded { .. }
+            | VlmError::Server { .. }
             | VlmError::Transport { .. }
             | VlmError::Timeout { .. } => true,
-            VlmError::Server { status, .. } => matches!(status, 500 | 502 | 503 | 504),
             VlmError::Auth { .. }
             | VlmError::BadRequest { .. }
             | VlmError::BadResponse { .. }
             | VlmError::Config { .. }
             | VlmError::RetriesExhausted { .. } => false,
+        }
+    }
+
+    /// What the server said about retrying, for errors that came with a status.
+    pub fn retry_hint(&self) -> Option<&RetryHint> {
+        match self {
+            VlmError::RateLimited { retry, .. }
+            | VlmError::Overloaded { retry, .. }
+            | VlmError::Server { retry, .. }
+            | VlmError::BadRequest { retry, .. } => Some(retry),
+            _ => None,
         }
     }
 
@@ -141,6 +166,18 @@ impl VlmError {
     }
 }
 
+/// What an error response said about retrying it (`retry-after`, `retry-after-ms`,
+/// `x-should-retry`), read as the official SDKs read them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RetryHint {
+    /// How long the server asked to wait, when it said (a positive `retry-after-ms`,
+    /// `retry-after` in seconds or as an HTTP date).
+    pub retry_after: Option<Duration>,
+    /// The server's own answer to "retry?" (`x-should-retry: true|false`), which wins over
+    /// the status.
+    pub should_retry: Option<bool>,
+}
+
 /// The first [`BODY_EXCERPT_CHARS`] characters of `text`, marked when cut.
 pub fn excerpt(text: &str) -> String {
     match text.char_indices().nth(BODY_EXCERPT_CHARS) {
@@ -167,10 +204,29 @@ mod tests {
     fn retryable_by_variant() {
         let server = |status| VlmError::Server {
             status,
+            retry: RetryHint::default(),
             message: String::new(),
         };
         assert!(server(503).is_retryable());
-        assert!(!server(501).is_retryable());
+        assert!(server(501).is_retryable());
+        assert!(server(409).is_retryable());
+        let told_not_to = VlmError::Overloaded {
+            retry: RetryHint {
+                should_retry: Some(false),
+                ..RetryHint::default()
+            },
+            message: String::new(),
+        };
+        assert!(!told_not_to.is_retryable());
+        let told_to = VlmError::BadRequest {
+            status: 400,
+            retry: RetryHint {
+                should_retry: Some(true),
+                ..RetryHint::default()
+            },
+            message: String::new(),
+        };
+        assert!(told_to.is_retryable());
         assert!(
             !VlmError::Auth {
                 status: 401,
@@ -201,6 +257,7 @@ mod tests {
             attempts: 3,
             elapsed: Duration::from_millis(1500),
             last: Box::new(VlmError::Overloaded {
+                retry: RetryHint::default(),
                 message: "Overloaded".into(),
             }),
         };

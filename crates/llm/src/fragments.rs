@@ -85,6 +85,11 @@ impl FragmentCache {
         Ok(fragments)
     }
 
+    /// Forgets every fragment (they encode one request shape; another needs new ones).
+    pub(crate) fn clear(&self) {
+        lock(&self.entries).clear();
+    }
+
     /// How many messages have been serialised since the cache was made (each reuse saves
     /// one).
     pub(crate) fn serialised(&self) -> u64 {

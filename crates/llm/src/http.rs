@@ -11,6 +11,7 @@ use reqwest::header::HeaderValue;
 
 use crate::ApiKey;
 use crate::VlmError;
+use crate::error::RetryHint;
 
 /// A response as received: status, headers, body text.
 pub(crate) struct RawResponse {
@@ -91,41 +92,85 @@ fn chain(error: &reqwest::Error) -> String {
     text
 }
 
-/// The server's wish for a pause: `retry-after-ms` (OpenAI) or `retry-after` in seconds.
-/// An HTTP-date `retry-after` is not understood and gives `None` (the policy's backoff
-/// applies instead).
-pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+/// What an error response says about retrying, read as the official SDKs read it
+/// (`anthropic` 2.14.0, `_base_client.py`: `_parse_retry_after_header`, `_should_retry`):
+/// `retry-after-ms` first, then `retry-after` as seconds (fractions allowed) or as an HTTP
+/// date; only a positive wait counts. `x-should-retry: true|false` is the server's own answer.
+pub(crate) fn retry_hint(headers: &HeaderMap) -> RetryHint {
     let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    if let Some(ms) = header("retry-after-ms").and_then(|text| text.trim().parse::<f64>().ok()) {
-        return duration_from_secs(ms / 1000.0);
+    let seconds = |text: &str| text.trim().parse::<f64>().ok();
+    let wait = header("retry-after-ms")
+        .and_then(seconds)
+        .map(|ms| ms / 1000.0)
+        .or_else(|| {
+            let text = header("retry-after")?;
+            seconds(text).or_else(|| seconds_until_http_date(text))
+        });
+    RetryHint {
+        retry_after: wait.and_then(duration_from_secs),
+        should_retry: match header("x-should-retry") {
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            _ => None,
+        },
     }
-    header("retry-after")
-        .and_then(|text| text.trim().parse::<f64>().ok())
-        .and_then(duration_from_secs)
 }
 
+/// Seconds from now until an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`), negative when past.
+fn seconds_until_http_date(text: &str) -> Option<f64> {
+    let at = httpdate::parse_http_date(text.trim()).ok()?;
+    Some(match at.duration_since(std::time::SystemTime::now()) {
+        Ok(ahead) => ahead.as_secs_f64(),
+        Err(behind) => -behind.duration().as_secs_f64(),
+    })
+}
+
+/// A wait of `secs`, when positive and finite (capped at a day).
 fn duration_from_secs(secs: f64) -> Option<Duration> {
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+}
+
+/// The id the API gave the request (`request-id`, or OpenAI's `x-request-id`), quoted in
+/// every error so a user can hand it to the provider's support.
+pub(crate) fn request_id(headers: &HeaderMap) -> Option<&str> {
+    ["request-id", "x-request-id"]
+        .iter()
+        .find_map(|name| headers.get(*name).and_then(|value| value.to_str().ok()))
 }
 
 /// The error for a non-success status. `api_type` is the API's own error type when the body
-/// had one (`overloaded_error` counts as overload whatever the status).
+/// had one (`overloaded_error` counts as overload whatever the status). The message ends with
+/// the request id when the response had one.
 pub(crate) fn status_error(
     status: u16,
     headers: &HeaderMap,
     api_type: Option<&str>,
     message: String,
 ) -> VlmError {
+    let retry = retry_hint(headers);
+    let message = match request_id(headers) {
+        Some(id) => format!("{message} (request-id {id})"),
+        None => message,
+    };
     match (status, api_type) {
-        (429, _) | (_, Some("rate_limit_error")) => VlmError::RateLimited {
-            retry_after: retry_after(headers),
+        (429, _) | (_, Some("rate_limit_error")) => VlmError::RateLimited { retry, message },
+        (529, _) | (_, Some("overloaded_error")) => VlmError::Overloaded { retry, message },
+        (401 | 403, _) => VlmError::Auth { status, message },
+        (408 | 409, _) => VlmError::Server {
+            status,
+            retry,
             message,
         },
-        (529, _) | (_, Some("overloaded_error")) => VlmError::Overloaded { message },
-        (401 | 403, _) => VlmError::Auth { status, message },
-        (408, _) => VlmError::Server { status, message },
-        (400..=499, _) => VlmError::BadRequest { status, message },
-        _ => VlmError::Server { status, message },
+        (400..=499, _) => VlmError::BadRequest {
+            status,
+            retry,
+            message,
+        },
+        _ => VlmError::Server {
+            status,
+            retry,
+            message,
+        },
     }
 }
 
@@ -143,38 +188,66 @@ mod tests {
     }
 
     #[test]
-    fn reads_retry_after_in_seconds_and_ms() {
+    fn reads_retry_after_in_seconds_ms_and_http_dates() {
+        let wait = |pairs: &[(&'static str, &'static str)]| retry_hint(&headers(pairs)).retry_after;
+        assert_eq!(wait(&[("retry-after", "2")]), Some(Duration::from_secs(2)));
         assert_eq!(
-            retry_after(&headers(&[("retry-after", "2")])),
-            Some(Duration::from_secs(2))
+            wait(&[("retry-after", "0.5")]),
+            Some(Duration::from_millis(500))
         );
         assert_eq!(
-            retry_after(&headers(&[
-                ("retry-after", "1"),
-                ("retry-after-ms", "1500")
-            ])),
+            wait(&[("retry-after", "1"), ("retry-after-ms", "1500")]),
             Some(Duration::from_millis(1500))
         );
         assert_eq!(
-            retry_after(&headers(&[(
-                "retry-after",
-                "Wed, 21 Oct 2015 07:28:00 GMT"
-            )])),
+            wait(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")]),
             None
         );
-        assert_eq!(retry_after(&headers(&[("retry-after", "-3")])), None);
+        assert_eq!(wait(&[("retry-after", "-3")]), None);
+        assert_eq!(wait(&[("retry-after", "soon")]), None);
+        let in_ten =
+            httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(10));
+        let mut map = HeaderMap::new();
+        map.insert("retry-after", HeaderValue::from_str(&in_ten).unwrap());
+        let waited = retry_hint(&map).retry_after.unwrap();
+        assert!(
+            waited > Duration::from_secs(7) && waited <= Duration::from_secs(10),
+            "{waited:?}"
+        );
+    }
+
+    #[test]
+    fn reads_x_should_retry_and_quotes_the_request_id() {
+        let hint = |value| retry_hint(&headers(&[("x-should-retry", value)])).should_retry;
+        assert_eq!(hint("true"), Some(true));
+        assert_eq!(hint("false"), Some(false));
+        assert_eq!(hint("maybe"), None);
+        let error = status_error(
+            400,
+            &headers(&[("request-id", "req_011CabcXYZ")]),
+            Some("invalid_request_error"),
+            "bad field".into(),
+        );
+        assert!(
+            error
+                .to_string()
+                .ends_with("bad field (request-id req_011CabcXYZ)"),
+            "{error}"
+        );
     }
 
     #[test]
     fn maps_statuses() {
         let none = HeaderMap::new();
         let map = |status, api_type| status_error(status, &none, api_type, "m".into());
+        assert!(matches!(map(429, None), VlmError::RateLimited { .. }));
         assert!(matches!(
-            map(429, None),
-            VlmError::RateLimited {
-                retry_after: None,
-                ..
-            }
+            map(408, None),
+            VlmError::Server { status: 408, .. }
+        ));
+        assert!(matches!(
+            map(409, None),
+            VlmError::Server { status: 409, .. }
         ));
         assert!(matches!(map(529, None), VlmError::Overloaded { .. }));
         assert!(matches!(

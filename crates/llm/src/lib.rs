@@ -3,8 +3,11 @@
 //! - [`VlmProvider`]: send a [`MessageRequest`] (system prompt, messages with images, tools,
 //!   tool choice, limits), get a [`MessageResponse`] (content blocks, stop reason, usage).
 //!   Errors are a typed [`VlmError`], shaped by what the caller does next.
-//! - [`anthropic::AnthropicClient`]: the Anthropic Messages API, with the computer tool
-//!   (`computer_20250124`) and its beta header.
+//! - [`catalog`]: what retrace knows of each model (tool form, coordinates, limits, prices,
+//!   end of life), as data with sources; `retrace models` prints it.
+//! - [`anthropic::AnthropicClient`]: the Anthropic Messages API with the computer tool in
+//!   each form a model takes (`computer_20250124`, `computer_20251124`, the computer
+//!   toolset), falling back once when a model refuses its form.
 //! - [`openai::OpenAiClient`]: OpenAI-compatible chat completions (vLLM, Ollama, LM Studio,
 //!   OpenRouter, OpenAI); the computer tool is offered as a function.
 //! - [`RetryingProvider`] and [`RetryPolicy`]: backoff with jitter, `retry-after`, bounded
@@ -24,7 +27,7 @@
 //! use retrace_llm::anthropic::{AnthropicClient, AnthropicConfig};
 //! use retrace_protocol::Message;
 //!
-//! let config = AnthropicConfig::new(ApiKey::new("sk-ant-..."), "claude-sonnet-4-5");
+//! let config = AnthropicConfig::new(ApiKey::new("sk-ant-..."), "claude-sonnet-5");
 //! let provider = RetryingProvider::new(AnthropicClient::new(config)?, RetryPolicy::default());
 //! let request = MessageRequest::new(vec![Message::user_text("Open the login page")], 1024)
 //!     .with_tools(vec![ToolSpec::computer(1280, 800)]);
@@ -36,6 +39,7 @@
 #![deny(missing_docs)]
 
 pub mod anthropic;
+pub mod catalog;
 pub mod error;
 mod fragments;
 mod http;
@@ -49,6 +53,7 @@ mod secret;
 pub use error::VlmError;
 pub use provider::Pricing;
 pub use provider::VlmProvider;
+pub use request::Effort;
 pub use request::MessageRequest;
 pub use request::MessageResponse;
 pub use request::ToolChoice;

@@ -57,7 +57,7 @@ impl<P: VlmProvider + ?Sized> VlmProvider for Box<P> {
 }
 
 /// Prices in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Pricing {
     /// Uncached input tokens.
     pub input_per_mtok: f64,
@@ -88,26 +88,6 @@ impl Pricing {
             + per_token(usage.cache_creation_input_tokens, self.cache_write_per_mtok)
             + per_token(usage.cache_read_input_tokens, self.cache_read_per_mtok)
     }
-
-    /// Published list prices for Anthropic models, matched by model-id prefix (an estimate:
-    /// prices change; a config value should override this).
-    pub fn anthropic_list_price(model: &str) -> Option<Self> {
-        const TABLE: &[(&str, f64, f64)] = &[
-            ("claude-opus-4-5", 5.0, 25.0),
-            ("claude-opus-4", 15.0, 75.0),
-            ("claude-3-opus", 15.0, 75.0),
-            ("claude-sonnet-4", 3.0, 15.0),
-            ("claude-3-7-sonnet", 3.0, 15.0),
-            ("claude-3-5-sonnet", 3.0, 15.0),
-            ("claude-haiku-4-5", 1.0, 5.0),
-            ("claude-3-5-haiku", 0.8, 4.0),
-            ("claude-3-haiku", 0.25, 1.25),
-        ];
-        TABLE
-            .iter()
-            .find(|(prefix, _, _)| model.starts_with(prefix))
-            .map(|(_, input, output)| Self::with_anthropic_cache_ratios(*input, *output))
-    }
 }
 
 #[cfg(test)]
@@ -125,14 +105,5 @@ mod tests {
         };
         // 3.0 + 1.5 + 0.75 + 0.3
         assert!((pricing.cost(&usage) - 5.55).abs() < 1e-9);
-    }
-
-    #[test]
-    fn list_price_by_prefix() {
-        let opus45 = Pricing::anthropic_list_price("claude-opus-4-5-20251101").unwrap();
-        assert_eq!(opus45.input_per_mtok, 5.0);
-        let opus4 = Pricing::anthropic_list_price("claude-opus-4-1-20250805").unwrap();
-        assert_eq!(opus4.output_per_mtok, 75.0);
-        assert!(Pricing::anthropic_list_price("gpt-4o").is_none());
     }
 }

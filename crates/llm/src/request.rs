@@ -24,11 +24,16 @@ pub struct MessageRequest {
     pub tool_choice: Option<ToolChoice>,
     /// Upper bound on output tokens.
     pub max_tokens: u32,
-    /// Sampling temperature; `None` leaves the API default. Anthropic rejects a temperature
-    /// other than 1 together with thinking.
+    /// Sampling temperature; `None` leaves the API default. Sent only to models that take
+    /// one (the [catalogue](crate::catalog) says which): never to Anthropic, whose current
+    /// API has no such field, nor to OpenAI's GPT-5 models.
     pub temperature: Option<f32>,
-    /// Extended thinking budget in tokens (Anthropic; ignored by OpenAI-compatible servers).
+    /// Thinking, with a budget in tokens for models that take manual budgets; models with
+    /// adaptive thinking get `{"type": "adaptive"}` instead (Anthropic; ignored by
+    /// OpenAI-compatible servers).
     pub thinking: Option<u32>,
+    /// How much effort the model should spend (Anthropic `output_config.effort`).
+    pub effort: Option<Effort>,
     /// Structured output: the JSON Schema the answer must follow. OpenAI-compatible servers
     /// get it as `response_format`; Anthropic gets no wire field (say it in the prompt and
     /// validate the answer, as [`crate::qa`] does).
@@ -46,6 +51,7 @@ impl MessageRequest {
             max_tokens,
             temperature: None,
             thinking: None,
+            effort: None,
             response_schema: None,
         }
     }
@@ -98,6 +104,50 @@ impl MessageRequest {
     }
 }
 
+/// How much effort a model spends (`anthropic` 2.14.0, `types/output_config_param.py`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effort {
+    /// `low`.
+    Low,
+    /// `medium`.
+    Medium,
+    /// `high`.
+    High,
+    /// `xhigh`.
+    XHigh,
+    /// `max`.
+    Max,
+}
+
+impl Effort {
+    /// The value the API takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+            Effort::XHigh => "xhigh",
+            Effort::Max => "max",
+        }
+    }
+}
+
+impl std::str::FromStr for Effort {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        [
+            Effort::Low,
+            Effort::Medium,
+            Effort::High,
+            Effort::XHigh,
+            Effort::Max,
+        ]
+        .into_iter()
+        .find(|effort| effort.name() == text)
+        .ok_or_else(|| format!("unknown effort `{text}`: use low, medium, high, xhigh or max"))
+    }
+}
+
 /// A tool the model may call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolSpec {
@@ -110,8 +160,9 @@ pub enum ToolSpec {
         /// JSON Schema of the input object.
         input_schema: Value,
     },
-    /// Anthropic's computer-use tool (`computer_20250124`, named `computer`) on a display
-    /// of this size. OpenAI-compatible servers get it as a function with the same actions.
+    /// The computer-use tool on a display of this size, in the form the model takes
+    /// (Anthropic's `computer_20250124`, `computer_20251124` or the computer toolset, from
+    /// the catalogue); OpenAI-compatible servers get it as a function with the same actions.
     Computer {
         /// Display width in pixels.
         display_width_px: u32,

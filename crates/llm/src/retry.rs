@@ -1,9 +1,10 @@
 //! The retry policy both clients share, and [`RetryingProvider`], which applies it.
 //!
 //! Exponential backoff with full jitter (a random wait between zero and
-//! `base_delay · 2^(attempt-1)`, capped at `max_delay`), except that a rate limit's
-//! `retry-after` is honoured as given. Retried: rate limits, overload, HTTP 500/502/503/504,
-//! transport errors and timeouts (see [`VlmError::is_retryable`]). Bounded by
+//! `base_delay · 2^(attempt-1)`, capped at `max_delay`), except that a server's `retry-after`
+//! (seconds, milliseconds or an HTTP date) is honoured as given. Retried as the official SDKs
+//! retry: what `x-should-retry` says, else 408, 409, 429, every 5xx, transport errors and
+//! timeouts (see [`VlmError::is_retryable`]). Bounded by
 //! `max_attempts` and by `max_total`, the time from the first request after which no new
 //! wait starts. Each wait is reported to a [`RetryObserver`] before it begins, so a caller can
 //! show "waiting 1.0 s to retry (rate limited)".
@@ -56,15 +57,11 @@ impl RetryPolicy {
     }
 
     /// The wait before retry number `retry` (1 for the first retry) after `error`: the
-    /// server's `retry-after` if it gave one, else a random duration in
-    /// `[0, min(max_delay, base_delay · 2^(retry-1))]`.
+    /// server's `retry-after` if it gave one (on any status, as the official SDKs honour
+    /// it), else a random duration in `[0, min(max_delay, base_delay · 2^(retry-1))]`.
     pub fn delay(&self, retry: u32, error: &VlmError) -> Duration {
-        if let VlmError::RateLimited {
-            retry_after: Some(after),
-            ..
-        } = error
-        {
-            return *after;
+        if let Some(after) = error.retry_hint().and_then(|hint| hint.retry_after) {
+            return after;
         }
         let ceiling = self.backoff_ceiling(retry);
         let ceiling_ms = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);

@@ -7,6 +7,7 @@ use retrace_protocol::StopReason;
 use retrace_protocol::Usage;
 
 use super::*;
+use crate::error::RetryHint;
 
 /// A provider answering from a list of results, counting calls.
 struct Scripted {
@@ -53,6 +54,7 @@ fn ok() -> Result<MessageResponse, VlmError> {
 fn server(status: u16) -> Result<MessageResponse, VlmError> {
     Err(VlmError::Server {
         status,
+        retry: RetryHint::default(),
         message: "boom".into(),
     })
 }
@@ -97,6 +99,7 @@ fn backoff_doubles_up_to_the_cap() {
 fn jitter_stays_under_the_ceiling_and_retry_after_wins() {
     let policy = policy(10);
     let error = VlmError::Overloaded {
+        retry: RetryHint::default(),
         message: String::new(),
     };
     for retry in 1..=5 {
@@ -105,10 +108,24 @@ fn jitter_stays_under_the_ceiling_and_retry_after_wins() {
         }
     }
     let limited = VlmError::RateLimited {
-        retry_after: Some(Duration::from_secs(7)),
+        retry: RetryHint {
+            retry_after: Some(Duration::from_secs(7)),
+            should_retry: None,
+        },
         message: String::new(),
     };
     assert_eq!(policy.delay(1, &limited), Duration::from_secs(7));
+    let overloaded_with_date = VlmError::Overloaded {
+        retry: RetryHint {
+            retry_after: Some(Duration::from_secs(3)),
+            should_retry: None,
+        },
+        message: String::new(),
+    };
+    assert_eq!(
+        policy.delay(2, &overloaded_with_date),
+        Duration::from_secs(3)
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -124,14 +141,22 @@ async fn retries_server_errors_then_succeeds_and_reports_each_wait() {
     assert_eq!(attempts, vec![(1, "server"), (2, "server")]);
 }
 
+/// Auth errors are not retried, nor anything the server says not to retry
+/// (`x-should-retry: false`), even a 529.
 #[tokio::test(start_paused = true)]
-async fn does_not_retry_auth_or_501() {
+async fn does_not_retry_auth_or_what_the_server_says_not_to() {
     for error in [
         Err(VlmError::Auth {
             status: 401,
             message: "invalid x-api-key".into(),
         }),
-        server(501),
+        Err(VlmError::Overloaded {
+            retry: RetryHint {
+                retry_after: None,
+                should_retry: Some(false),
+            },
+            message: "Overloaded".into(),
+        }),
     ] {
         let retrying = RetryingProvider::new(Scripted::new(vec![error.clone(), ok()]), policy(5));
         let got = retrying.create_message(&request()).await.unwrap_err();
@@ -144,6 +169,7 @@ async fn does_not_retry_auth_or_501() {
 async fn gives_up_after_max_attempts_with_the_last_error() {
     let overloaded = || {
         Err(VlmError::Overloaded {
+            retry: RetryHint::default(),
             message: "Overloaded".into(),
         })
     };
@@ -163,7 +189,10 @@ async fn gives_up_after_max_attempts_with_the_last_error() {
 #[tokio::test(start_paused = true)]
 async fn a_wait_past_max_total_is_not_started() {
     let limited = Err(VlmError::RateLimited {
-        retry_after: Some(Duration::from_secs(90)),
+        retry: RetryHint {
+            retry_after: Some(Duration::from_secs(90)),
+            should_retry: None,
+        },
         message: "slow down".into(),
     });
     let (observer, waits) = recording_observer();

@@ -12,6 +12,7 @@
 //!   [API view](api) never sends to a model.
 //! - [`Usage`], [`StopReason`]: accounting and why the model stopped.
 //! - [`tool_names`]: the names of the tools the model sees, defined once.
+//! - [`computer_tool`]: the `computer` tool's description and input schema, declared once.
 //! - [`tool_input`]: the rules for reading tool inputs (action points, the computer action
 //!   set, observe-only steps), defined once.
 //! - [`events`]: the [`events::Event`]s every run emits and every sink reads, and the
@@ -33,6 +34,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod api;
+pub mod computer_tool;
 mod content;
 pub mod element;
 pub mod events;

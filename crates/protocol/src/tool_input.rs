@@ -17,8 +17,9 @@ use serde_json::Value;
 use crate::ToolUseBlock;
 use crate::tool_names::base_name;
 
-/// Every action of the `computer` tool, in the order its schema lists them.
-pub const COMPUTER_ACTIONS: [&str; 16] = [
+/// Every action of the `computer` tool, in the order its schema lists them (`zoom` is
+/// offered by `computer_20251124` and the computer toolset).
+pub const COMPUTER_ACTIONS: [&str; 17] = [
     "screenshot",
     "left_click",
     "right_click",
@@ -35,11 +36,20 @@ pub const COMPUTER_ACTIONS: [&str; 16] = [
     "hold_key",
     "wait",
     "cursor_position",
+    "zoom",
 ];
 
-/// Actions and tool base names that only look at the screen or the page: a screenshot, the
-/// cursor position (`computer`), a DOM read (`web_executor`), askui's `screenshot` tool.
-pub const OBSERVE_ONLY: [&str; 3] = ["screenshot", "cursor_position", "GET_DOM"];
+/// Actions and tool base names that only look at the screen or the page: a screenshot, a
+/// zoomed screenshot, the cursor position (`computer`), a DOM read (`web_executor`), askui's
+/// `screenshot` tool.
+pub const OBSERVE_ONLY: [&str; 4] = ["screenshot", "cursor_position", "zoom", "GET_DOM"];
+
+/// What a tool call that was not run answers, when an earlier action of the same turn failed:
+/// the model planned the actions as a sequence, and a later one rarely makes sense once an
+/// earlier one did not happen. The wording is the official SDK's for the computer toolset
+/// (`anthropic` 2.14.0, `lib/tools/_toolsets/_runnable.py`, `HALT_TEXT`). A recording leaves
+/// such calls out.
+pub const NOT_EXECUTED: &str = "Not executed: an earlier computer action in this turn failed.";
 
 /// The input key holding a `computer` action (`web_executor` uses `command`).
 fn action_of(input: &Value) -> Option<&str> {
@@ -264,7 +274,7 @@ mod tests {
         assert!(
             OBSERVE_ONLY
                 .iter()
-                .take(2)
+                .take(3)
                 .all(|a| COMPUTER_ACTIONS.contains(a))
         );
     }

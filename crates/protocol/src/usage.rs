@@ -67,6 +67,9 @@ pub enum StopReason {
     PauseTurn,
     /// The model declined to answer.
     Refusal,
+    /// The conversation filled the model's context window (`anthropic` 2.14.0,
+    /// `types/stop_reason.py`): the answer is cut off and no further turn fits.
+    ModelContextWindowExceeded,
     /// A reason this crate does not know, kept as sent.
     #[serde(untagged)]
     Other(String),
@@ -105,15 +108,13 @@ mod tests {
     fn stop_reason_keeps_unknown() {
         let known: StopReason = serde_json::from_str(r#""max_tokens""#).unwrap();
         assert_eq!(known, StopReason::MaxTokens);
-        let unknown: StopReason =
-            serde_json::from_str(r#""model_context_window_exceeded""#).unwrap();
-        assert_eq!(
-            unknown,
-            StopReason::Other("model_context_window_exceeded".into())
-        );
+        let full: StopReason = serde_json::from_str(r#""model_context_window_exceeded""#).unwrap();
+        assert_eq!(full, StopReason::ModelContextWindowExceeded);
+        let unknown: StopReason = serde_json::from_str(r#""compaction_needed""#).unwrap();
+        assert_eq!(unknown, StopReason::Other("compaction_needed".into()));
         assert_eq!(
             serde_json::to_string(&unknown).unwrap(),
-            r#""model_context_window_exceeded""#
+            r#""compaction_needed""#
         );
     }
 }

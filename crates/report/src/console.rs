@@ -137,6 +137,9 @@ impl EventSink for ConsoleSink {
             Event::SpeakerSwitched { from, to, reason } => {
                 self.print(&format!("  -> {from} hands over to {to}: {reason}"));
             }
+            Event::ModelNotice { message, .. } => {
+                self.print(&format!("  warning: {message}"));
+            }
             Event::Retry {
                 attempt,
                 delay_ms,

@@ -134,6 +134,7 @@ impl StepAssembler {
             | Event::ToolCalled { step: None, .. }
             | Event::SpeakerSwitched { .. }
             | Event::Retry { .. }
+            | Event::ModelNotice { .. }
             | Event::ModelCall { .. }
             | Event::StructuredDecision { .. }
             | Event::StructuredAnswerRejected { .. }

@@ -22,6 +22,7 @@ pub mod check;
 pub mod collect;
 pub mod demo;
 pub mod error;
+pub mod models;
 pub mod parameters;
 pub mod provider;
 pub mod record;

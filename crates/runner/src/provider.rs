@@ -7,13 +7,17 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use retrace_llm::ApiKey;
-use retrace_llm::Pricing;
 use retrace_llm::RetryPolicy;
 use retrace_llm::RetryingProvider;
 use retrace_llm::VlmError;
 use retrace_llm::VlmProvider;
 use retrace_llm::anthropic::AnthropicClient;
 use retrace_llm::anthropic::AnthropicConfig;
+use retrace_llm::catalog::CivilDate;
+use retrace_llm::catalog::ComputerToolForm;
+use retrace_llm::catalog::ModelProvider;
+use retrace_llm::catalog::ProfileOverrides;
+use retrace_llm::catalog::end_of_life_notice;
 use retrace_llm::openai::OpenAiClient;
 use retrace_llm::openai::OpenAiConfig;
 use retrace_protocol::events::Event;
@@ -28,8 +32,8 @@ pub const ANTHROPIC_BASE_URL_ENV: &str = "RETRACE_ANTHROPIC_BASE_URL";
 pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 /// Where an OpenAI-compatible key is read from (optional) unless another variable is named.
 pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
-/// The model used with Anthropic when none is named.
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+/// The model used with Anthropic when none is named (the catalogue's default).
+pub const DEFAULT_ANTHROPIC_MODEL: &str = retrace_llm::catalog::DEFAULT_ANTHROPIC_MODEL;
 /// The OpenAI-compatible base URL used when none is named.
 pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -69,6 +73,10 @@ pub struct ProviderConfig {
     /// Whether answers follow the structured response schema (OpenAI's strict mode refuses
     /// its optional fields, so it is turned off; answers are validated on arrival anyway).
     pub structured: bool,
+    /// Overrides of the catalogue's computer tool form and coordinate space.
+    pub overrides: ProfileOverrides,
+    /// The date end-of-life warnings are judged on; `None` is today on this machine's clock.
+    pub today: Option<CivilDate>,
 }
 
 impl ProviderConfig {
@@ -105,6 +113,26 @@ impl ProviderConfig {
         events: &Events,
         tracker: Arc<TurnTracker>,
     ) -> Result<Arc<dyn VlmProvider>, RunnerError> {
+        let model = self.model_id();
+        let today = self.today.unwrap_or_else(retrace_llm::catalog::today);
+        if let Some(message) = end_of_life_notice(&model, today) {
+            events.emit(Event::ModelNotice {
+                model: model.clone(),
+                message,
+            });
+        }
+        let notices = events.clone();
+        let client = match self.client()? {
+            Client::Anthropic(client) => {
+                Client::Anthropic(client.with_notices(Arc::new(move |message: &str| {
+                    notices.emit(Event::ModelNotice {
+                        model: model.clone(),
+                        message: message.to_owned(),
+                    });
+                })))
+            }
+            other => other,
+        };
         let events = events.clone();
         let observer = Arc::new(move |attempt: u32, delay: Duration, error: &VlmError| {
             events.emit(Event::Retry {
@@ -114,7 +142,7 @@ impl ProviderConfig {
                 error: error.to_string(),
             });
         });
-        Ok(match self.client()? {
+        Ok(match client {
             Client::Anthropic(client) => Arc::new(
                 RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
             ),
@@ -133,6 +161,15 @@ impl ProviderConfig {
         })
     }
 
+    /// The model id requests go out with (Anthropic's default when none is named).
+    pub fn model_id(&self) -> String {
+        match (&self.model, self.provider) {
+            (Some(model), _) => model.clone(),
+            (None, Provider::Anthropic) => DEFAULT_ANTHROPIC_MODEL.to_owned(),
+            (None, Provider::OpenAi) => String::new(),
+        }
+    }
+
     /// The configured API client.
     fn client(&self) -> Result<Client, RunnerError> {
         let key = self.api_key()?;
@@ -148,12 +185,18 @@ impl ProviderConfig {
                         .filter(|url| !url.is_empty())
                 });
                 let mut config =
-                    AnthropicConfig::new(key.unwrap_or_else(|| ApiKey::new("")), model.clone());
+                    AnthropicConfig::new(key.unwrap_or_else(|| ApiKey::new("")), model);
                 if let Some(base_url) = base_url {
                     config = config.with_base_url(base_url);
                 }
-                if let Some(pricing) = Pricing::anthropic_list_price(&model) {
-                    config = config.with_pricing(pricing);
+                if let Some(form) = self.overrides.computer_tool {
+                    if !form.is_anthropic() {
+                        return Err(RunnerError::Input(format!(
+                            "--computer-tool {form} is not one of Anthropic's forms: use \
+                             computer_20250124, computer_20251124 or computer_toolset_20260801"
+                        )));
+                    }
+                    config = config.with_computer_tool(form);
                 }
                 Ok(Client::Anthropic(AnthropicClient::new(config)?))
             }
@@ -168,7 +211,25 @@ impl ProviderConfig {
                     .base_url
                     .clone()
                     .unwrap_or_else(|| DEFAULT_OPENAI_BASE_URL.to_owned());
+                let form = self.overrides.computer_tool.unwrap_or_else(|| {
+                    retrace_llm::catalog::profile(
+                        ModelProvider::OpenaiCompatible,
+                        &model,
+                        self.overrides,
+                    )
+                    .computer_tool
+                });
+                if form != ComputerToolForm::Function {
+                    return Err(RunnerError::Input(format!(
+                        "model {model} takes the computer tool as {form}, which --provider openai \
+                         does not speak yet (it sends chat completions with a function tool): \
+                         pass --computer-tool function to offer it a function"
+                    )));
+                }
                 let mut config = OpenAiConfig::new(base_url, model);
+                if let Some(coordinates) = self.overrides.coordinates {
+                    config = config.with_coordinates(coordinates);
+                }
                 if let Some(key) = key {
                     config = config.with_api_key(key);
                 }

@@ -2,10 +2,11 @@
 //!
 //! One place for what several crates' tests need: where the shared reference vectors and
 //! askui example files live, fake model servers, the demo app on a random port, nginx as a
-//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages, what
-//! a test needs from the machine ([`requirements`], [`require!`]), CPU load beside a test
-//! ([`cpu_load`]), a sample suite report with real evidence files ([`suite_report`]) and
-//! `retrace run` started clean on folders of recordings ([`suite_run`]).
+//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages,
+//! request and response bodies checked against the official Anthropic and OpenAI SDKs' types
+//! ([`sdk_check`]), what a test needs from the machine ([`requirements`], [`require!`]), CPU
+//! load beside a test ([`cpu_load`]), a sample suite report with real evidence files
+//! ([`suite_report`]) and `retrace run` started clean on folders of recordings ([`suite_run`]).
 //! Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
@@ -22,6 +23,7 @@ pub mod python;
 pub mod remote_browser;
 pub mod requirements;
 pub mod router_thread;
+pub mod sdk_check;
 pub mod suite_report;
 pub mod suite_run;
 pub mod xvfb;

@@ -193,6 +193,7 @@ impl Speaker for StructuredSpeaker {
             let stop = match &response.stop_reason {
                 StopReason::MaxTokens => Some(StopCause::MaxTokens),
                 StopReason::Refusal => Some(StopCause::Refusal(text.clone())),
+                StopReason::ModelContextWindowExceeded => Some(StopCause::ContextWindowExceeded),
                 _ => None,
             };
             if let Some(cause) = stop {

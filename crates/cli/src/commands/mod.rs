@@ -16,6 +16,7 @@ mod diff;
 mod do_actions;
 mod finish;
 mod hash;
+mod models;
 mod provider_args;
 mod replay;
 mod report;
@@ -44,6 +45,7 @@ pub enum Command {
     Approve(approve::ApproveArgs),
     Schema(schema::SchemaArgs),
     Report(report::ReportArgs),
+    Models(models::ModelsArgs),
 }
 
 /// Runs one subcommand to its end.
@@ -63,5 +65,6 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Approve(args) => approve::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Report(args) => report::run(args),
+        Command::Models(args) => models::run(args),
     }
 }

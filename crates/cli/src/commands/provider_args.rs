@@ -4,6 +4,10 @@
 
 use retrace_runner::Provider;
 use retrace_runner::ProviderConfig;
+use retrace_runner::models::CivilDate;
+use retrace_runner::models::ComputerToolForm;
+use retrace_runner::models::Coordinates;
+use retrace_runner::models::ProfileOverrides;
 
 /// Which model, where, with which key.
 #[derive(Debug, Clone, clap::Args)]
@@ -11,9 +15,21 @@ pub struct ProviderArgs {
     /// The model API: `anthropic` (Messages API) or `openai` (any OpenAI-compatible server).
     #[arg(long, default_value = "anthropic", value_parser = |s: &str| s.parse::<Provider>())]
     pub provider: Provider,
-    /// The model id; default `claude-sonnet-4-5` for anthropic (required for openai).
+    /// The model id; default `claude-sonnet-5` for anthropic (required for openai).
+    /// `retrace models` lists the models retrace knows.
     #[arg(long)]
     pub model: Option<String>,
+    /// The computer tool form to send, for a model the catalogue does not know (or knows
+    /// wrongly): computer_20250124, computer_20251124, computer_toolset_20260801 or function.
+    #[arg(long, value_name = "VERSION", value_parser = |s: &str| s.parse::<ComputerToolForm>())]
+    pub computer_tool: Option<ComputerToolForm>,
+    /// The coordinate space the model answers in: pixels, resized:FACTOR (Qwen2.5-VL:
+    /// resized:28) or normalized:SCALE (Qwen3-VL: normalized:1000).
+    #[arg(long, value_name = "SPACE", value_parser = |s: &str| s.parse::<Coordinates>())]
+    pub coordinates: Option<Coordinates>,
+    /// The date end-of-life warnings are judged on (YYYY-MM-DD; default today).
+    #[arg(long, hide = true, env = "RETRACE_TODAY", value_parser = |s: &str| s.parse::<CivilDate>().map_err(|e| e.to_string()))]
+    pub today: Option<CivilDate>,
     /// The API's base URL; for anthropic also `RETRACE_ANTHROPIC_BASE_URL`.
     #[arg(long)]
     pub base_url: Option<String>,
@@ -32,6 +48,11 @@ impl ProviderArgs {
             base_url: self.base_url.clone(),
             api_key_env: self.api_key_env.clone(),
             structured,
+            overrides: ProfileOverrides {
+                computer_tool: self.computer_tool,
+                coordinates: self.coordinates,
+            },
+            today: self.today,
         }
     }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 mod askui_format;
+mod forms;
 mod stored_cache;
 
 use std::path::Path;

@@ -1,6 +1,6 @@
-//! Parsing the `computer` tool's input (the Anthropic `computer_20250124` action set) into a
-//! typed [`Action`], with errors a model can act on: each names the action, the field and
-//! what is valid.
+//! Parsing the `computer` tool's input (Anthropic's computer action set, `zoom` and `key`'s
+//! `repeat` included) into a typed [`Action`], with errors a model can act on: each names the
+//! action, the field and what is valid.
 
 use serde_json::Value;
 
@@ -11,9 +11,8 @@ use crate::backend::ScrollDirection;
 /// crate: [`retrace_protocol::tool_input::COMPUTER_ACTIONS`]).
 pub use retrace_protocol::tool_input::COMPUTER_ACTIONS as ACTIONS;
 
-/// The longest `duration` (seconds) `wait` and `hold_key` accept, as the reference
-/// implementation does.
-pub const MAX_DURATION_S: f64 = 100.0;
+pub use retrace_protocol::computer_tool::MAX_DURATION_S;
+pub use retrace_protocol::computer_tool::MAX_KEY_REPEAT;
 
 /// A point in the model's coordinates.
 pub type ModelPoint = (i64, i64);
@@ -61,8 +60,13 @@ pub enum Action {
     },
     /// Type text.
     Type(String),
-    /// Press a key combination.
-    Key(String),
+    /// Press a key combination `repeat` times.
+    Key {
+        /// The combination (xdotool names).
+        combo: String,
+        /// How many presses, at least 1.
+        repeat: u32,
+    },
     /// Hold a key combination for `seconds`.
     HoldKey {
         /// The combination (xdotool names).
@@ -74,6 +78,13 @@ pub enum Action {
     Wait(f64),
     /// Report the pointer position.
     CursorPosition,
+    /// A screenshot of a region, at the display's full resolution.
+    Zoom {
+        /// Left and top edges, in the model's coordinates.
+        from: ModelPoint,
+        /// Right and bottom edges (exclusive), in the model's coordinates.
+        to: ModelPoint,
+    },
 }
 
 /// Parses and validates the tool input. The message of an `Err` is for the model.
@@ -132,13 +143,20 @@ pub fn parse(input: &Value) -> Result<Action, String> {
             modifiers: fields.text_opt()?,
         },
         "type" => Action::Type(fields.required_text()?),
-        "key" => Action::Key(fields.required_text()?),
+        "key" => Action::Key {
+            combo: fields.required_text()?,
+            repeat: fields.repeat()?,
+        },
         "hold_key" => Action::HoldKey {
             combo: fields.required_text()?,
             seconds: fields.duration()?,
         },
         "wait" => Action::Wait(fields.duration()?),
         "cursor_position" => Action::CursorPosition,
+        "zoom" => {
+            let (from, to) = fields.region()?;
+            Action::Zoom { from, to }
+        }
         other => {
             return Err(format!(
                 "unknown action `{other}`; valid actions: {}",
@@ -257,6 +275,42 @@ impl Fields<'_> {
         }
     }
 
+    fn repeat(&self) -> Result<u32, String> {
+        match self.object.get("repeat") {
+            None | Some(Value::Null) => Ok(1),
+            Some(value) => value
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| (1..=MAX_KEY_REPEAT).contains(n))
+                .ok_or_else(|| {
+                    format!(
+                        "`repeat` of `key` must be a whole number from 1 to {MAX_KEY_REPEAT}, \
+                         got {value}"
+                    )
+                }),
+        }
+    }
+
+    fn region(&self) -> Result<(ModelPoint, ModelPoint), String> {
+        let value = self.object.get("region");
+        let bad = || {
+            format!(
+                "`zoom` needs `region`: [x0, y0, x1, y1] with 0 <= x0 < x1 and 0 <= y0 < y1 in \
+                 screenshot pixels, got {}",
+                value.map_or_else(|| "nothing".to_owned(), Value::to_string)
+            )
+        };
+        let numbers: Option<Vec<i64>> = value
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(Value::as_i64).collect());
+        match numbers.as_deref() {
+            Some(&[x0, y0, x1, y1]) if x0 >= 0 && y0 >= 0 && x0 < x1 && y0 < y1 => {
+                Ok(((x0, y0), (x1, y1)))
+            }
+            _ => Err(bad()),
+        }
+    }
+
     fn duration(&self) -> Result<f64, String> {
         let value = self.object.get("duration");
         match value.and_then(Value::as_f64) {
@@ -274,50 +328,7 @@ impl Fields<'_> {
     }
 }
 
-/// The JSON Schema of the tool input.
+/// The JSON Schema of the tool input (declared once, in the protocol crate).
 pub fn input_schema() -> Value {
-    serde_json::json!({
-        "type": "object",
-        "properties": {
-            "action": {
-                "type": "string",
-                "enum": ACTIONS,
-                "description": "What to do."
-            },
-            "coordinate": {
-                "type": "array",
-                "items": {"type": "integer", "minimum": 0},
-                "minItems": 2,
-                "maxItems": 2,
-                "description": "[x, y] in screenshot pixels: where to click, move, scroll, or where a drag ends."
-            },
-            "start_coordinate": {
-                "type": "array",
-                "items": {"type": "integer", "minimum": 0},
-                "minItems": 2,
-                "maxItems": 2,
-                "description": "[x, y] where `left_click_drag` starts."
-            },
-            "text": {
-                "type": "string",
-                "description": "`type`: the text. `key`, `hold_key`: a key combination in xdotool names (\"Return\", \"ctrl+a\", \"shift+Tab\"). Clicks and `scroll`: modifier keys to hold (\"shift\", \"ctrl\")."
-            },
-            "scroll_direction": {
-                "type": "string",
-                "enum": ["up", "down", "left", "right"]
-            },
-            "scroll_amount": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Wheel notches to scroll."
-            },
-            "duration": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": MAX_DURATION_S,
-                "description": "Seconds, for `wait` and `hold_key`."
-            }
-        },
-        "required": ["action"]
-    })
+    retrace_protocol::computer_tool::input_schema()
 }

@@ -1,5 +1,6 @@
-//! The `computer` tool: Anthropic's computer-use action set (`computer_20250124`) on any
-//! [`Backend`], with coordinates scaled between the size the model sees and the display.
+//! The `computer` tool: Anthropic's computer-use action set (every form's: `zoom` of
+//! `computer_20251124` and the toolset included) on any [`Backend`], with coordinates scaled
+//! between the size the model sees and the display.
 //!
 //! ```no_run
 //! # async fn demo(page: std::sync::Arc<dyn retrace_drive::Backend>) -> Result<(), retrace_drive::tool::ToolError> {
@@ -76,15 +77,7 @@ impl std::fmt::Debug for ComputerTool {
     }
 }
 
-const DESCRIPTION: &str = "Use a mouse and keyboard to interact with a screen, and take \
-screenshots. Coordinates are pixels of the screenshot you see, [x, y] from the top-left. \
-Actions: screenshot, left_click, right_click, middle_click, double_click, triple_click \
-(optional `coordinate`, optional `text` with modifier keys to hold), mouse_move \
-(`coordinate`), left_click_drag (`start_coordinate`, `coordinate`), left_mouse_down, \
-left_mouse_up, scroll (`scroll_direction`, `scroll_amount`, optional `coordinate`), type \
-(`text`), key (`text`: xdotool names such as Return, Tab, ctrl+a), hold_key (`text`, \
-`duration` in seconds), wait (`duration`), cursor_position. Each action answers with a \
-screenshot taken after it.";
+use retrace_protocol::computer_tool::DESCRIPTION;
 
 impl ComputerTool {
     /// A tool acting on `backend`; reads the display size once to set up scaling.
@@ -138,6 +131,7 @@ impl ComputerTool {
         let point = |p: (i64, i64)| self.scaler.to_display(p).map_err(ToolError::ForModel);
         match action {
             Action::Screenshot => return self.screenshot_output(false).await,
+            Action::Zoom { from, to } => return self.zoom(*from, *to).await,
             Action::CursorPosition => {
                 let (x, y) = self.scaler.to_model(backend.cursor_position().await?);
                 return Ok(ToolOutput::text(format!("X={x},Y={y}")));
@@ -176,7 +170,11 @@ impl ComputerTool {
                 .await?;
             }
             Action::Type(text) => backend.type_text(text, None).await?,
-            Action::Key(combo) => backend.key(combo).await.map_err(for_model_if_input)?,
+            Action::Key { combo, repeat } => {
+                for _ in 0..*repeat {
+                    backend.key(combo).await.map_err(for_model_if_input)?;
+                }
+            }
             Action::HoldKey { combo, seconds } => backend
                 .hold_key(combo, (seconds * 1000.0).round() as u64)
                 .await
@@ -258,6 +256,62 @@ impl ComputerTool {
         Ok(ToolOutput {
             text: None,
             screenshot: Some(shot),
+        })
+    }
+}
+
+impl ComputerTool {
+    /// The region from `from` to `to` (model coordinates, `to` exclusive) cut from a
+    /// screenshot of the display at its own resolution: the detail a downscaled screenshot
+    /// loses.
+    async fn zoom(&self, from: (i64, i64), to: (i64, i64)) -> Result<ToolOutput, ToolError> {
+        let (mw, mh) = self.scaler.model;
+        if to.0 > i64::from(mw) || to.1 > i64::from(mh) {
+            return Err(ToolError::ForModel(format!(
+                "the zoom region [{}, {}, {}, {}] leaves the {mw}x{mh} screenshot",
+                from.0, from.1, to.0, to.1
+            )));
+        }
+        let shot = self.backend.screenshot().await?;
+        let fail = |detail: String| {
+            ToolError::Fatal(DriveError::Operation {
+                backend: self.backend.name().to_owned(),
+                doing: "cutting a zoomed region from a screenshot".to_owned(),
+                detail,
+            })
+        };
+        let scale = |v: i64, model: u32, display: u32| -> u32 {
+            let scaled = (v as f64 * f64::from(display) / f64::from(model)).round();
+            (scaled.max(0.0) as u32).min(display)
+        };
+        let (w, h) = (shot.width.max(1), shot.height.max(1));
+        let x0 = scale(from.0, mw, w).min(w - 1);
+        let y0 = scale(from.1, mh, h).min(h - 1);
+        let x1 = scale(to.0, mw, w).clamp(x0 + 1, w);
+        let y1 = scale(to.1, mh, h).clamp(y0 + 1, h);
+        let (width, height) = (x1 - x0, y1 - y0);
+        let image = retrace_vision::decode_png(&shot.png).map_err(|e| fail(e.to_string()))?;
+        let rgba = image.to_rgba();
+        let row = w as usize * 4;
+        let mut region = Vec::with_capacity(width as usize * height as usize * 4);
+        for y in y0..y1 {
+            let start = y as usize * row + x0 as usize * 4;
+            let end = y as usize * row + x1 as usize * 4;
+            let Some(pixels) = rgba.get(start..end) else {
+                return Err(fail(format!(
+                    "the screenshot has fewer pixels than its {w}x{h} size"
+                )));
+            };
+            region.extend_from_slice(pixels);
+        }
+        let png = retrace_vision::encode_png_rgba(width, height, &region)
+            .map_err(|e| fail(e.to_string()))?;
+        Ok(ToolOutput {
+            text: Some(format!(
+                "zoom of [{}, {}, {}, {}]: {width}x{height} pixels",
+                from.0, from.1, to.0, to.1
+            )),
+            screenshot: Some(crate::backend::Screenshot { png, width, height }),
         })
     }
 }

@@ -351,6 +351,90 @@ async fn coordinates_and_screenshots_scale_between_model_and_display() {
     assert!(error.to_string().contains("0..640"), "{error}");
 }
 
+/// `zoom` answers with the region at the display's full resolution: a model seeing the page
+/// at half size gets the region's display pixels, equal to the same region of a display
+/// screenshot, not an upscaled copy of what it already saw.
+#[tokio::test]
+async fn zoom_returns_the_region_at_full_resolution() {
+    retrace_test_support::require!(Chromium);
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/input")).await;
+    let tool = tool_on(
+        &page,
+        ComputerToolConfig {
+            model_size: Some((640, 400)),
+            ..ComputerToolConfig::default()
+        },
+    )
+    .await;
+    // Model region 180..320 x 10..140 is display 360..640 x 20..280: the red target's edges.
+    let zoomed = tool
+        .call(json!({"action": "zoom", "region": [180, 10, 320, 140]}))
+        .await
+        .unwrap()
+        .screenshot
+        .unwrap();
+    assert_eq!((zoomed.width, zoomed.height), (280, 260));
+    let display = retrace_drive::Backend::screenshot(page.as_ref())
+        .await
+        .unwrap();
+    let full = retrace_vision::decode_png(&display.png)
+        .unwrap()
+        .to_rgba()
+        .into_owned();
+    let zoom = retrace_vision::decode_png(&zoomed.png)
+        .unwrap()
+        .to_rgba()
+        .into_owned();
+    for y in 0..260_usize {
+        let row = ((20 + y) * display.width as usize + 360) * 4;
+        assert_eq!(
+            &zoom[y * 280 * 4..(y + 1) * 280 * 4],
+            &full[row..row + 280 * 4],
+            "row {y}"
+        );
+    }
+    // The target (display 400..600 x 50..250) starts 40 px into the zoom, as on the display.
+    let at = ((40 * 280) + 40) * 4;
+    assert_eq!(&zoom[at..at + 3], &[204, 0, 0]);
+    let outside = tool
+        .call(json!({"action": "zoom", "region": [600, 0, 700, 10]}))
+        .await
+        .unwrap_err();
+    assert!(
+        outside.to_string().contains("leaves the 640x400"),
+        "{outside}"
+    );
+    let malformed = tool
+        .call(json!({"action": "zoom", "region": [10, 10, 5, 20]}))
+        .await
+        .unwrap_err();
+    assert!(malformed.to_string().contains("x0 < x1"), "{malformed}");
+}
+
+/// `key` presses `repeat` times.
+#[tokio::test]
+async fn key_repeats_as_asked() {
+    retrace_test_support::require!(Chromium);
+    let server = common::serve_pages();
+    let (_browser, page) = common::page_at(&server.url("/input")).await;
+    let tool = tool_on(&page, ComputerToolConfig::default()).await;
+    let before = events(&page).await.len();
+    act(&tool, json!({"action": "key", "text": "Tab", "repeat": 3})).await;
+    let tabs = events(&page)
+        .await
+        .into_iter()
+        .skip(before)
+        .filter(|e| e["type"] == "keydown" && e["key"] == "Tab")
+        .count();
+    assert_eq!(tabs, 3);
+    let error = tool
+        .call(json!({"action": "key", "text": "Tab", "repeat": 0}))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("`repeat`"), "{error}");
+}
+
 #[tokio::test]
 async fn bad_input_is_an_error_the_model_can_read_and_the_page_lives_on() {
     retrace_test_support::require!(Chromium);

@@ -1,6 +1,7 @@
 //! The Anthropic Messages API: [`wire`] (JSON in and out, no I/O) and [`AnthropicClient`].
 
 mod client;
+pub mod toolset;
 pub mod wire;
 
 pub use client::API_VERSION;
@@ -8,3 +9,4 @@ pub use client::AnthropicClient;
 pub use client::AnthropicConfig;
 pub use client::DEFAULT_BASE_URL;
 pub use client::DEFAULT_TIMEOUT;
+pub use client::NoticeSink;

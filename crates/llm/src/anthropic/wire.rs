@@ -1,10 +1,17 @@
 //! The Anthropic Messages API wire format, as pure functions over JSON (no I/O).
 //!
-//! - [`request_body`]: a [`MessageRequest`] as the body of `POST /v1/messages`; messages go
-//!   through the protocol's API view, so cache-only fields never leave. The client sends the
-//!   same bytes built from per-message fragments serialised once (`request_bytes`).
-//! - [`beta_headers`]: the `anthropic-beta` values a request needs (the computer tool).
-//! - [`parse_response`] and [`parse_error`]: the answer body back into types.
+//! - [`request_body`]: a [`MessageRequest`] as the body of `POST /v1/messages`, shaped for
+//!   the model ([`RequestShape`]: its computer tool form and thinking form, from the
+//!   [catalogue](crate::catalog)); messages go through the protocol's API view, so cache-only
+//!   fields never leave, and through the toolset encoding when the form is the toolset. The
+//!   client sends the same bytes built from per-message fragments serialised once
+//!   (`request_bytes`).
+//! - [`beta_headers`]: the `anthropic-beta` values a request needs (a beta computer tool).
+//! - [`parse_response`] and [`parse_error`]: the answer body back into types, toolset member
+//!   calls back into `computer` calls.
+//!
+//! `temperature` is never sent: the official SDK (`anthropic` 2.14.0,
+//! `types/message_create_params.py`) has no such field, and current models refuse it.
 
 use bytes::Bytes;
 use retrace_protocol::ContentBlock;
@@ -16,47 +23,113 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
+use super::toolset;
 use crate::MessageRequest;
 use crate::MessageResponse;
 use crate::ToolChoice;
 use crate::ToolSpec;
 use crate::VlmError;
+use crate::catalog::ComputerToolForm;
+use crate::catalog::ModelProvider;
+use crate::catalog::ProfileOverrides;
+use crate::catalog::ThinkingForm;
 use crate::fragments::FragmentCache;
 use crate::fragments::assemble;
 
-/// The computer tool version this client sends.
-pub const COMPUTER_TOOL_TYPE: &str = "computer_20250124";
-/// The beta flag the computer tool needs.
-pub const COMPUTER_USE_BETA: &str = "computer-use-2025-01-24";
+/// The smallest thinking budget the API takes (`types/thinking_config_enabled_param.py`:
+/// "Must be ≥1024").
+pub const MIN_THINKING_BUDGET: u32 = 1024;
 
-/// The JSON body for `POST /v1/messages`.
+/// How a request is shaped for one model: which computer tool form and which thinking form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestShape {
+    /// The computer tool form sent when the request offers the computer tool.
+    pub computer_tool: ComputerToolForm,
+    /// How thinking is asked for when the request asks for it.
+    pub thinking: ThinkingForm,
+}
+
+impl RequestShape {
+    /// The catalogue's shape for `model` (an unknown model gets the newest forms).
+    pub fn for_model(model: &str) -> Self {
+        let profile =
+            crate::catalog::profile(ModelProvider::Anthropic, model, ProfileOverrides::default());
+        Self {
+            computer_tool: profile.computer_tool,
+            thinking: profile.thinking,
+        }
+    }
+}
+
+/// The JSON body for `POST /v1/messages`, shaped for `model` as the catalogue says.
 pub fn request_body(model: &str, request: &MessageRequest) -> Value {
-    let mut body = body_head(model, request);
+    shaped_request_body(model, request, RequestShape::for_model(model))
+}
+
+/// The JSON body for `POST /v1/messages` in this shape.
+pub fn shaped_request_body(model: &str, request: &MessageRequest, shape: RequestShape) -> Value {
+    let mut body = body_head(model, request, shape);
+    let encode = MessageEncoder::new(request, shape);
     body.insert(
         "messages".into(),
-        Value::Array(request.messages.iter().map(message_to_api_json).collect()),
+        Value::Array(
+            request
+                .messages
+                .iter()
+                .map(|message| encode.value(message))
+                .collect(),
+        ),
     );
     Value::Object(body)
 }
 
-/// [`request_body`] as the bytes sent, each message's JSON taken from `cache` when an
-/// earlier request had the same message (the bytes are the same either way).
+/// [`shaped_request_body`] as the bytes sent, each message's JSON taken from `cache` when an
+/// earlier request had the same message (the bytes are the same either way; the cache must
+/// be cleared when the shape changes).
 pub(crate) fn request_bytes(
     model: &str,
     request: &MessageRequest,
+    shape: RequestShape,
     cache: &FragmentCache,
 ) -> Result<Bytes, VlmError> {
-    let fragments = cache.fragments(&request.messages, message_json)?;
-    assemble(&body_head(model, request), "messages", &fragments)
+    let encode = MessageEncoder::new(request, shape);
+    let fragments = cache.fragments(&request.messages, |message| {
+        serde_json::to_vec(&encode.value(message))
+    })?;
+    assemble(&body_head(model, request, shape), "messages", &fragments)
 }
 
-/// One message's JSON as it appears in the `messages` array.
-pub(crate) fn message_json(message: &Message) -> Result<Vec<u8>, serde_json::Error> {
-    serde_json::to_vec(&message_to_api_json(message))
+/// Turns history messages into the API's JSON for one request's shape.
+struct MessageEncoder {
+    /// With the toolset form: the ids of the request's `computer` calls.
+    toolset_ids: Option<std::collections::HashSet<String>>,
+}
+
+impl MessageEncoder {
+    fn new(request: &MessageRequest, shape: RequestShape) -> Self {
+        let toolset_ids = (shape.computer_tool == ComputerToolForm::Toolset20260801).then(|| {
+            let ids = request
+                .messages
+                .iter()
+                .flat_map(Message::tool_uses)
+                .filter(|call| call.name == retrace_protocol::tool_names::COMPUTER)
+                .map(|call| call.id.clone());
+            ids.collect()
+        });
+        Self { toolset_ids }
+    }
+
+    fn value(&self, message: &Message) -> Value {
+        let mut value = message_to_api_json(message);
+        if let Some(ids) = &self.toolset_ids {
+            toolset::encode_message(&mut value, ids);
+        }
+        value
+    }
 }
 
 /// Every field of the body in order, with `messages` as a `null` placeholder.
-fn body_head(model: &str, request: &MessageRequest) -> Map<String, Value> {
+fn body_head(model: &str, request: &MessageRequest, shape: RequestShape) -> Map<String, Value> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(request.max_tokens));
@@ -67,34 +140,48 @@ fn body_head(model: &str, request: &MessageRequest) -> Map<String, Value> {
     if !request.tools.is_empty() {
         body.insert(
             "tools".into(),
-            Value::Array(request.tools.iter().map(tool_json).collect()),
+            Value::Array(
+                request
+                    .tools
+                    .iter()
+                    .map(|tool| tool_json(tool, shape.computer_tool))
+                    .collect(),
+            ),
         );
     }
     if let Some(choice) = &request.tool_choice {
         body.insert("tool_choice".into(), tool_choice_json(choice));
     }
-    if let Some(temperature) = request.temperature {
-        body.insert("temperature".into(), json!(temperature));
-    }
     if let Some(budget) = request.thinking {
-        body.insert(
-            "thinking".into(),
-            json!({"type": "enabled", "budget_tokens": budget}),
-        );
+        match shape.thinking {
+            ThinkingForm::Adaptive => {
+                body.insert("thinking".into(), json!({"type": "adaptive"}));
+            }
+            ThinkingForm::Budget => {
+                body.insert(
+                    "thinking".into(),
+                    json!({"type": "enabled", "budget_tokens": budget.max(MIN_THINKING_BUDGET)}),
+                );
+            }
+            ThinkingForm::None => {}
+        }
+    }
+    if let Some(effort) = request.effort {
+        body.insert("output_config".into(), json!({"effort": effort.name()}));
     }
     body
 }
 
-/// The `anthropic-beta` flags this request needs.
-pub fn beta_headers(request: &MessageRequest) -> Vec<&'static str> {
-    let mut betas = Vec::new();
-    if request.computer_tool().is_some() {
-        betas.push(COMPUTER_USE_BETA);
-    }
-    betas
+/// The `anthropic-beta` flags this request needs in this shape.
+pub fn beta_headers(request: &MessageRequest, shape: RequestShape) -> Vec<&'static str> {
+    request
+        .computer_tool()
+        .and_then(|_| shape.computer_tool.anthropic_beta())
+        .into_iter()
+        .collect()
 }
 
-fn tool_json(tool: &ToolSpec) -> Value {
+fn tool_json(tool: &ToolSpec, form: ComputerToolForm) -> Value {
     match tool {
         ToolSpec::Custom {
             name,
@@ -104,12 +191,24 @@ fn tool_json(tool: &ToolSpec) -> Value {
         ToolSpec::Computer {
             display_width_px,
             display_height_px,
-        } => json!({
-            "type": COMPUTER_TOOL_TYPE,
-            "name": retrace_protocol::tool_names::COMPUTER,
-            "display_width_px": display_width_px,
-            "display_height_px": display_height_px,
-        }),
+        } => match form {
+            // Every member is enabled by default, zoom included
+            // (`types/computer_toolset_20260801_param.py`).
+            ComputerToolForm::Toolset20260801 => json!({"type": form.name()}),
+            ComputerToolForm::Computer20251124 => json!({
+                "type": form.name(),
+                "name": retrace_protocol::tool_names::COMPUTER,
+                "display_width_px": display_width_px,
+                "display_height_px": display_height_px,
+                "enable_zoom": true,
+            }),
+            _ => json!({
+                "type": ComputerToolForm::Computer20250124.name(),
+                "name": retrace_protocol::tool_names::COMPUTER,
+                "display_width_px": display_width_px,
+                "display_height_px": display_height_px,
+            }),
+        },
     }
 }
 
@@ -151,7 +250,7 @@ pub fn parse_response(body: &str) -> Result<MessageResponse, VlmError> {
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            ContentBlock::from_value(item.clone())
+            ContentBlock::from_value(toolset::decode_block(item.clone()))
                 .map_err(|e| VlmError::bad_response(format!("content[{index}]: {e}"), body))
         })
         .collect::<Result<Vec<_>, _>>()?;

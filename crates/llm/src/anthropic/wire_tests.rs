@@ -46,6 +46,8 @@ fn computer_request() -> MessageRequest {
     .with_thinking(2048)
 }
 
+/// `claude-sonnet-4-5` takes `computer_20250124` and manual thinking budgets; the
+/// temperature the request asks for is not sent (the current API has no such field).
 #[test]
 fn request_body_matches_the_fixture_and_drops_cache_fields() {
     let body = request_body("claude-sonnet-4-5", &computer_request());
@@ -54,14 +56,89 @@ fn request_body_matches_the_fixture_and_drops_cache_fields() {
     assert!(!body.to_string().contains("visual_representation"));
 }
 
+/// `claude-sonnet-4-6` takes `computer_20251124` with zoom, and adaptive thinking.
+#[test]
+fn a_20251124_model_gets_zoom_and_adaptive_thinking() {
+    let mut request = computer_request();
+    request.effort = Some(crate::Effort::High);
+    let body = request_body("claude-sonnet-4-6", &request);
+    assert_eq!(
+        body["tools"][0],
+        json!({"type": "computer_20251124", "name": "computer", "display_width_px": 1280,
+               "display_height_px": 800, "enable_zoom": true})
+    );
+    assert_eq!(body["thinking"], json!({"type": "adaptive"}));
+    assert_eq!(body["output_config"], json!({"effort": "high"}));
+    assert!(body.get("temperature").is_none());
+    assert_eq!(
+        beta_headers(&request, RequestShape::for_model("claude-sonnet-4-6")),
+        vec!["computer-use-2025-11-24"]
+    );
+}
+
+/// The toolset form: one nameless tools entry, calls named by their action with
+/// `toolset_name`, results echoing it, and no beta header.
+#[test]
+fn a_toolset_model_gets_the_toolset_encoding() {
+    let request = computer_request();
+    let body = request_body("claude-sonnet-5-5", &request);
+    assert_eq!(
+        body["tools"][0],
+        json!({"type": "computer_toolset_20260801"})
+    );
+    assert_eq!(
+        body["messages"][1]["content"][1],
+        json!({"type": "tool_use", "id": "toolu_01", "name": "screenshot",
+               "toolset_name": "computer", "input": {}})
+    );
+    assert_eq!(
+        body["messages"][2]["content"][0]["toolset_name"],
+        "computer"
+    );
+    assert!(beta_headers(&request, RequestShape::for_model("claude-sonnet-5-5")).is_empty());
+    // The fragments the client reuses give the same bytes as the whole body.
+    let cache = FragmentCache::default();
+    let shape = RequestShape::for_model("claude-sonnet-5-5");
+    let bytes = request_bytes("claude-sonnet-5-5", &request, shape, &cache).unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), body);
+}
+
+#[test]
+fn an_answer_in_the_toolset_form_reads_as_computer_calls() {
+    let body = json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
+        "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "left_click", "toolset_name": "computer",
+             "input": {"coordinate": [5, 6]}, "caller": {"type": "direct"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "zoom", "toolset_name": "computer",
+             "input": {"region": [0, 0, 100, 50]}, "caller": {"type": "direct"}}
+        ],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 1, "output_tokens": 2}
+    });
+    let response = parse_response(&body.to_string()).unwrap();
+    let calls: Vec<_> = response.to_message().tool_uses().cloned().collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].name, "computer");
+    assert_eq!(
+        calls[0].input,
+        json!({"action": "left_click", "coordinate": [5, 6]})
+    );
+    assert_eq!(
+        calls[1].input,
+        json!({"action": "zoom", "region": [0, 0, 100, 50]})
+    );
+}
+
 #[test]
 fn computer_tool_needs_the_beta_header() {
+    let shape = RequestShape::for_model("claude-sonnet-4-5");
     assert_eq!(
-        beta_headers(&computer_request()),
+        beta_headers(&computer_request(), shape),
         vec!["computer-use-2025-01-24"]
     );
     let plain = MessageRequest::new(vec![Message::user_text("hi")], 10);
-    assert!(beta_headers(&plain).is_empty());
+    assert!(beta_headers(&plain, shape).is_empty());
     let body = request_body("m", &plain);
     assert_eq!(
         body,

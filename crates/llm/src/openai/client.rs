@@ -14,8 +14,10 @@ use crate::MessageResponse;
 use crate::Pricing;
 use crate::VlmError;
 use crate::VlmProvider;
+use crate::catalog::Coordinates;
 use crate::fragments::FragmentCache;
 use crate::http;
+use retrace_protocol::ContentBlock;
 
 /// How long one request may take unless configured otherwise (local models are slow).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -37,19 +39,36 @@ pub struct OpenAiConfig {
     /// `response_format.json_schema.strict` for structured output (default true; set false
     /// for schemas that do not meet OpenAI's strict-mode rules).
     pub strict_response_schema: bool,
+    /// The coordinate space the model answers in (default: the catalogue's for `model`,
+    /// pixels for models it does not know).
+    pub coordinates: Coordinates,
 }
 
 impl OpenAiConfig {
     /// A server at `base_url` serving `model`, with no key.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        let model = model.into();
+        let coordinates = crate::catalog::profile(
+            crate::catalog::ModelProvider::OpenaiCompatible,
+            &model,
+            crate::catalog::ProfileOverrides::default(),
+        )
+        .coordinates;
         Self {
             base_url: base_url.into(),
-            model: model.into(),
+            model,
+            coordinates,
             api_key: None,
             timeout: DEFAULT_TIMEOUT,
             pricing: None,
             strict_response_schema: true,
         }
+    }
+
+    /// The same config for a model answering in `coordinates` (`--coordinates`).
+    pub fn with_coordinates(mut self, coordinates: Coordinates) -> Self {
+        self.coordinates = coordinates;
+        self
     }
 
     /// The same config with a key.
@@ -147,10 +166,12 @@ impl OpenAiClient {
 #[async_trait]
 impl VlmProvider for OpenAiClient {
     async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
+        let map = wire::coordinate_map(request, self.config.coordinates);
         let body = wire::request_bytes(
             &self.config.model,
             request,
             self.config.strict_response_schema,
+            map,
             &self.fragments,
         )?;
         let response = http::post_json(
@@ -164,13 +185,24 @@ impl VlmProvider for OpenAiClient {
         .await?;
         tracing::debug!(status = response.status, model = %self.config.model, "openai response");
         if (200..300).contains(&response.status) {
-            return wire::parse_response(&response.body);
+            let mut answer = wire::parse_response(&response.body)?;
+            if let Some(map) = map {
+                for block in &mut answer.content {
+                    if let ContentBlock::ToolUse(call) = block
+                        && call.name == retrace_protocol::tool_names::COMPUTER
+                    {
+                        map.to_screen(&mut call.input);
+                    }
+                }
+            }
+            return Ok(answer);
         }
         let (api_type, message) = wire::parse_error(&response.body);
         if api_type.as_deref() == Some("insufficient_quota") {
             // A 429 that waiting does not fix.
             return Err(VlmError::BadRequest {
                 status: response.status,
+                retry: crate::error::RetryHint::default(),
                 message,
             });
         }

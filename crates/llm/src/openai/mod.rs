@@ -1,9 +1,10 @@
 //! OpenAI-compatible chat completions (vLLM, Ollama, LM Studio, OpenRouter, OpenAI):
-//! [`wire`] (JSON in and out, no I/O), [`computer`] (the computer tool as a function) and
-//! [`OpenAiClient`].
+//! [`wire`] (JSON in and out, no I/O), [`computer`] (the computer tool as a function),
+//! [`coordinates`] (open models' coordinate spaces) and [`OpenAiClient`].
 
 mod client;
 pub mod computer;
+pub mod coordinates;
 pub mod wire;
 
 pub use client::DEFAULT_TIMEOUT;

@@ -26,6 +26,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::computer::computer_function;
+use super::coordinates::CoordinateMap;
 use crate::MessageRequest;
 use crate::MessageResponse;
 use crate::ToolChoice;
@@ -40,13 +41,69 @@ pub const RESPONSE_SCHEMA_NAME: &str = "response";
 /// The JSON body for `POST {base}/chat/completions`. `strict_schema` sets
 /// `response_format.json_schema.strict` (OpenAI then requires every object in the schema to
 /// list all properties as required and forbid additional ones).
+///
+/// Points in the history are sent in the model's coordinate space, the catalogue's for
+/// `model` ([`mapped_request_body`] takes another).
 pub fn request_body(model: &str, request: &MessageRequest, strict_schema: bool) -> Value {
+    let space = crate::catalog::profile(
+        crate::catalog::ModelProvider::OpenaiCompatible,
+        model,
+        crate::catalog::ProfileOverrides::default(),
+    )
+    .coordinates;
+    mapped_request_body(
+        model,
+        request,
+        strict_schema,
+        coordinate_map(request, space),
+    )
+}
+
+/// The coordinate map of `space` over the request's screenshots (the computer tool's display
+/// size); `None` when points are pixels or no computer tool is offered.
+pub fn coordinate_map(
+    request: &MessageRequest,
+    space: crate::catalog::Coordinates,
+) -> Option<CoordinateMap> {
+    CoordinateMap::new(space, request.computer_tool()?)
+}
+
+/// [`request_body`] with the history's points mapped by `map`.
+pub fn mapped_request_body(
+    model: &str,
+    request: &MessageRequest,
+    strict_schema: bool,
+    map: Option<CoordinateMap>,
+) -> Value {
     let mut body = body_head(model, request, strict_schema);
-    body.insert(
-        "messages".into(),
-        Value::Array(messages_json(request.system.as_deref(), &request.messages)),
-    );
+    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    if let Some(system) = &request.system {
+        messages.push(system_json(system));
+    }
+    for message in &request.messages {
+        push_message(&mut messages, &in_model_space(message, map));
+    }
+    body.insert("messages".into(), Value::Array(messages));
     Value::Object(body)
+}
+
+/// `message` with its `computer` calls' points in the model's space (itself when there is
+/// nothing to map).
+fn in_model_space(message: &Message, map: Option<CoordinateMap>) -> std::borrow::Cow<'_, Message> {
+    let Some(map) = map.filter(|_| message.role == Role::Assistant) else {
+        return std::borrow::Cow::Borrowed(message);
+    };
+    let mut mapped = message.clone();
+    if let MessageContent::Blocks(blocks) = &mut mapped.content {
+        for block in blocks {
+            if let ContentBlock::ToolUse(call) = block
+                && call.name == retrace_protocol::tool_names::COMPUTER
+            {
+                map.to_model(&mut call.input);
+            }
+        }
+    }
+    std::borrow::Cow::Owned(mapped)
 }
 
 /// [`request_body`] as the bytes sent, each history message's JSON taken from `cache` when
@@ -55,6 +112,7 @@ pub(crate) fn request_bytes(
     model: &str,
     request: &MessageRequest,
     strict_schema: bool,
+    map: Option<CoordinateMap>,
     cache: &FragmentCache,
 ) -> Result<Bytes, VlmError> {
     let mut fragments = Vec::with_capacity(request.messages.len() + 1);
@@ -64,7 +122,9 @@ pub(crate) fn request_bytes(
         })?;
         fragments.push(Bytes::from(system));
     }
-    fragments.extend(cache.fragments(&request.messages, message_json)?);
+    fragments.extend(cache.fragments(&request.messages, |message| {
+        message_json(&in_model_space(message, map))
+    })?);
     assemble(
         &body_head(model, request, strict_schema),
         "messages",
@@ -87,13 +147,24 @@ pub(crate) fn message_json(message: &Message) -> Result<Vec<u8>, serde_json::Err
     Ok(out)
 }
 
-/// Every field of the body in order, with `messages` as a `null` placeholder.
+/// Every field of the body in order, with `messages` as a `null` placeholder. The output
+/// limit's field and whether `temperature` goes are the [catalogue](crate::catalog)'s for
+/// `model`: OpenAI's GPT-5 models take `max_completion_tokens` and refuse `max_tokens` and
+/// `temperature`; servers the catalogue does not know keep `max_tokens`.
 fn body_head(model: &str, request: &MessageRequest, strict_schema: bool) -> Map<String, Value> {
+    let profile = crate::catalog::profile(
+        crate::catalog::ModelProvider::OpenaiCompatible,
+        model,
+        crate::catalog::ProfileOverrides::default(),
+    );
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("messages".into(), Value::Null);
-    body.insert("max_tokens".into(), json!(request.max_tokens));
-    if let Some(temperature) = request.temperature {
+    body.insert(
+        profile.token_limit.field().into(),
+        json!(request.max_tokens),
+    );
+    if let Some(temperature) = request.temperature.filter(|_| profile.takes_temperature) {
         body.insert("temperature".into(), json!(temperature));
     }
     if !request.tools.is_empty() {

@@ -77,7 +77,11 @@ fn the_computer_tool_becomes_a_function_with_the_action_set() {
             .contains("1280x800")
     );
     let actions = &function["parameters"]["properties"]["action"]["enum"];
-    assert_eq!(actions.as_array().unwrap().len(), 16);
+    assert_eq!(
+        actions.as_array().unwrap().len(),
+        retrace_protocol::tool_input::COMPUTER_ACTIONS.len()
+    );
+    assert!(actions.as_array().unwrap().contains(&json!("zoom")));
     assert!(actions.as_array().unwrap().contains(&json!("left_click")));
     assert_eq!(function["parameters"]["required"], json!(["action"]));
 }
@@ -220,4 +224,19 @@ fn parses_error_bodies_of_several_servers() {
             "{body}"
         );
     }
+}
+
+/// OpenAI's GPT-5 models take `max_completion_tokens` and no `temperature`; a server the
+/// catalogue does not know (vLLM, Ollama) keeps `max_tokens` and the temperature asked for.
+#[test]
+fn gpt5_models_get_max_completion_tokens_and_no_temperature() {
+    let request = MessageRequest::new(vec![Message::user_text("hi")], 64).with_temperature(0.0);
+    let gpt = request_body("gpt-5.2", &request, true);
+    assert_eq!(gpt["max_completion_tokens"], 64);
+    assert!(gpt.get("max_tokens").is_none());
+    assert!(gpt.get("temperature").is_none());
+    let open = request_body("my-local-vlm", &request, true);
+    assert_eq!(open["max_tokens"], 64);
+    assert!(open.get("max_completion_tokens").is_none());
+    assert_eq!(open["temperature"], 0.0);
 }

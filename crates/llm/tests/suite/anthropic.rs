@@ -11,6 +11,7 @@ use retrace_llm::VlmError;
 use retrace_llm::VlmProvider;
 use retrace_llm::anthropic::AnthropicClient;
 use retrace_llm::anthropic::AnthropicConfig;
+use retrace_llm::error::RetryHint;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
 use retrace_protocol::StopReason;
@@ -84,7 +85,8 @@ async fn request_carries_screenshots_as_image_blocks_and_never_visual_representa
     let sent = &requests[0];
     assert_eq!(sent.path, "/v1/messages");
     assert_eq!(sent.header("x-api-key"), Some(TEST_KEY));
-    assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
+    // The version the official SDK sends (`anthropic` 2.14.0, `_constants.py`).
+    assert_eq!(sent.header("anthropic-version"), Some("2026-10-21"));
     assert_eq!(
         sent.header("anthropic-beta"),
         Some("computer-use-2025-01-24")
@@ -175,7 +177,7 @@ async fn auth_error_is_not_retried_and_keeps_the_api_message() {
         error,
         VlmError::Auth {
             status: 401,
-            message: "invalid x-api-key".into()
+            message: "invalid x-api-key (request-id req_fake_1)".into()
         }
     );
     assert_eq!(fake.requests().len(), 1);
@@ -198,7 +200,8 @@ async fn bad_request_carries_the_api_message() {
         error,
         VlmError::BadRequest {
             status: 400,
-            message: "messages.0.content: Field required".into()
+            retry: RetryHint::default(),
+            message: "messages.0.content: Field required (request-id req_fake_1)".into()
         }
     );
 }
@@ -248,7 +251,10 @@ async fn an_exhausted_script_answers_500_saying_so() {
         .create_message(&request)
         .await
         .unwrap_err();
-    let VlmError::Server { status, message } = error else {
+    let VlmError::Server {
+        status, message, ..
+    } = error
+    else {
         panic!("expected Server, got {error:?}");
     };
     assert_eq!(status, 500);

@@ -1,9 +1,12 @@
 //! Test modules and the few helpers they share.
 
 mod anthropic;
+mod fake_replies;
+mod forms;
 mod openai;
 mod qa;
 mod retry;
+mod sdk_check;
 mod secrets;
 
 use std::sync::Arc;
@@ -16,6 +19,7 @@ use retrace_llm::RetryPolicy;
 use retrace_llm::VlmError;
 use retrace_llm::anthropic::AnthropicClient;
 use retrace_llm::anthropic::AnthropicConfig;
+use retrace_llm::catalog::ComputerToolForm;
 
 /// A fake key; the secrets tests check it never shows up in output.
 pub const TEST_KEY: &str = "sk-ant-test-SECRET-0123456789";
@@ -26,12 +30,14 @@ pub fn screenshot_png() -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// An Anthropic client for a fake server's base URL.
+/// An Anthropic client for a fake server's base URL, for a model the catalogue does not know
+/// (`claude-test`) sending the classic `computer_20250124` form.
 pub fn anthropic_client(base_url: &str) -> AnthropicClient {
     AnthropicClient::new(
         AnthropicConfig::new(ApiKey::new(TEST_KEY), "claude-test")
             .with_base_url(base_url)
-            .with_timeout(Duration::from_secs(10)),
+            .with_timeout(Duration::from_secs(10))
+            .with_computer_tool(ComputerToolForm::Computer20250124),
     )
     .unwrap()
 }

@@ -9,6 +9,7 @@ use retrace_llm::MessageRequest;
 use retrace_llm::ToolSpec;
 use retrace_llm::VlmError;
 use retrace_llm::VlmProvider;
+use retrace_llm::error::RetryHint;
 use retrace_llm::openai::OpenAiClient;
 use retrace_llm::openai::OpenAiConfig;
 use retrace_protocol::ContentBlock;
@@ -168,15 +169,19 @@ async fn rate_limit_and_auth_errors_are_typed() {
     assert_eq!(
         client.create_message(&hello()).await.unwrap_err(),
         VlmError::RateLimited {
-            retry_after: Some(Duration::from_secs(1)),
-            message: "Number of requests has exceeded your rate limit".into()
+            retry: RetryHint {
+                retry_after: Some(Duration::from_secs(1)),
+                should_retry: None,
+            },
+            message: "Number of requests has exceeded your rate limit (request-id req_fake_1)"
+                .into()
         }
     );
     assert_eq!(
         client.create_message(&hello()).await.unwrap_err(),
         VlmError::Auth {
             status: 401,
-            message: "Incorrect API key provided".into()
+            message: "Incorrect API key provided (request-id req_fake_2)".into()
         }
     );
 }

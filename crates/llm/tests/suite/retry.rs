@@ -49,7 +49,8 @@ async fn overloaded_on_every_attempt_gives_a_clear_error_after_the_configured_at
     assert_eq!(fake.requests().len(), 3);
     assert!(
         matches!(&error, VlmError::RetriesExhausted { attempts: 3, last, .. }
-            if **last == VlmError::Overloaded { message: "Overloaded".into() }),
+            if matches!(&**last, VlmError::Overloaded { message, .. }
+                if message == "Overloaded (request-id req_fake_3)")),
         "{error:?}"
     );
     let text = error.to_string();
@@ -73,14 +74,62 @@ async fn server_errors_are_retried_until_success() {
     assert_eq!(fake.requests().len(), 3);
 }
 
+/// Every 5xx is retried, as the official SDKs retry (`_base_client.py`, `_should_retry`:
+/// `status_code >= 500`); 501 once was not.
 #[tokio::test]
-async fn http_501_is_not_retried() {
-    let fake =
-        FakeAnthropic::start(vec![ScriptStep::server_error(501), ScriptStep::text("no")]).await;
+async fn http_501_is_retried_as_the_sdks_retry_it() {
+    let fake = FakeAnthropic::start(vec![
+        ScriptStep::server_error(501),
+        ScriptStep::text("after 501"),
+    ])
+    .await;
+    let provider = RetryingProvider::new(anthropic_client(&fake.base_url()), quick_policy(5));
+    let response = provider.create_message(&hello()).await.unwrap();
+    assert_eq!(response.text(), "after 501");
+    assert_eq!(fake.requests().len(), 2);
+}
+
+/// A 529 whose `retry-after` is an HTTP date is retried after the wait that date asks for
+/// (the SDKs' `_parse_retry_after_header`), not after the policy's short backoff, and the
+/// 200 that follows is the answer.
+#[tokio::test]
+async fn a_529_with_an_http_date_retry_after_waits_for_the_date_then_succeeds() {
+    // Five seconds ahead: the first request reaches the server in milliseconds, so the date
+    // is still ahead when the answer is read, with seconds to spare on a loaded machine.
+    let at = std::time::SystemTime::now() + Duration::from_secs(5);
+    let fake = FakeAnthropic::start(vec![
+        ScriptStep::overloaded_retry_at(at),
+        ScriptStep::text("after the date"),
+    ])
+    .await;
+    let (observer, waits) = recording_observer();
+    let provider = RetryingProvider::new(anthropic_client(&fake.base_url()), quick_policy(3))
+        .with_observer(observer);
+    let response = provider.create_message(&hello()).await.unwrap();
+    assert_eq!(response.text(), "after the date");
+    assert_eq!(fake.requests().len(), 2);
+    let waits = waits.lock().unwrap();
+    assert_eq!(waits.len(), 1);
+    // The policy's backoff is at most 100 ms; only the header asks for seconds.
+    let (attempt, delay, kind) = waits[0];
+    assert_eq!((attempt, kind), (1, "overloaded"));
+    assert!(delay > Duration::from_secs(1), "{delay:?}");
+    assert!(delay <= Duration::from_secs(6), "{delay:?}");
+}
+
+/// `x-should-retry: false` wins over a status the SDKs would otherwise retry.
+#[tokio::test]
+async fn a_5xx_the_server_says_not_to_retry_is_not_retried() {
+    let fake = FakeAnthropic::start(vec![
+        ScriptStep::server_error_not_retryable(503),
+        ScriptStep::text("unused"),
+    ])
+    .await;
     let provider = RetryingProvider::new(anthropic_client(&fake.base_url()), quick_policy(5));
     let error = provider.create_message(&hello()).await.unwrap_err();
     assert!(
-        matches!(error, VlmError::Server { status: 501, .. }),
+        matches!(&error, VlmError::Server { status: 503, message, .. }
+            if message.ends_with("(request-id req_fake_1)")),
         "{error:?}"
     );
     assert_eq!(fake.requests().len(), 1);

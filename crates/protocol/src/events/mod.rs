@@ -96,6 +96,14 @@ pub enum Event {
         /// Why it failed.
         error: String,
     },
+    /// Something about the model a user should know: its end of life is near or past, or it
+    /// refused a computer tool form and took another.
+    ModelNotice {
+        /// The model id.
+        model: String,
+        /// What to know, in one sentence or two.
+        message: String,
+    },
     /// A tool ran.
     ToolCalled {
         /// Turn number.

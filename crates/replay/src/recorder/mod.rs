@@ -33,6 +33,7 @@ use retrace_protocol::Message;
 use retrace_protocol::Role;
 use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
+use retrace_protocol::tool_input;
 use retrace_protocol::tool_names;
 use retrace_vision::Image;
 use retrace_vision::ImageHash;
@@ -206,6 +207,7 @@ pub fn build_cache_file(
     let mut before: Option<ScreenKey> = None;
     let mut first_size: Option<(u32, u32)> = None;
     let mut trajectory = Vec::new();
+    let not_executed = not_executed_calls(history);
     for (index, message) in history.iter().enumerate() {
         if message.role == Role::User {
             if let Some(block) = first_screenshot(message) {
@@ -215,6 +217,9 @@ pub fn build_cache_file(
         }
         for tool_use in message.tool_uses() {
             if !settings.keep_control_tools && tool_names::is_control_tool(&tool_use.name) {
+                continue;
+            }
+            if not_executed.contains(tool_use.id.as_str()) {
                 continue;
             }
             let step = trajectory.len();
@@ -392,6 +397,18 @@ fn store_observation(step: &mut ToolUseBlock, observation: Observation) {
             step.extra.insert(key.to_owned(), value);
         }
     }
+}
+
+/// The ids of the calls that were never run (an earlier action of their turn failed): a
+/// recording leaves them out.
+fn not_executed_calls(history: &[Message]) -> std::collections::HashSet<&str> {
+    history
+        .iter()
+        .filter(|message| message.role == Role::User)
+        .flat_map(Message::tool_results)
+        .filter(|result| result.is_error() && result.text() == tool_input::NOT_EXECUTED)
+        .map(|result| result.tool_use_id.as_str())
+        .collect()
 }
 
 /// Whether a recorded hash is flat (see [`retrace_vision::ImageHash::is_flat`]); an

@@ -1,10 +1,20 @@
 //! [`FakeAnthropic`]: a scripted Anthropic Messages API (`POST /v1/messages`).
+//!
+//! Requests are admitted by [`compat::anthropic`] first: a model given a computer tool form
+//! it does not take, a beta form without its beta header, a missing `anthropic-version`...
+//! gets the API's 400. A request declaring the computer toolset is answered in the
+//! toolset's shape (see [`compat::anthropic::toolset_tool_use`]). Every answer carries a
+//! `request-id` header ([`super::request_id`]).
+
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 use serde_json::json;
 
 use super::RecordedRequest;
 use super::ScriptStep;
+use super::compat;
+use super::compat::Refusal;
 use super::script::StepAction;
 use super::script::effective_stop;
 use super::server::Render;
@@ -19,6 +29,11 @@ struct AnthropicWire;
 
 impl Render for AnthropicWire {
     const PATH: &'static str = "/v1/messages";
+    const REQUEST_ID_HEADER: &'static str = "request-id";
+
+    fn admit(headers: &BTreeMap<String, String>, body: &[u8]) -> Result<Value, Refusal> {
+        compat::anthropic::admit(headers, body)
+    }
 
     fn reply(request: &Value, action: &StepAction, index: usize) -> Value {
         let StepAction::Reply {
@@ -29,20 +44,35 @@ impl Render for AnthropicWire {
         else {
             return Value::Null;
         };
+        let mut content = json!(blocks);
+        // A request that declares the computer toolset is answered in the toolset's shape:
+        // tool_use blocks named by the action, with `toolset_name`.
+        if request["toolset"] == Value::Bool(true)
+            && let Some(blocks) = content.as_array_mut()
+        {
+            blocks
+                .iter_mut()
+                .for_each(compat::anthropic::toolset_tool_use);
+        }
         json!({
             "id": format!("msg_fake_{index}"),
             "type": "message",
             "role": "assistant",
-            "model": request.get("model").cloned().unwrap_or(json!("fake-model")),
-            "content": blocks,
+            "model": request.get("model").filter(|m| m.is_string()).cloned().unwrap_or(json!("fake-model")),
+            "content": content,
             "stop_reason": effective_stop(blocks, stop.as_ref()),
             "stop_sequence": null,
             "usage": usage,
         })
     }
 
-    fn error(error_type: &str, message: &str) -> Value {
-        json!({"type": "error", "error": {"type": error_type, "message": message}})
+    /// The API's error shape, with the request id the API puts in error bodies.
+    fn error(refusal: &Refusal, request_id: &str) -> Value {
+        json!({
+            "type": "error",
+            "error": {"type": refusal.error_type, "message": refusal.message},
+            "request_id": request_id,
+        })
     }
 }
 

@@ -7,6 +7,14 @@
 //! out they answer 500 with "script exhausted". Every request is recorded
 //! ([`RecordedRequest`]: headers, JSON body, arrival time) for assertions.
 //!
+//! Before playing a step, a fake refuses what the real API refuses (`compat`): for the model
+//! ids it knows, the computer tool form each takes, unknown fields, sampling settings the
+//! newest models refuse, OpenAI's `max_tokens` on GPT-5 and later; for every model, a
+//! missing `anthropic-version` header, a beta tool form without its beta header, a computer
+//! toolset history without `toolset_name`. A refused request gets the API's 400 and leaves
+//! the script untouched. Unknown model ids (`claude-test`, `fake-model`) are otherwise
+//! served permissively. Every answer carries a request id ([`request_id`]).
+//!
 //! ```ignore
 //! let fake = FakeAnthropic::start(vec![
 //!     ScriptStep::rate_limited(1),
@@ -18,6 +26,7 @@
 //! ```
 
 mod anthropic;
+mod compat;
 mod openai;
 mod script;
 mod server;
@@ -25,4 +34,6 @@ mod server;
 pub use anthropic::FakeAnthropic;
 pub use openai::FakeOpenAi;
 pub use script::ScriptStep;
+pub use script::http_date;
 pub use server::RecordedRequest;
+pub use server::request_id;

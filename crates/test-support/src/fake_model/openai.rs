@@ -1,6 +1,8 @@
 //! [`FakeOpenAi`]: a scripted OpenAI-compatible chat completions API
 //! (`POST /v1/chat/completions`).
 
+use std::collections::BTreeMap;
+
 use retrace_protocol::ContentBlock;
 use retrace_protocol::StopReason;
 use serde_json::Value;
@@ -8,6 +10,8 @@ use serde_json::json;
 
 use super::RecordedRequest;
 use super::ScriptStep;
+use super::compat;
+use super::compat::Refusal;
 use super::script::StepAction;
 use super::script::effective_stop;
 use super::server::Render;
@@ -21,18 +25,29 @@ pub struct FakeOpenAi {
 
 struct OpenAiWire;
 
+/// The chat completions `finish_reason` for a scripted stop reason: one of the values
+/// `openai/types/chat/chat_completion.py` (openai 3.57.0) allows, so every reply validates
+/// against the SDK. A context window overflow ends the output as a length limit does; an
+/// unknown reason is sent as given only if the SDK allows it.
 fn finish_reason(stop: &StopReason) -> String {
     match stop {
         StopReason::EndTurn | StopReason::StopSequence | StopReason::PauseTurn => "stop".into(),
-        StopReason::MaxTokens => "length".into(),
+        StopReason::MaxTokens | StopReason::ModelContextWindowExceeded => "length".into(),
         StopReason::ToolUse => "tool_calls".into(),
         StopReason::Refusal => "content_filter".into(),
-        StopReason::Other(other) => other.clone(),
+        StopReason::Other(other) if other == "model_context_window_exceeded" => "length".into(),
+        StopReason::Other(other) if other == "function_call" => other.clone(),
+        StopReason::Other(_) => "stop".into(),
     }
 }
 
 impl Render for OpenAiWire {
     const PATH: &'static str = "/v1/chat/completions";
+    const REQUEST_ID_HEADER: &'static str = "x-request-id";
+
+    fn admit(_headers: &BTreeMap<String, String>, body: &[u8]) -> Result<Value, Refusal> {
+        compat::openai::admit(body)
+    }
 
     fn reply(request: &Value, action: &StepAction, index: usize) -> Value {
         let StepAction::Reply {
@@ -72,7 +87,7 @@ impl Render for OpenAiWire {
             "id": format!("chatcmpl-fake-{index}"),
             "object": "chat.completion",
             "created": 1_700_000_000,
-            "model": request.get("model").cloned().unwrap_or(json!("fake-model")),
+            "model": request.get("model").filter(|m| m.is_string()).cloned().unwrap_or(json!("fake-model")),
             "choices": [{
                 "index": 0,
                 "message": message,
@@ -87,8 +102,13 @@ impl Render for OpenAiWire {
         })
     }
 
-    fn error(error_type: &str, message: &str) -> Value {
-        json!({"error": {"message": message, "type": error_type, "param": null, "code": null}})
+    fn error(refusal: &Refusal, _request_id: &str) -> Value {
+        json!({"error": {
+            "message": refusal.message,
+            "type": refusal.error_type,
+            "param": refusal.param,
+            "code": refusal.code,
+        }})
     }
 }
 

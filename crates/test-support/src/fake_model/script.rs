@@ -48,6 +48,7 @@ pub(crate) enum StepAction {
     Error {
         status: u16,
         retry_after: Option<String>,
+        should_retry: Option<bool>,
         error_type: String,
         message: String,
     },
@@ -77,6 +78,7 @@ impl ScriptStep {
             action: StepAction::Error {
                 status,
                 retry_after: None,
+                should_retry: None,
                 error_type: error_type.into(),
                 message: message.into(),
             },
@@ -135,20 +137,48 @@ impl ScriptStep {
 
     /// HTTP 429 `rate_limit_error` with `retry-after: <seconds>`.
     pub fn rate_limited(retry_after_secs: u64) -> Self {
-        let mut step = Self::error(
+        Self::error(
             429,
             "rate_limit_error",
             "Number of requests has exceeded your rate limit",
-        );
-        if let StepAction::Error { retry_after, .. } = &mut step.action {
-            *retry_after = Some(retry_after_secs.to_string());
-        }
-        step
+        )
+        .with_retry_after(retry_after_secs.to_string())
     }
 
     /// HTTP 529 `overloaded_error`.
     pub fn overloaded() -> Self {
         Self::error(529, "overloaded_error", "Overloaded")
+    }
+
+    /// HTTP 529 `overloaded_error` with `retry-after` as an HTTP-date (RFC 9110
+    /// IMF-fixdate, `Sat, 28 Nov 2026 03:00:00 GMT`): retry no earlier than `at`. The SDKs
+    /// read this form besides seconds.
+    pub fn overloaded_retry_at(at: std::time::SystemTime) -> Self {
+        Self::overloaded().with_retry_after(http_date(at))
+    }
+
+    /// This 5xx status with an `api_error` and `x-should-retry: false`: the server says not
+    /// to retry a status a client would otherwise retry.
+    pub fn server_error_not_retryable(status: u16) -> Self {
+        Self::server_error(status).with_should_retry(false)
+    }
+
+    /// The same error step with a `retry-after` header of exactly this value (seconds, an
+    /// HTTP-date, or anything a test needs a client to cope with).
+    pub fn with_retry_after(mut self, value: impl Into<String>) -> Self {
+        if let StepAction::Error { retry_after, .. } = &mut self.action {
+            *retry_after = Some(value.into());
+        }
+        self
+    }
+
+    /// The same error step with an `x-should-retry` header (`true` or `false`), which the
+    /// SDKs obey over their own status rules.
+    pub fn with_should_retry(mut self, retry: bool) -> Self {
+        if let StepAction::Error { should_retry, .. } = &mut self.action {
+            *should_retry = Some(retry);
+        }
+        self
     }
 
     /// This 5xx status with an `api_error`.
@@ -187,6 +217,22 @@ impl ScriptStep {
         self.delay = delay;
         self
     }
+}
+
+/// `at` as an HTTP-date (RFC 9110 IMF-fixdate), whole seconds, rounded up so a client
+/// waiting until that date never retries before `at`.
+pub fn http_date(at: std::time::SystemTime) -> String {
+    let timestamp = jiff::Timestamp::try_from(at)
+        .unwrap_or_else(|e| panic!("http_date: {at:?} is out of range: {e}"));
+    let whole = if timestamp.subsec_nanosecond() > 0 {
+        jiff::Timestamp::from_second(timestamp.as_second() + 1)
+            .unwrap_or_else(|e| panic!("http_date: {e}"))
+    } else {
+        timestamp
+    };
+    jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&whole)
+        .unwrap_or_else(|e| panic!("http_date: {e}"))
 }
 
 /// The stop reason a reply carries: the one set, else `tool_use` when it calls a tool.

@@ -20,6 +20,7 @@ use axum::routing::post;
 use serde_json::Value;
 
 use super::ScriptStep;
+use super::compat::Refusal;
 use super::script::StepAction;
 
 /// A request the fake received.
@@ -117,14 +118,19 @@ fn has_field(value: &Value, name: &str) -> bool {
     }
 }
 
-/// How a protocol renders a step.
+/// How a protocol admits a request and renders a step.
 pub(crate) trait Render: Send + Sync + 'static {
     /// The route (`/v1/messages`).
     const PATH: &'static str;
-    /// The JSON body of an assistant turn, given the request (for its `model`).
+    /// The response header carrying the request id (`request-id`).
+    const REQUEST_ID_HEADER: &'static str;
+    /// What the reply needs from the request (its `model`...), or the refusal the real API
+    /// would give it ([`super::compat`]).
+    fn admit(headers: &BTreeMap<String, String>, body: &[u8]) -> Result<Value, Refusal>;
+    /// The JSON body of an assistant turn, given what [`Render::admit`] read.
     fn reply(request: &Value, action: &StepAction, index: usize) -> Value;
     /// The JSON body of an API error.
-    fn error(error_type: &str, message: &str) -> Value;
+    fn error(refusal: &Refusal, request_id: &str) -> Value;
 }
 
 struct Shared {
@@ -209,82 +215,110 @@ async fn handle<R: Render>(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    // The reply echoes the request's `model`: read by skipping everything else, without
-    // building a JSON tree of the body.
-    let request_head = Value::Object(
-        model_of(&body)
-            .map(|model| ("model".to_owned(), model))
-            .into_iter()
-            .collect(),
-    );
-    let recorded = RecordedRequest::new(
-        R::PATH.into(),
-        headers
-            .iter()
-            .map(|(name, value)| {
-                (
-                    name.as_str().to_owned(),
-                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
-        body,
-        Instant::now(),
-    );
-    let (index, step) = {
+    let headers: BTreeMap<String, String> = headers
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let admitted = R::admit(&headers, &body);
+    let recorded = RecordedRequest::new(R::PATH.into(), headers, body, Instant::now());
+    let index = {
         let mut requests = lock(&shared.requests);
         requests.push(recorded);
-        (requests.len(), lock(&shared.script).pop_front())
+        requests.len()
     };
-    let Some(step) = step else {
+    let request_id = request_id(index);
+    let mut reply_headers = vec![(R::REQUEST_ID_HEADER, request_id.clone())];
+    // A refused request leaves the script as it was: the step is for the request the real
+    // API would have answered.
+    let request_head = match admitted {
+        Ok(head) => head,
+        Err(refusal) => {
+            let body = R::error(&refusal, &request_id).to_string();
+            return json_response(refusal.status, &reply_headers, body);
+        }
+    };
+    let Some(step) = lock(&shared.script).pop_front() else {
         let message = format!(
             "fake model server: script exhausted: request {index} arrived but the script had only {} step(s)",
             *lock(&shared.steps_total)
         );
-        return json_response(500, None, R::error("api_error", &message).to_string());
+        let refusal = Refusal {
+            status: 500,
+            error_type: "api_error",
+            message,
+            param: None,
+            code: None,
+        };
+        let body = R::error(&refusal, &request_id).to_string();
+        return json_response(500, &reply_headers, body);
     };
     if !step.delay.is_zero() {
         tokio::time::sleep(step.delay).await;
     }
     match &step.action {
         reply @ StepAction::Reply { .. } => {
-            json_response(200, None, R::reply(&request_head, reply, index).to_string())
+            let body = R::reply(&request_head, reply, index).to_string();
+            json_response(200, &reply_headers, body)
         }
         StepAction::Error {
             status,
             retry_after,
+            should_retry,
             error_type,
             message,
-        } => json_response(
-            *status,
-            retry_after.as_deref(),
-            R::error(error_type, message).to_string(),
-        ),
-        StepAction::Raw { status, body } => json_response(*status, None, body.clone()),
+        } => {
+            if let Some(value) = retry_after {
+                reply_headers.push(("retry-after", value.clone()));
+            }
+            if let Some(retry) = should_retry {
+                reply_headers.push(("x-should-retry", retry.to_string()));
+            }
+            let refusal = Refusal {
+                status: *status,
+                error_type: "api_error",
+                message: message.clone(),
+                param: None,
+                code: None,
+            };
+            let mut body = R::error(&refusal, &request_id);
+            // The scripted type may be any string, not only the static ones a Refusal holds.
+            if let Some(error) = body.get_mut("error").and_then(Value::as_object_mut) {
+                error.insert("type".into(), Value::String(error_type.clone()));
+            }
+            json_response(*status, &reply_headers, body.to_string())
+        }
+        StepAction::Raw { status, body } => json_response(*status, &reply_headers, body.clone()),
     }
 }
 
-/// The top-level `model` of a JSON object body, the rest skipped unparsed; `None` when the
-/// body is not a JSON object or has no `model`.
-fn model_of(body: &[u8]) -> Option<Value> {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        model: Option<Value>,
-    }
-    serde_json::from_slice::<Head>(body).ok()?.model
+/// The request id a fake gives its `n`th request (1-based), sent in the `request-id`
+/// (Anthropic) or `x-request-id` (OpenAI) header of every answer, and in Anthropic's error
+/// bodies: `req_fake_<n>`.
+pub fn request_id(n: usize) -> String {
+    format!("req_fake_{n}")
 }
 
-fn json_response(status: u16, retry_after: Option<&str>, body: String) -> Response {
+fn json_response(status: u16, headers: &[(&str, String)], body: String) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut headers = HeaderMap::new();
-    headers.insert(
+    let mut map = HeaderMap::new();
+    map.insert(
         axum::http::header::CONTENT_TYPE,
         axum::http::HeaderValue::from_static("application/json"),
     );
-    if let Some(value) = retry_after.and_then(|v| axum::http::HeaderValue::from_str(v).ok()) {
-        headers.insert(axum::http::header::RETRY_AFTER, value);
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            axum::http::HeaderName::from_bytes(name.as_bytes()),
+            axum::http::HeaderValue::from_str(value),
+        ) {
+            map.insert(name, value);
+        }
     }
-    (status, headers, body).into_response()
+    (status, map, body).into_response()
 }
 
 #[cfg(test)]
@@ -313,11 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_model_without_parsing_the_rest_and_keeps_non_json_bodies() {
-        let body = br#"{"messages": [{"content": "x"}], "model": "claude-test", "stream": false}"#;
-        assert_eq!(model_of(body), Some(json!("claude-test")));
-        assert_eq!(model_of(b"{\"messages\": []}"), None);
-        assert_eq!(model_of(b"not json"), None);
+    fn keeps_non_json_bodies() {
         let request = RecordedRequest::new(
             "/v1/messages".into(),
             BTreeMap::new(),

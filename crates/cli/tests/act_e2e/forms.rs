@@ -1,0 +1,286 @@
+//! Every computer tool form, end to end: `retrace act` records the demo's login through each
+//! form against a scripted server that refuses what the real API refuses, every request it
+//! sends passes the official SDK's request types, the app ends signed in, and the recording
+//! replays with no model. The recordings are alike whatever the form (the form is an
+//! encoding at the API edge): the same steps, with the same pixel points.
+
+use std::path::PathBuf;
+
+use retrace_test_support::fake_model::FakeAnthropic;
+use retrace_test_support::fake_model::FakeOpenAi;
+use retrace_test_support::fake_model::RecordedRequest;
+use retrace_test_support::fake_model::ScriptStep;
+use retrace_test_support::sdk_check::assert_requests_valid;
+use serde_json::Value;
+use serde_json::json;
+
+use super::*;
+
+/// How a form's model is reached and in which space it answers.
+struct Form {
+    /// The `act` flags choosing the provider and model.
+    flags: &'static [&'static str],
+    /// Anthropic's API (else OpenAI-compatible chat completions).
+    anthropic: bool,
+    /// A 1280x800 screenshot pixel as the model says it.
+    to_model: fn((i64, i64)) -> (i64, i64),
+}
+
+fn pixels(point: (i64, i64)) -> (i64, i64) {
+    point
+}
+
+/// Qwen2.5-VL sees 1280x800 as 1288x812 (sides rounded to multiples of 28).
+fn resized_28((x, y): (i64, i64)) -> (i64, i64) {
+    (
+        (x as f64 * 1288.0 / 1280.0).round() as i64,
+        (y as f64 * 812.0 / 800.0).round() as i64,
+    )
+}
+
+/// Qwen3-VL answers in 0-1000 per axis.
+fn normalized_1000((x, y): (i64, i64)) -> (i64, i64) {
+    (
+        (x as f64 * 1000.0 / 1280.0).round() as i64,
+        (y as f64 * 1000.0 / 800.0).round() as i64,
+    )
+}
+
+/// The login script in the model's own coordinates.
+fn script_in(points: &LoginPoints, to_model: fn((i64, i64)) -> (i64, i64)) -> Vec<ScriptStep> {
+    let moved = LoginPoints {
+        username: to_model(points.username),
+        password: to_model(points.password),
+        sign_in: to_model(points.sign_in),
+    };
+    login_script(&moved)
+}
+
+/// Records the login through `form`, checks the requests, the app's state and the recording,
+/// and replays it; returns the recording's clicked points.
+fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let points = login_points(&runtime, demo.url());
+    let script = script_in(&points, form.to_model);
+    enum Fake {
+        Anthropic(FakeAnthropic),
+        OpenAi(FakeOpenAi),
+    }
+    let fake = if form.anthropic {
+        Fake::Anthropic(runtime.block_on(FakeAnthropic::start(script)))
+    } else {
+        Fake::OpenAi(runtime.block_on(FakeOpenAi::start(script)))
+    };
+    let base_url = match &fake {
+        Fake::Anthropic(fake) => fake.base_url(),
+        Fake::OpenAi(fake) => fake.base_url(),
+    };
+    let requests = || -> Vec<RecordedRequest> {
+        match &fake {
+            Fake::Anthropic(fake) => fake.requests(),
+            Fake::OpenAi(fake) => fake.requests(),
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().join("cache");
+    let mut extra: Vec<&str> = form.flags.to_vec();
+    if !form.anthropic {
+        extra.extend(["--base-url", &base_url]);
+    }
+    let output = act_cached(
+        "Log in as {{username}} with password {{password}}",
+        demo.url(),
+        "record",
+        &cache_dir,
+        &extra,
+        &base_url,
+    );
+    let summary = summary_after_exit(&output, 0);
+    assert_eq!(summary["act"]["outcome"], "done", "{summary}");
+    // The app's own state: the session cookie took the browser to the signed-in dashboard.
+    assert!(
+        summary["act"]["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
+        "{summary}"
+    );
+    let sent = requests();
+    assert_eq!(sent.len(), 7, "one request per scripted turn");
+    assert_requests_valid(&sent);
+
+    let file: PathBuf = cache_dir.join("login.json");
+    let cache: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let steps = cache["trajectory"].as_array().unwrap();
+    for step in steps {
+        assert_eq!(
+            step["name"], "computer",
+            "one shape whatever the form: {step}"
+        );
+        assert!(step.get("toolset_name").is_none(), "{step}");
+    }
+    let clicked: Vec<(i64, i64)> = steps
+        .iter()
+        .filter_map(|step| step["input"]["coordinate"].as_array())
+        .map(|xy| (xy[0].as_i64().unwrap(), xy[1].as_i64().unwrap()))
+        .collect();
+    let expected = [points.username, points.password, points.sign_in];
+    assert_eq!(clicked.len(), 3);
+    for (got, want) in clicked.iter().zip(expected) {
+        assert!(
+            (got.0 - want.0).abs() <= 1 && (got.1 - want.1).abs() <= 1,
+            "recorded {got:?}, the control's centre is {want:?}"
+        );
+    }
+
+    let output = replay_logged_in(&file, demo.url(), &[]);
+    let replay = summary_after_exit(&output, 0);
+    assert_eq!(replay["status"], "passed", "{replay}");
+    assert_eq!(requests().len(), 7, "replay must not call the model");
+    clicked
+}
+
+#[test]
+fn anthropic_computer_20250124_records_and_replays() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &["--model", "claude-haiku-4-5"],
+        anthropic: true,
+        to_model: pixels,
+    });
+}
+
+#[test]
+fn anthropic_computer_20251124_records_and_replays() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &["--model", "claude-sonnet-4-6"],
+        anthropic: true,
+        to_model: pixels,
+    });
+}
+
+#[test]
+fn anthropic_computer_toolset_records_and_replays() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &["--model", "claude-sonnet-5-5"],
+        anthropic: true,
+        to_model: pixels,
+    });
+}
+
+#[test]
+fn an_openai_compatible_function_tool_in_pixels_records_and_replays() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &["--provider", "openai", "--model", "local-vlm"],
+        anthropic: false,
+        to_model: pixels,
+    });
+}
+
+#[test]
+fn qwen25_resized_coordinates_record_and_replay() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &[
+            "--provider",
+            "openai",
+            "--model",
+            "Qwen/Qwen2.5-VL-7B-Instruct",
+        ],
+        anthropic: false,
+        to_model: resized_28,
+    });
+}
+
+#[test]
+fn normalised_coordinates_record_and_replay_given_by_flag() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &[
+            "--provider",
+            "openai",
+            "--model",
+            "my-grounder",
+            "--coordinates",
+            "normalized:1000",
+        ],
+        anthropic: false,
+        to_model: normalized_1000,
+    });
+}
+
+/// A model the catalogue does not know gets the newest form; a scripted server that knows
+/// the model refuses it, and the one retry with the next form works and is said.
+#[test]
+fn a_refused_form_is_recovered_once_and_said() {
+    retrace_test_support::require!(Chromium);
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let points = login_points(&runtime, demo.url());
+    // `claude-sonnet-4-6` takes computer_20251124 only; asking for the toolset is refused.
+    let fake = runtime.block_on(FakeAnthropic::start(login_script(&points)));
+    let output = retrace(
+        &[
+            "act",
+            "Log in to the demo app",
+            "--url",
+            demo.url(),
+            "--model",
+            "claude-sonnet-4-6",
+            "--computer-tool",
+            "computer_toolset_20260801",
+        ],
+        Some(&fake.base_url()),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("refused the computer tool form computer_toolset_20260801")
+            && said.contains("it took computer_20251124"),
+        "{said}"
+    );
+    let requests = fake.requests();
+    assert_eq!(
+        requests[0].body()["tools"][0],
+        json!({"type": "computer_toolset_20260801"})
+    );
+    assert!(
+        requests[1..]
+            .iter()
+            .all(|r| r.body()["tools"][0]["type"] == "computer_20251124")
+    );
+}
+
+/// `claude-sonnet-4-5` is warned about 30 days before its end of life and a day after it;
+/// the date is the injectable `RETRACE_TODAY`.
+#[test]
+fn a_model_near_or_past_its_end_of_life_is_warned_about() {
+    for (today, words) in [
+        (
+            "2026-10-31",
+            "reaches its end of life on 2026-11-30, in 30 days",
+        ),
+        ("2026-12-01", "reached its end of life on 2026-11-30"),
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_retrace"))
+            .args(["act", "Log in", "--url", "http://127.0.0.1:9/"])
+            .args(["--model", "claude-sonnet-4-5"])
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("RETRACE_ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+            .env("RETRACE_TODAY", today)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(said.contains(words), "{today}: {said}");
+    }
+}
