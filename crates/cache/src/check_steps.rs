@@ -6,13 +6,15 @@
 //!
 //! The `computer` tool's rules are those of `retrace-drive`'s input parser (which replay runs
 //! the step with), restated here as checks on the recorded value: this crate reads files
-//! without a browser, and the action names come from one list,
-//! [`retrace_protocol::tool_input::COMPUTER_ACTIONS`].
+//! without a browser. The action names come from one list,
+//! [`retrace_protocol::tool_input::COMPUTER_ACTIONS`], and the field names from the tool's
+//! one schema.
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 
 use retrace_protocol::ToolUseBlock;
+use retrace_protocol::computer_tool::input_schema;
 use retrace_protocol::element::ElementInfo;
 use retrace_protocol::tool_input::COMPUTER_ACTIONS;
 use retrace_protocol::tool_input::action_point;
@@ -29,16 +31,14 @@ use crate::model::CacheFile;
 use crate::params::Template;
 use crate::params::Token;
 
-/// The fields of the `computer` tool's input (its schema's properties).
-const COMPUTER_FIELDS: [&str; 7] = [
-    "action",
-    "coordinate",
-    "start_coordinate",
-    "text",
-    "scroll_direction",
-    "scroll_amount",
-    "duration",
-];
+/// The fields of the `computer` tool's input: its schema's properties, declared once in
+/// [`retrace_protocol::computer_tool::input_schema`].
+fn computer_fields() -> Vec<String> {
+    match input_schema().get("properties") {
+        Some(Value::Object(properties)) => properties.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
 
 /// The `computer` actions that need `text`.
 const TEXT_ACTIONS: [&str; 3] = ["type", "key", "hold_key"];
@@ -159,13 +159,14 @@ fn computer_input(input: &Value, screen: Option<(u32, u32)>, at: &mut StepAt<'_>
             return;
         }
     };
+    let known = computer_fields();
     for key in object.keys() {
-        if !COMPUTER_FIELDS.contains(&key.as_str()) {
+        if !known.contains(key) {
             at.error(
                 &format!("input.{key}"),
                 format!(
                     "not a field of the computer tool (its fields: {})",
-                    COMPUTER_FIELDS.join(", ")
+                    known.join(", ")
                 ),
             );
         }

@@ -48,6 +48,8 @@ fn a_good_step_has_no_problem() {
         computer(
             json!({"action": "scroll", "coordinate": [5, 5], "scroll_direction": "down", "scroll_amount": 3}),
         ),
+        computer(json!({"action": "key", "text": "Tab", "repeat": 3})),
+        computer(json!({"action": "zoom", "region": [0, 0, 640, 400]})),
         ToolUseBlock::new(
             "askui",
             "move_mouse_tags_computer_1eaf8ac4-d6b7-4b56-ae9e",
