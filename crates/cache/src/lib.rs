@@ -6,7 +6,8 @@
 //!
 //! - [`CacheFile`], [`CacheMetadata`], [`CacheFailure`], [`VisualValidation`]: the typed
 //!   model. Every struct keeps the fields it does not know, so nothing is lost on a rewrite.
-//! - [`read_cache_file`] / [`parse_bytes`]: reading with a size limit, and errors
+//! - [`read_cache_file`] / [`parse_bytes`]: reading with a size limit (a leading UTF-8
+//!   byte-order mark is skipped; bytes that are not UTF-8 are a syntax error), and errors
 //!   ([`CacheError`]) that name the file and the JSON path (`metadata.created_at: expected
 //!   an RFC 3339 timestamp, got 12`) or the line and column of a syntax error.
 //! - [`CacheStore`]: a cache directory: list, read, atomic write, and metadata updates made
