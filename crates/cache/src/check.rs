@@ -1,11 +1,15 @@
 //! Checks on a cache file that parsed: things that would make a replay fail or mislead,
-//! each reported with the JSON path it is about.
+//! each reported with the JSON path and the step it is about. Those replay refuses a file
+//! for are [`Severity::Error`] ([`refuse`]); the step-level checks (inputs by the tool
+//! catalogue, points on the recorded screen, placeholders, hashes, ids) are in
+//! `check_steps`.
 
 use std::collections::BTreeSet;
-use std::collections::HashMap;
+use std::path::Path;
 
 use serde::Serialize;
 
+use crate::error::CacheError;
 use crate::model::CacheFile;
 use crate::model::CacheFormat;
 use crate::model::HASH_METHODS;
@@ -17,13 +21,54 @@ use crate::params::parameters_in_trajectory;
 pub struct Problem {
     /// The JSON path it is about (`trajectory[4].visual_representation`).
     pub field: String,
+    /// The 1-based step it is about, when it is about one.
+    pub step: Option<usize>,
     /// What is wrong.
     pub message: String,
+    /// Whether replay refuses the file for it.
+    pub severity: Severity,
+}
+
+/// How much a [`Problem`] matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The file cannot be replayed as it is: replay refuses it, naming this problem (an
+    /// unknown action, a point off the recorded screen, a hash that is not one...).
+    Error,
+    /// Replay runs the file, but this may mislead it or its reader (an invalidated cache, a
+    /// blank region whose check sees nothing, an unused parameter...).
+    Warning,
 }
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(step) = self.step {
+            write!(f, "step {step}: ")?;
+        }
         write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl Problem {
+    /// A problem replay refuses the file for.
+    pub(crate) fn error(field: String, step: Option<usize>, message: String) -> Self {
+        Problem {
+            field,
+            step,
+            message,
+            severity: Severity::Error,
+        }
+    }
+
+    /// A problem replay runs the file despite.
+    pub(crate) fn warning(field: String, step: Option<usize>, message: String) -> Self {
+        Problem {
+            field,
+            step,
+            message,
+            severity: Severity::Warning,
+        }
     }
 }
 
@@ -53,16 +98,17 @@ pub fn is_flat_hash_text(text: &str) -> bool {
     }
 }
 
-/// Every problem in `file`; empty when it can be replayed as it is.
+/// Every problem in `file`; empty when it can be replayed as it is. The problems of
+/// [`Severity::Error`] are those replay refuses the file for ([`refuse`]).
 pub fn check(file: &CacheFile) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let mut push = |field: String, message: String| problems.push(Problem { field, message });
     let meta = &file.metadata;
-    let steps = prefix(file);
+    let mut warn =
+        |field: &str, message: String| problems.push(Problem::warning(field.into(), None, message));
 
     if !KNOWN_VERSIONS.contains(&meta.version.as_str()) {
-        push(
-            "metadata.version".into(),
+        warn(
+            "metadata.version",
             format!(
                 "unknown format version {:?} (known: {}); fields it adds are kept but not understood",
                 meta.version,
@@ -75,32 +121,14 @@ pub fn check(file: &CacheFile) -> Vec<Problem> {
             .invalidation_reason
             .as_deref()
             .unwrap_or("no reason given");
-        push(
-            "metadata.is_valid".into(),
+        warn(
+            "metadata.is_valid",
             format!("the cache is invalidated: {reason}"),
         );
     }
-    if let Some(vv) = &meta.visual_validation {
-        if vv.enabled && !HASH_METHODS.contains(&vv.method.as_str()) {
-            push(
-                "metadata.visual_validation.method".into(),
-                format!(
-                    "unknown hash method {:?}; expected one of {}",
-                    vv.method,
-                    HASH_METHODS.join(", ")
-                ),
-            );
-        }
-        if vv.enabled && vv.region_size == 0 {
-            push(
-                "metadata.visual_validation.region_size".into(),
-                "must be at least 1".into(),
-            );
-        }
-    }
     if (meta.failures.len() as u64) > meta.execution_attempts {
-        push(
-            "metadata.failures".into(),
+        warn(
+            "metadata.failures",
             format!(
                 "{} failures recorded but only {} execution attempts",
                 meta.failures.len(),
@@ -110,8 +138,8 @@ pub fn check(file: &CacheFile) -> Vec<Problem> {
     }
     for (i, failure) in meta.failures.iter().enumerate() {
         if failure.step_index >= file.trajectory.len() as u64 {
-            push(
-                format!("metadata.failures[{i}].step_index"),
+            warn(
+                &format!("metadata.failures[{i}].step_index"),
                 format!(
                     "step {} does not exist (the trajectory has {} steps)",
                     failure.step_index,
@@ -120,52 +148,31 @@ pub fn check(file: &CacheFile) -> Vec<Problem> {
             );
         }
     }
-
-    let mut seen_ids: HashMap<&str, usize> = HashMap::new();
-    for (i, step) in file.trajectory.iter().enumerate() {
-        if step.name.is_empty() {
-            push(
-                format!("{steps}[{i}].name"),
-                "the tool name is empty".into(),
-            );
+    if let Some(vv) = meta.visual_validation.as_ref().filter(|vv| vv.enabled) {
+        if !HASH_METHODS.contains(&vv.method.as_str()) {
+            problems.push(Problem::error(
+                "metadata.visual_validation.method".into(),
+                None,
+                format!(
+                    "unknown hash method {:?}; expected one of {}",
+                    vv.method,
+                    HASH_METHODS.join(", ")
+                ),
+            ));
         }
-        if let Some(first) = seen_ids.insert(step.id.as_str(), i) {
-            push(
-                format!("{steps}[{i}].id"),
-                format!("id {:?} is also used by step {first}", step.id),
-            );
-        }
-        if let Some(hash) = &step.visual_representation {
-            if !is_hash_text(hash) {
-                push(
-                    format!("{steps}[{i}].visual_representation"),
-                    format!("expected 16 hexadecimal digits, got {hash:?}"),
-                );
-            } else if is_flat_hash_text(hash) {
-                push(
-                    format!("{steps}[{i}].visual_representation"),
-                    format!(
-                        "step {}'s region is blank: its check can detect nothing (hash {hash})",
-                        i + 1
-                    ),
-                );
-            } else if retrace_protocol::tool_input::action_point(&step.input).is_none() {
-                push(
-                    format!("{steps}[{i}].visual_representation"),
-                    "the step has a hash but its input names no point to check it at".into(),
-                );
-            }
+        if vv.region_size == 0 {
+            problems.push(Problem::error(
+                "metadata.visual_validation.region_size".into(),
+                None,
+                "must be at least 1".into(),
+            ));
         }
     }
+
+    crate::check_steps::check_steps(file, prefix(file), &mut problems);
 
     let used = parameters_in_trajectory(&file.trajectory);
     let declared: BTreeSet<String> = file.cache_parameters.keys().cloned().collect();
-    for name in used.difference(&declared) {
-        push(
-            "cache_parameters".into(),
-            format!("the trajectory uses {{{{{name}}}}} but cache_parameters does not declare it"),
-        );
-    }
     let in_goal: BTreeSet<String> = meta
         .goal
         .as_deref()
@@ -173,17 +180,37 @@ pub fn check(file: &CacheFile) -> Vec<Problem> {
         .unwrap_or_default();
     for name in declared.difference(&used) {
         if !in_goal.contains(name) {
-            push(
+            problems.push(Problem::warning(
                 format!("cache_parameters.{name}"),
+                None,
                 "declared but used by no step and not in the goal".into(),
-            );
+            ));
         }
     }
     problems
 }
 
+/// The problems of `file` that replay refuses it for ([`Severity::Error`]), as one
+/// [`CacheError::Refused`] naming `path`; `Ok` when there are none. `retrace replay`, a suite
+/// and the cache tools call this before anything runs, so a file is refused with the words
+/// `retrace cache check` prints.
+pub fn refuse(path: &Path, file: &CacheFile) -> Result<(), CacheError> {
+    let problems: Vec<Problem> = check(file)
+        .into_iter()
+        .filter(|problem| problem.severity == Severity::Error)
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(CacheError::Refused {
+            path: path.to_owned(),
+            problems,
+        })
+    }
+}
+
 /// `trajectory` for the object layout; the legacy list's steps are at the top level.
-fn prefix(file: &CacheFile) -> &'static str {
+pub(crate) fn prefix(file: &CacheFile) -> &'static str {
     match file.format {
         CacheFormat::Object => "trajectory",
         CacheFormat::LegacyList => "",
@@ -237,8 +264,8 @@ mod tests {
             [
                 "metadata.failures: 1 failures recorded but only 0 execution attempts",
                 "metadata.failures[0].step_index: step 9 does not exist (the trajectory has 2 steps)",
-                "trajectory[1].id: id \"a\" is also used by step 0",
-                "trajectory[1].visual_representation: the step has a hash but its input names no point to check it at",
+                "step 2: trajectory[1].id: id \"a\" is also used by step 1",
+                "step 2: trajectory[1].visual_representation: the step has a hash but its input names no point to check it at",
                 "cache_parameters.unused: declared but used by no step and not in the goal",
             ]
         );
@@ -258,7 +285,7 @@ mod tests {
         assert_eq!(
             got,
             [
-                "cache_parameters: the trajectory uses {{v}} but cache_parameters does not declare it"
+                "step 1: [0].input.text: uses the placeholder {{v}}, which cache_parameters does not declare"
             ]
         );
         f.cache_parameters
@@ -284,7 +311,7 @@ mod tests {
         assert_eq!(
             got,
             [
-                "trajectory[0].visual_representation: step 1's region is blank: its check can detect nothing (hash 8000000000000000)"
+                "step 1: trajectory[0].visual_representation: step 1's region is blank: its check can detect nothing (hash 8000000000000000)"
             ]
         );
         for flat in ["0000000000000000", "ffffffffffffffff", "7fffffffffffffff"] {

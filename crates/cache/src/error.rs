@@ -77,6 +77,17 @@ pub enum CacheError {
         /// Why it was refused.
         reason: String,
     },
+    /// The file parsed, but replay refuses it: problems [`crate::check()`] finds of
+    /// [`crate::Severity::Error`] (an unknown action, a point off the recorded screen, a
+    /// malformed placeholder, a hash that is not one...). One line per problem, each
+    /// `FILE: step N: FIELD: PROBLEM`, as `retrace cache check` prints them.
+    #[error("{}", refused_lines(path, problems))]
+    Refused {
+        /// The file.
+        path: PathBuf,
+        /// Every problem replay refuses it for, in file order.
+        problems: Vec<crate::check::Problem>,
+    },
     /// A trajectory uses `{{name}}` placeholders for which no value was given.
     #[error("missing values for parameters: {}", names.join(", "))]
     MissingParameters {
@@ -119,6 +130,15 @@ impl CacheError {
             message: message.into(),
         }
     }
+}
+
+/// The lines of [`CacheError::Refused`].
+fn refused_lines(path: &std::path::Path, problems: &[crate::check::Problem]) -> String {
+    problems
+        .iter()
+        .map(|problem| format!("{}: {problem}", path.display()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A `Result` with [`CacheError`].

@@ -6,7 +6,8 @@
 //!
 //! - [`CacheFile`], [`CacheMetadata`], [`CacheFailure`], [`VisualValidation`]: the typed
 //!   model. Every struct keeps the fields it does not know, so nothing is lost on a rewrite.
-//! - [`read_cache_file`] / [`parse_bytes`]: reading with a size limit, and errors
+//! - [`read_cache_file`] / [`parse_bytes`]: reading with a size limit (a leading UTF-8
+//!   byte-order mark is skipped; bytes that are not UTF-8 are a syntax error), and errors
 //!   ([`CacheError`]) that name the file and the JSON path (`metadata.created_at: expected
 //!   an RFC 3339 timestamp, got 12`) or the line and column of a syntax error.
 //! - [`CacheStore`]: a cache directory: list, read, atomic write, and metadata updates made
@@ -21,8 +22,11 @@
 //!   hash, the display size), defined once.
 //! - [`export_askui`]: a trajectory in askui 0.48's tool vocabulary (`move_mouse`,
 //!   `mouse_click`...), so askui's own cache executor replays it.
-//! - [`check()`]: problems in a file that parsed (bad hashes, undeclared parameters...);
-//!   [`summarize`]: one line per step (tool, action, point, hash).
+//! - [`check()`]: problems in a file that parsed (unknown actions, malformed inputs, points
+//!   off the recorded screen, malformed or undeclared placeholders, bad hashes, duplicate
+//!   ids...), each naming its step and JSON path; [`refuse`]: those replay refuses a file for
+//!   ([`Severity::Error`]), as one error; [`summarize`]: one line per step (tool, action,
+//!   point, hash).
 //!
 //! It does not compute hashes (that is `retrace-vision`), replay steps or record runs (that is
 //! `retrace-replay`), and it never prints.
@@ -45,6 +49,7 @@
 
 mod askui_export;
 mod check;
+mod check_steps;
 mod durable;
 mod error;
 pub mod fields;
@@ -65,8 +70,10 @@ pub use askui_export::PIXELS_PER_NOTCH;
 pub use askui_export::export_askui;
 pub use check::KNOWN_VERSIONS;
 pub use check::Problem;
+pub use check::Severity;
 pub use check::check;
 pub use check::is_hash_text;
+pub use check::refuse;
 pub use durable::FileLock;
 pub use durable::atomic_write;
 pub use error::CacheError;
@@ -85,6 +92,8 @@ pub use names::resolve_name;
 pub use params::ParameterValues;
 pub use parse::DEFAULT_MAX_FILE_SIZE;
 pub use parse::parse_bytes;
+pub use parse::parse_json;
+pub use parse::read_bytes;
 pub use parse::read_cache_file;
 pub use store::CacheStore;
 pub use store::ListEntry;

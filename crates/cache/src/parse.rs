@@ -102,9 +102,16 @@ pub fn read_cache_file(path: &Path, max_size: u64) -> Result<CacheFile> {
     parse_bytes(path, &bytes, crate::timestamp::now())
 }
 
+/// The UTF-8 byte-order mark some Windows editors put at the start of a text file.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Parses the JSON text of a cache file into a JSON value; `path` only names the file in
-/// errors. Empty files and syntax errors (with line and column) are reported here.
+/// errors. Empty files and syntax errors (with line and column) are reported here. A leading
+/// UTF-8 byte-order mark is skipped (Notepad and PowerShell write one; JSON forbids it, but it
+/// says nothing about the content), so such a file reads as the same file without it; bytes
+/// that are not UTF-8 are a syntax error naming the line and column.
 pub fn parse_json(path: &Path, bytes: &[u8]) -> Result<Value> {
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(CacheError::Empty {
             path: path.to_owned(),

@@ -190,3 +190,33 @@ fn toolset_form_steps_read_as_computer_steps() {
     );
     assert!(!step.extra.contains_key("toolset_name"));
 }
+
+/// A leading UTF-8 byte-order mark (Notepad, PowerShell) is accepted; bytes that are not
+/// UTF-8 are a syntax error naming the line and column.
+#[test]
+fn a_byte_order_mark_is_skipped_and_bytes_not_utf8_are_named_by_line_and_column() {
+    let at = "2026-01-01T00:00:00Z".parse().unwrap();
+    let text = serde_json::to_vec_pretty(&minimal()).unwrap();
+    let with_bom = [b"\xEF\xBB\xBF".as_slice(), &text].concat();
+    assert_eq!(
+        parse_bytes(Path::new("t.json"), &with_bom, at).unwrap(),
+        parse_bytes(Path::new("t.json"), &text, at).unwrap()
+    );
+    let latin1 = String::from_utf8(text)
+        .unwrap()
+        .replace("toolu_1", "caf\u{e9}")
+        .replace('\u{e9}', "\u{fffd}")
+        .into_bytes();
+    let latin1: Vec<u8> = latin1
+        .windows(3)
+        .position(|w| w == "\u{fffd}".as_bytes())
+        .map(|at| [&latin1[..at], b"\xe9", &latin1[at + 3..]].concat())
+        .unwrap();
+    let error = parse_bytes(Path::new("t.json"), &latin1, at)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("t.json: invalid JSON at line 8, column"),
+        "{error}"
+    );
+}

@@ -1,6 +1,10 @@
 //! The `retrace` binary: argument parsing, configuration and printing over the library
 //! crates. It holds no product logic; each subcommand lives in `commands/<name>.rs` and hands
 //! over to a library crate.
+//!
+//! Everything for stdout goes through [`output`], so a reader that went away (`| head -1`)
+//! ends the command quietly instead of a panic of `println!`.
+#![deny(clippy::print_stdout)]
 
 mod commands;
 mod outcome;

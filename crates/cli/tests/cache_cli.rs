@@ -258,10 +258,10 @@ fn check_lists_each_problem_and_exits_1() {
                 "{file}: metadata.visual_validation.method: unknown hash method \"sha256\"; expected one of phash, ahash"
             ),
             format!(
-                "{file}: trajectory[1].visual_representation: expected 16 hexadecimal digits, got \"xyz\""
+                "{file}: step 2: trajectory[1].visual_representation: expected 16 hexadecimal digits (an 8x8 hash; 64 for a 16x16 one), got \"xyz\" (3 characters)"
             ),
             format!(
-                "{file}: cache_parameters: the trajectory uses {{{{user}}}} but cache_parameters does not declare it"
+                "{file}: step 3: trajectory[2].input.text: uses the placeholder {{{{user}}}}, which cache_parameters does not declare"
             ),
         ]
     );

@@ -1,6 +1,8 @@
 //! [`Plan`]: a trajectory file read and made ready to replay, before any screen is looked at.
 //!
-//! Loading substitutes the parameter values (a missing value fails here, naming every name
+//! Loading refuses a file with problems `retrace cache check` calls errors (an unknown
+//! action, a point off the recorded screen, a malformed placeholder...), in its words; it
+//! substitutes the parameter values (a missing value fails here, naming every name
 //! that lacks one), parses every recorded hash (an unreadable hash fails here, naming its
 //! step), and works out which checks the file allows, so that problems with the file are
 //! reported before the browser does anything and a replay that checks less than usual says so
@@ -179,8 +181,10 @@ impl Plan {
         Self::from_file(request, &file)
     }
 
-    /// Prepares an already-read `file` for `request`.
+    /// Prepares an already-read `file` for `request`, refusing it for every problem
+    /// `retrace cache check` calls an error ([`retrace_cache::refuse`]).
     pub fn from_file(request: &ReplayRequest, file: &CacheFile) -> Result<Plan, PlanError> {
+        retrace_cache::refuse(&request.file, file)?;
         let path = request.file.display().to_string();
         let calls =
             retrace_cache::params::substitute_trajectory(&file.trajectory, &request.parameters)
@@ -372,4 +376,40 @@ fn checks_off(steps: &[PlannedStep], visual_enabled: bool) -> Vec<String> {
         ));
     }
     off
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use retrace_cache::CacheMetadata;
+    use retrace_protocol::ToolUseBlock;
+    use serde_json::json;
+
+    use super::*;
+
+    /// A file `cache check` finds an error in is refused when it is loaded, in check's words,
+    /// whoever loads it (`retrace replay`, a suite, or a model through the cache tools).
+    #[test]
+    fn a_file_with_an_error_of_cache_check_is_refused_in_its_words() {
+        let at = retrace_cache::parse_timestamp("2026-01-01T00:00:00Z").unwrap();
+        let step = |action: &str| {
+            ToolUseBlock::new(
+                "toolu_1",
+                "computer",
+                json!({"action": action, "coordinate": [10, 20]}),
+            )
+        };
+        let request = ReplayRequest::new("flow.json");
+        let good = CacheFile::new(CacheMetadata::new(at, None), vec![step("left_click")]);
+        assert_eq!(Plan::from_file(&request, &good).unwrap().steps.len(), 1);
+        let bad = CacheFile::new(CacheMetadata::new(at, None), vec![step("teleport")]);
+        let error = Plan::from_file(&request, &bad).unwrap_err().to_string();
+        let problem = retrace_cache::check(&bad)[0].to_string();
+        assert_eq!(error, format!("flow.json: {problem}"));
+        assert!(
+            problem.starts_with("step 1: trajectory[0].input.action: unknown action \"teleport\""),
+            "{problem}"
+        );
+    }
 }

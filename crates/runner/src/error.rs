@@ -9,6 +9,9 @@ pub enum RunnerError {
     /// The user's input cannot be used (a file, a flag, a parameter); the message names it.
     #[error("{0}")]
     Input(String),
+    /// A replay stopped before its first step; the reason names the file and what in it.
+    #[error("the replay did not start: {0}")]
+    NotStarted(String),
     /// The browser could not be started, reached or driven.
     #[error(transparent)]
     Browser(#[from] retrace_drive::DriveError),

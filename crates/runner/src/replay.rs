@@ -91,11 +91,14 @@ impl ReplayJob {
             .unwrap_or_else(|| self.viewport())
     }
 
-    /// Checks, before any browser starts, that the file reads and every parameter it uses
-    /// has a value (all missing names in one message).
+    /// Checks, before any browser starts, that the file reads, that nothing in it makes
+    /// replay refuse it (`retrace cache check`'s errors, in its words:
+    /// [`retrace_cache::refuse`]), and that every parameter it uses has a value (all missing
+    /// names in one message) and every value given is for a parameter it uses.
     pub fn check(&self) -> Result<(), RunnerError> {
         let file =
             retrace_cache::read_cache_file(&self.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
+        retrace_cache::refuse(&self.file, &file)?;
         let missing = self.parameters.missing_for(&file.trajectory);
         if !missing.is_empty() {
             return Err(RunnerError::Input(format!(
@@ -104,6 +107,9 @@ impl ReplayJob {
                 missing.join(", ")
             )));
         }
+        // Values for names the file does not use: refused as the replay would refuse them.
+        retrace_cache::params::substitute_trajectory(&file.trajectory, &self.parameters.values())
+            .map_err(|error| RunnerError::Input(format!("{}: {error}", self.file.display())))?;
         Ok(())
     }
 }
@@ -178,10 +184,15 @@ async fn run_session(
             report.replay = Some(replay);
         }
         (Ok(()), None) => {
+            // Every way a replay ends without an outcome returns an error above; should one
+            // not, say so rather than print nothing.
             report.status = SessionStatus::Error;
-            report
-                .error
-                .get_or_insert_with(|| "the replay did not start".into());
+            report.error.get_or_insert_with(|| {
+                format!(
+                    "{}: the replay ended before its first step, for no reason it gave",
+                    job.file.display()
+                )
+            });
         }
     }
     if let Some(path) = &job.final_screenshot {
@@ -307,8 +318,13 @@ async fn replay_on(
         write_png(path, &shot.png)?;
         report.evidence.push(path.clone());
     }
-    run?;
-    Ok(())
+    let run = run?;
+    // A replay that never reached its first step (its file refused when it was loaded)
+    // reports no outcome; its reason is the conversation's.
+    match (collector.replay(), run.status.reason()) {
+        (None, Some(reason)) => Err(RunnerError::NotStarted(reason)),
+        _ => Ok(()),
+    }
 }
 
 /// The tools a replay may meet: the computer tool, askui's tools, the web executor.

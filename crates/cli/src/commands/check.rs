@@ -28,6 +28,7 @@ use super::check_report::CheckTests;
 use super::provider_args::ProviderArgs;
 use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
+use crate::output::out;
 
 /// Compare candidate pages with a baseline, pixel by pixel, in one headless Chromium: each
 /// page is loaded on both sides, made still (network quiet, fonts loaded, lazy images loaded,
@@ -295,7 +296,9 @@ impl EventSink for PageLines {
         match event {
             Event::TestFinished(test) => {
                 if let Some(check) = &test.check {
-                    println!("{}", page_line(check));
+                    // A closed stdout (a pipe to `head`) must not stop the check; the
+                    // report lines at the end meet it and end the command quietly.
+                    let _ = crate::output::line(format_args!("{}", page_line(check)));
                 }
             }
             Event::CheckRetryScheduled {
@@ -304,9 +307,11 @@ impl EventSink for PageLines {
                 attempt,
                 wait_ms,
                 reason,
-            } => println!(
-                "retry {path} @{width}x{height}: attempt {attempt} in {wait_ms} ms, after: {reason}"
-            ),
+            } => {
+                let _ = crate::output::line(format_args!(
+                    "retry {path} @{width}x{height}: attempt {attempt} in {wait_ms} ms, after: {reason}"
+                ));
+            }
             _ => {}
         }
     }
@@ -411,10 +416,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let shard = shard.map(|selection| selection.shard);
     let written = check_report::write(&tests, shard, &args.report, &spec.out_dir)?;
     if args.json {
-        println!("{}", serde_json::to_string(&result)?);
+        out!("{}", serde_json::to_string(&result)?);
     } else {
         for path in written {
-            println!("report: {}", path.display());
+            out!("report: {}", path.display());
         }
     }
     Ok(match result.verdict() {
@@ -436,7 +441,7 @@ fn approve(spec: &CheckSpec, browser: retrace_runner::BrowserConfig) -> anyhow::
         .context("cannot start the async runtime")?
         .block_on(approve_check_baseline(spec, dir, browser))?;
     for path in &written {
-        println!("stored {}", path.display());
+        out!("stored {}", path.display());
     }
     Ok(Outcome::Pass)
 }

@@ -30,6 +30,10 @@ use crate::output::out;
 /// each step it waits for the state recorded after that action (the effect check). A step
 /// with nothing to check waits until the screen stops changing. Steps are numbered from 1.
 ///
+/// A file `retrace cache check` finds errors in (an unknown action, a point off the recorded
+/// screen, a malformed placeholder, a hash that is not one...) is refused before the browser
+/// starts, with the same words: bad input, exit 2.
+///
 /// Exit codes: 0 every step replayed, 1 a step failed (mismatch, effect, tool error), 2 error.
 ///
 /// Examples:
@@ -135,9 +139,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         final_screenshot_when_passed: false,
         parameters,
     };
-    // Fail fast, before starting a browser, on a file that cannot be read or parameters that
-    // are missing (one message naming all of them).
-    job.check()?;
+    // A file that cannot be read or that replay refuses (in `cache check`'s words), or
+    // parameters that are missing, end the session before a browser starts
+    // (`ReplayJob::check`), as an error the console, the --json document and the --events
+    // log all carry.
     let mut events = Events::none();
     if !args.json {
         let (width, height) = job.viewport();

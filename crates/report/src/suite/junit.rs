@@ -79,7 +79,8 @@ fn test_case(suite: &str, test: &TestReport, attachments_dir: &Path) -> TestCase
                 rerun.set_message(format!(
                     "attempt {}: {}",
                     number + 1,
-                    outcome::attempt_error(attempt).unwrap_or_else(|| "failed".to_owned())
+                    outcome::attempt_error(attempt)
+                        .unwrap_or_else(|| "an error without a recorded reason".to_owned())
                 ));
                 status.add_rerun(rerun);
             }

@@ -1,8 +1,7 @@
 //! Finding a suite's trajectory files: [`discover`] turns the paths of `retrace run [PATHS...]`
 //! (files, folders, globs) into a sorted, de-duplicated list.
 //!
-//! - A file named on the command line is always a test, whatever its name, and must read as a
-//!   trajectory.
+//! - A file named on the command line is always a test, whatever its name.
 //! - A folder is walked recursively for `*.json`, skipping hidden folders (`.retrace_state/`,
 //!   `.git/`) below it and the copies a repair keeps (`<name>.previous-<time>.json`).
 //! - A glob (`flows/**/*.json`) is matched below its literal prefix with the same skips.
@@ -10,8 +9,10 @@
 //! A JSON file found in a folder or by a glob is a test when it *looks like* a trajectory:
 //! a bare list (askui's legacy layout) or an object with a `trajectory` field. Anything else
 //! (`package.json`, a report) is clearly not one and is left out silently. A file that looks
-//! like a trajectory but does not read as one is an error naming the file: a broken test must
-//! never vanish from a suite.
+//! like a trajectory, or cannot be read or parsed at all, is a test: one that does not read
+//! as a trajectory is that test's error (named by [`super::plan`], with the line and column
+//! or the field), and the rest of the suite runs. A broken test must never vanish from a
+//! suite, nor stop it.
 //!
 //! Order is deterministic: paths sorted byte-wise, so every run and every shard agree.
 
@@ -47,13 +48,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, SuiteError> {
             found.extend(matched);
         } else if path.is_dir() {
             walk(path, &mut |file| {
-                if looks_like_trajectory(file)? {
+                if looks_like_trajectory(file) {
                     found.push(file.to_owned());
                 }
                 Ok(())
             })?;
         } else if path.is_file() {
-            check_trajectory(path)?;
             found.push(path.clone());
         } else {
             return Err(SuiteError::NoSuchPath(format!(
@@ -80,7 +80,7 @@ fn expand_glob(pattern: &str) -> Result<Vec<PathBuf>, SuiteError> {
         return Ok(found);
     }
     walk(&base, &mut |file| {
-        if matcher.is_match(file) && looks_like_trajectory(file)? {
+        if matcher.is_match(file) && looks_like_trajectory(file) {
             found.push(file.to_owned());
         }
         Ok(())
@@ -143,32 +143,18 @@ fn walk(
     Ok(())
 }
 
-/// Whether the JSON file at `path` is meant as a trajectory (see the module docs); checks it
-/// reads as one when it is.
-fn looks_like_trajectory(path: &Path) -> Result<bool, SuiteError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SuiteError::io(path, source))?;
-    let meant = match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(serde_json::Value::Array(_)) => true,
-        Ok(serde_json::Value::Object(object)) => object.contains_key("trajectory"),
-        // Not JSON at all: a `.json` file in a suite folder that is broken is most likely a
-        // trajectory someone damaged; say so rather than skip it.
-        Err(_) => true,
-        Ok(_) => false,
+/// Whether the JSON file at `path` is meant as a trajectory (see the module docs): a file
+/// that cannot be read, or is not JSON, is counted as one (a damaged trajectory, most
+/// likely), so its test reports why.
+fn looks_like_trajectory(path: &Path) -> bool {
+    let Ok(bytes) = retrace_cache::read_bytes(path, retrace_cache::DEFAULT_MAX_FILE_SIZE) else {
+        return true;
     };
-    if meant {
-        check_trajectory(path)?;
+    match retrace_cache::parse_json(path, &bytes) {
+        Ok(serde_json::Value::Array(_)) | Err(_) => true,
+        Ok(serde_json::Value::Object(object)) => object.contains_key("trajectory"),
+        Ok(_) => false,
     }
-    Ok(meant)
-}
-
-/// Reads `path` as a trajectory cache file, naming it and the problem when it is not one.
-fn check_trajectory(path: &Path) -> Result<(), SuiteError> {
-    retrace_cache::read_cache_file(path, retrace_cache::DEFAULT_MAX_FILE_SIZE)
-        .map(|_| ())
-        .map_err(|error| SuiteError::BadTrajectory {
-            file: path.to_owned(),
-            message: error.to_string(),
-        })
 }
 
 #[cfg(test)]

@@ -18,14 +18,6 @@ pub enum SuiteError {
     /// A path given on the command line does not exist or matches nothing.
     #[error("{0}")]
     NoSuchPath(String),
-    /// A JSON file that looks like a trajectory cannot be read as one.
-    #[error("{}: not a usable trajectory: {message}", file.display())]
-    BadTrajectory {
-        /// The file.
-        file: PathBuf,
-        /// Why.
-        message: String,
-    },
     /// A directory could not be listed, a file not read or written.
     #[error("{}: {source}", path.display())]
     Io {

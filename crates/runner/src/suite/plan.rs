@@ -2,10 +2,11 @@
 //! section whose pattern matches the test's path (in order), then the `RETRACE_*` variables
 //! and flags; parameters from the suite file, a `--params-file`, the environment and
 //! `--param`, in that order. A test that cannot run as planned (no url, a parameter without
-//! a value) carries the reason in [`TestPlan::problem`]: it is reported as an error without
+//! a value, a file that cannot be read or parsed, or that replay refuses) carries the reason in [`TestPlan::problem`]: it is reported as an error without
 //! starting a browser and never retried.
 
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -127,7 +128,14 @@ impl PlanInputs {
             problems.push(error);
             None
         });
-        let (parameters, parameter_vars, missing) = self.parameters(file, &sections, env);
+        let needed = match read_replayable(file) {
+            Ok(needed) => needed,
+            Err(error) => {
+                problems.push(error);
+                Default::default()
+            }
+        };
+        let (parameters, parameter_vars, missing) = self.parameters(needed, &sections, env);
         if !missing.is_empty() {
             problems.push(format!(
                 "needs values for its parameters: {} (set them in retrace.toml [parameters], a \
@@ -149,16 +157,13 @@ impl PlanInputs {
         }
     }
 
-    /// The values of the parameters `file` uses, and the names with none.
+    /// The values of the parameters `needed`, and the names with none.
     fn parameters(
         &self,
-        file: &Path,
+        needed: BTreeSet<String>,
         sections: &[&super::config::FileSection],
         env: &dyn Fn(&str) -> Option<String>,
     ) -> (Parameters, BTreeMap<String, String>, Vec<String>) {
-        let needed = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
-            .map(|cache| retrace_cache::params::parameters_in_trajectory(&cache.trajectory))
-            .unwrap_or_default();
         // A value, and the variable it was read from when it came from the environment.
         let from_source = |source: &ParameterSource| match source {
             ParameterSource::Value(value) => Some((value.clone(), None)),
@@ -205,6 +210,26 @@ impl PlanInputs {
         secrets.extend(self.flag_secrets.iter().cloned());
         (Parameters::new(pairs, secrets), vars, missing)
     }
+}
+
+/// The parameters of the trajectory `file`, or why it cannot be replayed: it cannot be read
+/// or parsed (with the line and column, or the field), or replay refuses it
+/// ([`retrace_cache::refuse`], in `retrace cache check`'s words). The reason leaves out the
+/// file's name in front, which the test's report puts there.
+fn read_replayable(file: &Path) -> Result<BTreeSet<String>, String> {
+    retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
+        .and_then(|cache| {
+            retrace_cache::refuse(file, &cache)?;
+            Ok(retrace_cache::params::parameters_in_trajectory(
+                &cache.trajectory,
+            ))
+        })
+        .map_err(|error| {
+            let text = error.to_string();
+            let named = format!("{}: ", file.display());
+            text.strip_prefix(&named)
+                .map_or(text.clone(), str::to_owned)
+        })
 }
 
 /// `file`'s path relative to `root`, `/`-separated; the path as given when it is elsewhere.

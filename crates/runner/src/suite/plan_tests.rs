@@ -149,3 +149,38 @@ fn a_test_with_no_url_cannot_run_and_says_how_to_give_one() {
         "{problem}"
     );
 }
+
+/// A file that does not parse, or that replay refuses, is planned as a test that cannot run,
+/// its reason naming the line and column or the step and field (the report puts the file in
+/// front), so no browser starts for it.
+#[test]
+fn a_file_that_does_not_parse_or_is_refused_cannot_run_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut inputs = PlanInputs {
+        root: root.to_owned(),
+        ..PlanInputs::default()
+    };
+    inputs.suite.defaults.url = Some("http://app/".into());
+    inputs.flag_params = vec![
+        ("username".into(), "u".into()),
+        ("password".into(), "p".into()),
+    ];
+    let good = demo_file(root, "good.json");
+    assert_eq!(inputs.plan(&good, &no_env).problem, None);
+    let truncated = root.join("truncated.json");
+    let text = crate::demo::DEMO_RECORDING;
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let problem = inputs.plan(&truncated, &no_env).problem.unwrap();
+    assert!(
+        problem.starts_with("invalid JSON at line ") && problem.contains("truncated?"),
+        "{problem}"
+    );
+    let refused = root.join("refused.json");
+    std::fs::write(&refused, text.replace("\"mouse_move\"", "\"teleport\"")).unwrap();
+    let problem = inputs.plan(&refused, &no_env).problem.unwrap();
+    assert!(
+        problem.starts_with("step 13: trajectory[12].input.action: unknown action \"teleport\""),
+        "{problem}"
+    );
+}

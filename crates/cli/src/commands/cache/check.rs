@@ -14,9 +14,12 @@ use crate::outcome::Outcome;
 use crate::output::out;
 
 /// Check cache files: each must parse (askui v0.2/v0.3 or a legacy list) and be replayable:
-/// still valid, hashes of 16 hex digits at steps that name a point, a known hash method,
-/// every `{{parameter}}` declared, failures that name existing steps. Prints one line per
-/// problem (`FILE: FIELD: PROBLEM`). Exit 1 when any file has a problem, 2 when any file
+/// known actions of the computer tool with well-formed inputs, points on the recorded screen
+/// (metadata.display_size), well-formed `{{placeholders}}` that cache_parameters declares,
+/// hashes of 16 hex digits (64 for a 16x16 hash), unique step ids, a known hash method; and
+/// still valid, with failures that name existing steps. Prints one line per problem
+/// (`FILE: step N: FIELD: PROBLEM`); `retrace replay` and `retrace run` refuse a file for
+/// the same errors, in the same words. Exit 1 when any file has a problem, 2 when any file
 /// cannot be read.
 ///
 /// Examples:
