@@ -45,6 +45,7 @@
 
 mod askui_export;
 mod check;
+mod check_effects;
 mod durable;
 mod error;
 pub mod fields;
