@@ -39,6 +39,11 @@ pub const FOCUSED_AFTER: &str = "focused_after";
 /// base64), so a report can show what was expected on any machine.
 pub const EXPECTED_CROP: &str = "visual_crop";
 
+/// Step field: the crop of the after-action region ([`AFTER_HASH`], or the re-centred one of
+/// [`RECENTRED_AFTER`]) in the screenshot the action returned (a small PNG, base64), so a
+/// report of a missing effect shows what was expected.
+pub const EXPECTED_CROP_AFTER: &str = "visual_crop_after";
+
 /// Metadata field: `[width, height]` of the screen the trajectory was recorded on.
 pub const DISPLAY_SIZE: &str = "display_size";
 

@@ -61,6 +61,8 @@ pub struct PlannedStep {
     /// The recorded region around `point` before acting (a small PNG), so a failure's
     /// evidence shows what was expected on any machine.
     pub expected_crop: Option<Png>,
+    /// The recorded after-action region (around `after_at`, else `point`), likewise.
+    pub expected_crop_after: Option<Png>,
     /// Whether it only observes (replay skips it).
     pub observe_only: bool,
 }
@@ -294,23 +296,11 @@ fn plan_step(
     );
     let page_after =
         recorded_value::<PageLocation>(path, index, &call, fields::PAGE_AFTER, parameters)?;
-    let expected_crop = call
-        .extra
-        .get(fields::EXPECTED_CROP)
-        .and_then(serde_json::Value::as_str)
-        .and_then(|text| match BASE64.decode(text) {
-            Ok(bytes) if bytes.starts_with(b"\x89PNG") => Some(Png::from(bytes)),
-            _ => {
-                tracing::warn!(
-                    "{path}: step {}'s {} is not a base64 PNG; its failures show no expected crop",
-                    index + 1,
-                    fields::EXPECTED_CROP
-                );
-                None
-            }
-        });
+    let expected_crop = recorded_crop(path, index, &call, fields::EXPECTED_CROP);
+    let expected_crop_after = recorded_crop(path, index, &call, fields::EXPECTED_CROP_AFTER);
     Ok(PlannedStep {
         expected_crop,
+        expected_crop_after,
         element: element_before,
         element_after,
         focused_after,
@@ -323,6 +313,22 @@ fn plan_step(
         after_at,
         page_after,
     })
+}
+
+/// A recorded crop of `call` (`field`: a base64 PNG); `None`, with a warning, when it is not
+/// one.
+fn recorded_crop(path: &str, index: usize, call: &ToolUseBlock, field: &str) -> Option<Png> {
+    let text = call.extra.get(field)?.as_str()?;
+    match BASE64.decode(text) {
+        Ok(bytes) if bytes.starts_with(b"\x89PNG") => Some(Png::from(bytes)),
+        _ => {
+            tracing::warn!(
+                "{path}: step {}'s {field} is not a base64 PNG; its failures show no expected crop",
+                index + 1,
+            );
+            None
+        }
+    }
 }
 
 /// A re-centred after-action region as recorded ([`fields::RECENTRED_AFTER`]).

@@ -209,9 +209,10 @@ impl Out {
 }
 
 /// Fields about the state after a step acts, left out of its mouse move (which acts first).
-const AFTER_FIELDS: [&str; 4] = [
+const AFTER_FIELDS: [&str; 5] = [
     fields::AFTER_HASH,
     fields::RECENTRED_AFTER,
+    fields::EXPECTED_CROP_AFTER,
     fields::ELEMENT_AFTER,
     fields::PAGE_AFTER,
 ];

@@ -95,7 +95,7 @@ impl StepCheck for EffectCheck {
 
 /// Where the after-action region of `step` acting at `at` is centred: the re-centred point
 /// moved as the step's point moved, else `at`.
-fn region_centre(step: &PlannedStep, at: (i64, i64)) -> (i64, i64) {
+pub(crate) fn region_centre(step: &PlannedStep, at: (i64, i64)) -> (i64, i64) {
     match (step.after_at, step.point) {
         (Some(centre), Some(point)) => (centre.0 + at.0 - point.0, centre.1 + at.1 - point.1),
         _ => at,

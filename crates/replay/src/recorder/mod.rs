@@ -284,9 +284,16 @@ pub fn build_cache_file(
                 let after_key = after_screens.get(tool_use.id.as_str()).copied();
                 if let Some(at_point) = shot(after_key, &mut screens)?
                     && let Some(key) = after_key
-                    && let Ok(Some(image)) = screens.get(key)
+                    && let (Some(image), before_image) = screens.pair(key, before)
                 {
-                    store_after_region(&mut recorded, image, point, at_point, settings, step);
+                    store_after_region(
+                        &mut recorded,
+                        (image, before_image),
+                        point,
+                        at_point,
+                        settings,
+                        step,
+                    );
                 }
             }
             if first_size.is_none()
@@ -402,19 +409,20 @@ fn store_observation(step: &mut ToolUseBlock, observation: Observation) {
 }
 
 /// Stores the after-action region of `step` (0-based) acting at `point` in the screenshot
-/// the action returned, re-centred when blank (see [`after_region`]), or none, with a warning,
-/// when nothing near has content.
+/// the action returned (with the one before it), re-centred when blank (see
+/// [`after_region`]), or none, with a warning, when nothing near changed.
 fn store_after_region(
     recorded: &mut ToolUseBlock,
-    image: &Image,
+    (image, before): (&Image, Option<&Image>),
     point: (i64, i64),
     at_point: ImageHash,
     settings: &RecordSettings,
     step: usize,
 ) {
-    let Some((hash, centre)) = after_region::after_region(image, point, at_point, settings) else {
+    let Some((hash, centre)) = after_region::after_region(image, before, point, at_point, settings)
+    else {
         tracing::warn!(
-            "step {}'s after-action region around ({}, {}) is blank and nothing near it has content: no after-action hash is recorded",
+            "step {}'s after-action region around ({}, {}) is blank and the action changed nothing near it: no after-action hash is recorded",
             step + 1,
             point.0,
             point.1
@@ -429,6 +437,13 @@ fn store_after_region(
         ),
     };
     recorded.extra.insert(field.to_owned(), value);
+    if settings.store_crops
+        && let Some(text) = crop_text(image, centre.unwrap_or(point), settings.region_size)
+    {
+        recorded
+            .extra
+            .insert(fields::EXPECTED_CROP_AFTER.to_owned(), Value::String(text));
+    }
 }
 
 /// Whether a recorded hash is flat (see [`retrace_vision::ImageHash::is_flat`]); an

@@ -106,7 +106,7 @@ async fn a_control_renamed_under_the_same_pixels_fails_naming_both_names() {
     );
     // The page had settled and nothing matched: it failed then, not at the step's 600 s.
     assert!(
-        failure.message.contains("the page settled"),
+        failure.message.contains("The page settled"),
         "{}",
         failure.message
     );
@@ -138,7 +138,7 @@ async fn a_change_far_from_the_control_does_not_hold_a_failing_step() {
     assert_eq!((failure.step, failure.kind), (1, FailureKind::Mismatch));
     // It failed once the control's surroundings stood still, not when the step's time ran out.
     assert!(
-        failure.message.contains("the page settled"),
+        failure.message.contains("The page settled"),
         "{}",
         failure.message
     );
@@ -678,7 +678,7 @@ async fn typing_on_a_settled_page_whose_focus_is_elsewhere_fails_without_the_ful
     let (world, run) = click_then_typing(typing, save, page, patient()).await;
     let failure = assert_typing_failed_on_save(&world, &run);
     assert!(
-        failure.message.contains("the page settled"),
+        failure.message.contains("The page settled"),
         "{}",
         failure.message
     );
