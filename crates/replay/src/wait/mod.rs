@@ -168,32 +168,54 @@ pub struct Waiter<'a> {
     pub memory: &'a FrameMemory,
 }
 
+/// How many distinct pictures a phase remembers to tell a periodic change (a caret blinking,
+/// a two-state pulse) from a new one.
+const PERIODIC_STATES: usize = 4;
+
 /// When the screen and the page last did anything, while a phase polls.
+///
+/// A change back to a picture seen earlier in the phase (within the last
+/// [`PERIODIC_STATES`] distinct ones) is periodic: a caret blinking in a focused field next to
+/// the control, a dot pulsing between two states. It is masked: it does not count as activity,
+/// so a failing step on a page otherwise settled fails then, not at the step timeout. A
+/// picture never seen before (a page still drawing, a control on its way) counts.
 #[derive(Debug)]
 struct Settling {
-    previous: Option<Arc<Image>>,
-    /// The last time a screenshot differed from the one before, or the page was busy.
+    /// The distinct pictures seen, the latest last.
+    seen: std::collections::VecDeque<Arc<Image>>,
+    /// The last time a screenshot showed a picture not seen before, or the page was busy.
     last_activity: Instant,
 }
 
 impl Settling {
     fn new() -> Self {
         Self {
-            previous: None,
+            seen: std::collections::VecDeque::with_capacity(PERIODIC_STATES),
             last_activity: Instant::now(),
         }
     }
 
     /// Notes a screenshot and whether the page was busy when it was taken. Only `watched`
-    /// counts as a change (the whole screen when `None`).
+    /// counts as a change (the whole screen when `None`); a return to a picture seen before
+    /// does not (see the type's docs).
     fn saw(&mut self, screen: &Arc<Image>, busy: bool, watched: Option<Region>) {
-        let changed = self.previous.as_ref().is_none_or(|previous| {
-            !retrace_vision::is_stable(previous, screen, watched).unwrap_or(false)
-        });
-        if changed || busy {
+        let same =
+            |seen: &Arc<Image>| retrace_vision::is_stable(seen, screen, watched).unwrap_or(false);
+        let unchanged = self.seen.back().is_some_and(same);
+        let periodic = !unchanged && self.seen.iter().any(same);
+        if !unchanged && !periodic {
             self.last_activity = Instant::now();
         }
-        self.previous = Some(Arc::clone(screen));
+        if busy {
+            self.last_activity = Instant::now();
+        }
+        if !unchanged {
+            self.seen.retain(|seen| !same(seen));
+            if self.seen.len() == PERIODIC_STATES {
+                self.seen.pop_front();
+            }
+            self.seen.push_back(Arc::clone(screen));
+        }
     }
 }
 

@@ -145,6 +145,54 @@ async fn a_change_far_from_the_control_does_not_hold_a_failing_step() {
     assert!(world.inputs().is_empty(), "nothing was clicked");
 }
 
+/// A caret blinking in a focused field right beside the control (inside the region watched for
+/// the control's arrival) is a periodic change: it does not keep a settled page's failing
+/// step waiting for the step timeout.
+#[tokio::test]
+async fn a_caret_blinking_beside_the_control_does_not_hold_a_failing_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let (screen, file) = new_invoice_click(dir.path());
+    let world = World::browser(
+        screen.clone(),
+        PageModel {
+            elements: vec![element("button", "Add invoice", CONTROL_BOX)],
+            ..PageModel::default()
+        },
+    );
+    // A 2 px caret, 40 px tall, 10 px right of the control.
+    let mut caret = screen.data().to_vec();
+    for y in 90..130 {
+        for x in 130..132 {
+            caret[(y * screen.width() + x) as usize] = 0;
+        }
+    }
+    let caret = retrace_vision::Image::new(
+        screen.width(),
+        screen.height(),
+        retrace_vision::PixelLayout::Gray,
+        caret,
+    )
+    .unwrap();
+    world.queue(
+        (0..4000)
+            .map(|frame| if frame % 6 < 3 { &caret } else { &screen }.clone())
+            .collect(),
+    );
+    let settings = ReplaySettings {
+        search_radius: 10,
+        step_timeout: Duration::from_secs(20),
+        ..patient()
+    };
+    let run = replay(&world, ReplayRequest::new(&file), settings, Vec::new()).await;
+    let failure = run.outcome().failure.clone().expect("the rename fails");
+    assert_eq!((failure.step, failure.kind), (1, FailureKind::Mismatch));
+    assert!(
+        failure.message.contains("The page settled"),
+        "{}",
+        failure.message
+    );
+}
+
 #[tokio::test]
 async fn a_control_moved_beyond_the_hash_search_is_found_by_role_and_name() {
     let dir = tempfile::tempdir().unwrap();
