@@ -429,20 +429,21 @@ impl Waiter<'_> {
             let due = repair_at.is_some()
                 && started.elapsed() >= settings.search_after
                 && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
-            // A browser page that has settled will not change by waiting longer. Only before
-            // acting: after an action the app may be waiting on its server, and a request the
-            // page makes is not always seen in flight (a redirected form submission), so an
-            // effect is given the step's whole time. A look that asks the page alone (where
-            // the focus is, before typing) sees no pixels: the page's word that its document
-            // has not repainted stands for a still screen.
-            let asks_before_alone = phase == CheckPhase::Before && blank.is_some();
-            let settled_for = match asks_before_alone {
+            // A browser page that has settled will not change by waiting longer. Before
+            // acting; after acting only for checks that ask the page alone (where it
+            // navigated, a state, a typed value): a pixel effect may come from a server whose
+            // request is not always seen in flight, so it is given the step's whole time,
+            // while a navigation is seen from the moment the page starts it. A look that asks
+            // the page alone (where the focus is, where the page is) sees no pixels: the
+            // page's word that its document has not repainted stands for a still screen.
+            let asks_alone = blank.is_some() || (after && asks_page_alone);
+            let settled_for = match blank.is_some() {
                 true => render_quiet.map_or(Duration::ZERO, |quiet| {
                     quiet.min(settling.last_activity.elapsed())
                 }),
                 false => settling.last_activity.elapsed(),
             };
-            let settled = (repair || asks_before_alone)
+            let settled = (repair || asks_alone)
                 && self.env.page.is_some()
                 && busy.is_none()
                 && last_hit.is_none()
@@ -478,7 +479,7 @@ impl Waiter<'_> {
                 || last_search.is_some_and(|search| search >= settling.last_activity);
             if settled && last_hit.is_none() && searched_since_settled {
                 verdict.waited = started.elapsed();
-                let still = match asks_before_alone {
+                let still = match asks_alone {
                     true => "on the page",
                     false => "around the control",
                 };
