@@ -22,10 +22,13 @@
 //! - *Failing without the full timeout*: a step whose page has settled (no request in flight,
 //!   no navigation, no change for `search_after` where the step's control could be: its
 //!   region and the search radius around it, so a progress bar elsewhere does not hold the
-//!   step; before typing, which looks at no pixels, no repaint the document reports) and
+//!   step; before typing, which looks at no pixels, no repaint the document reports; a change
+//!   back to a picture seen earlier in the wait, such as a caret blinking, does not count) and
 //!   whose before-action checks still fail, the search included, fails then, not after
-//!   `step_timeout` (an effect after acting gets the whole step time: the app may be waiting
-//!   on its server); a slow server keeps the step waiting, because its request is in flight.
+//!   `step_timeout`; so does a step whose after-action checks ask the page alone (where it
+//!   navigated, a state, a typed value). A pixel effect after acting gets the whole step time
+//!   (the app may be waiting on a server whose request is not seen); a slow server keeps the
+//!   step waiting, because its request or navigation is in flight.
 //!   A desktop gives no such signal: there replay waits the step's whole time.
 //!
 //! **Screenshots not taken**: an after-action phase whose checks ask only the page (the typed
