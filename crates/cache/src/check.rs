@@ -187,6 +187,7 @@ pub fn check(file: &CacheFile) -> Vec<Problem> {
             ));
         }
     }
+    problems.extend(crate::check_effects::blank_after_regions(file));
     problems
 }
 

@@ -11,6 +11,17 @@ use crate::model::CacheMetadata;
 /// the action returned, so a replay can check the action had its effect.
 pub const AFTER_HASH: &str = "visual_representation_after";
 
+/// Step field: `{"hash": ..., "at": [x, y]}`, the after-action region re-centred on the
+/// nearest content because the region around the action point was blank (a check of a blank
+/// region detects nothing): its hash and its centre. Stored in place of [`AFTER_HASH`], so a
+/// reader that does not know it checks no effect for the step rather than the wrong region.
+pub const RECENTRED_AFTER: &str = "visual_representation_after_recentred";
+
+/// Step field: where a step that started a navigation led, `{"path": ..., "title": ...}` (the
+/// document's URL path and title after the action, stored when either changed), so replay
+/// checks the navigation rather than pixels.
+pub const PAGE_AFTER: &str = "page_after";
+
 /// Step field: what the browser said about the element the step acts on before acting (role,
 /// accessible name, state; `retrace_protocol::element::ElementInfo`): the one at the action
 /// point, or, for typing and keys, the one with the focus.
@@ -27,6 +38,11 @@ pub const FOCUSED_AFTER: &str = "focused_after";
 /// Step field: the crop of the region around the action point before acting (a small PNG,
 /// base64), so a report can show what was expected on any machine.
 pub const EXPECTED_CROP: &str = "visual_crop";
+
+/// Step field: the crop of the after-action region ([`AFTER_HASH`], or the re-centred one of
+/// [`RECENTRED_AFTER`]) in the screenshot the action returned (a small PNG, base64), so a
+/// report of a missing effect shows what was expected.
+pub const EXPECTED_CROP_AFTER: &str = "visual_crop_after";
 
 /// Metadata field: `[width, height]` of the screen the trajectory was recorded on.
 pub const DISPLAY_SIZE: &str = "display_size";

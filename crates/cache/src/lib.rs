@@ -49,6 +49,7 @@
 
 mod askui_export;
 mod check;
+mod check_effects;
 mod check_steps;
 mod durable;
 mod error;

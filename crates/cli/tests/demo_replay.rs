@@ -50,7 +50,8 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
     let v1 = &summary["phases"][0]["session"];
     assert_eq!(v1["status"], "passed");
     assert_eq!(v1["replay"]["checks_passed"]["visual"], 8);
-    assert_eq!(v1["replay"]["checks_passed"]["effect"], 8);
+    assert_eq!(v1["replay"]["checks_passed"]["effect"], 7);
+    assert_eq!(v1["replay"]["checks_passed"]["navigation"], 1);
     assert_eq!(v1["replay"]["repairs"].as_array().unwrap().len(), 0);
 
     let v2 = &summary["phases"][1]["session"];
@@ -74,6 +75,14 @@ fn demo_replays_repairs_the_moved_button_and_catches_the_changed_one() {
         "{message}"
     );
     assert!(message.contains("> threshold: 10"), "{message}");
+    // Both checks that failed are named, each with its own reason, in sentences.
+    assert!(
+        message.contains(
+            "The semantic check failed too: expected button 'New invoice', found button 'Add invoice'."
+        ),
+        "{message}"
+    );
+    assert!(message.contains(". Replay waited "), "{message}");
 
     // Evidence: event logs with the checks, final screenshots, the file with its metadata.
     let evidence = std::path::PathBuf::from(summary["evidence"].as_str().unwrap());
@@ -183,7 +192,9 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     assert_eq!(summary["status"], "passed");
     assert_eq!(summary["replay"]["steps_replayed"], 12);
     assert_eq!(summary["replay"]["checks_passed"]["visual"], 8);
-    assert_eq!(summary["replay"]["checks_passed"]["effect"], 8);
+    // The sign-in is checked by where it leads; the other 7 steps at a point by their pixels.
+    assert_eq!(summary["replay"]["checks_passed"]["effect"], 7);
+    assert_eq!(summary["replay"]["checks_passed"]["navigation"], 1);
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(file["metadata"]["execution_attempts"], 1);
     assert!(file["metadata"]["last_executed_at"].is_string());
@@ -222,7 +233,7 @@ fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
     assert_eq!(summary["status"], "failed");
     assert_eq!(replay["steps_replayed"], 13 - 1);
     assert_eq!(replay["checks_passed"]["visual"], 8);
-    assert_eq!(replay["checks_passed"]["effect"], 7);
+    assert_eq!(replay["checks_passed"]["effect"], 6);
     let failure = &replay["failure"];
     assert_eq!(
         (&failure["step"], &failure["kind"]),
@@ -240,18 +251,19 @@ fn replay_fails_when_the_last_step_does_not_reach_its_recorded_after_state() {
 }
 
 /// Every step's effect is checked, not only the last one's: a flipped after-action hash in
-/// the middle of the flow (step 6, the sign-in) fails there, not at a later step.
+/// the middle of the flow (step 10, the click into the amount field) fails there, not at a
+/// later step.
 #[test]
 fn replay_fails_at_the_step_whose_effect_is_missing() {
     retrace_test_support::require!(Chromium);
-    let (code, summary, _) = replay_with_flipped_after_hash(5);
+    let (code, summary, _) = replay_with_flipped_after_hash(9);
     assert_eq!(code, Some(1), "{summary}");
     let failure = &summary["replay"]["failure"];
-    assert_eq!(failure["step"], 6, "{failure}");
+    assert_eq!(failure["step"], 10, "{failure}");
     assert_eq!(failure["kind"], "effect", "{failure}");
     assert_eq!(
-        summary["replay"]["steps_replayed"], 5,
-        "nothing after step 6 ran"
+        summary["replay"]["steps_replayed"], 9,
+        "nothing after step 10 ran"
     );
 }
 

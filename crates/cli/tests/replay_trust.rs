@@ -162,7 +162,7 @@ fn a_settled_page_that_does_not_match_fails_without_the_step_timeout() {
     assert_eq!(code, Some(1), "{summary}");
     let (step, _, message) = failure(&summary);
     assert_eq!(step, &Value::from(7), "{summary}");
-    assert!(message.contains("the page settled"), "{message}");
+    assert!(message.contains("The page settled"), "{message}");
     let waited = summary["replay"]["failure"]["waited_ms"].as_u64().unwrap();
     assert!(
         waited < 30_000,

@@ -39,6 +39,10 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/login", get(login_form).post(login_submit))
         .route("/dashboard", get(dashboard))
         .route("/api/report", get(report))
+        .route(
+            "/api/drafts",
+            axum::routing::post(crate::recent_drafts::save),
+        )
         .route("/logout", get(logout))
         .route("/assets/{file}", get(late_script))
 }
@@ -48,7 +52,7 @@ fn options(state: &AppState, query: &AppQuery) -> Result<PageOptions, QueryError
 }
 
 /// The signed-in user, when the request carries a session cookie for the demo account.
-fn session_user(headers: &HeaderMap, state: &AppState) -> Option<String> {
+pub(crate) fn session_user(headers: &HeaderMap, state: &AppState) -> Option<String> {
     let expected = &state.config.credentials.username;
     headers
         .get_all(header::COOKIE)
@@ -127,7 +131,16 @@ async fn dashboard(
 ) -> Result<Response, QueryError> {
     let options = options(&state, &query)?;
     Ok(match session_user(&headers, &state) {
-        Some(user) => html_page(StatusCode::OK, dashboard_page::render(&options, &user)),
+        Some(user) => {
+            let recent = match options.recent_drafts {
+                true => state.drafts.card(),
+                false => String::new(),
+            };
+            html_page(
+                StatusCode::OK,
+                dashboard_page::render(&options, &user, &recent),
+            )
+        }
         None => redirect(&format!("/{}", options.carry)),
     })
 }
@@ -175,7 +188,7 @@ async fn late_script(
     let options = options(&state, &query)?;
     let body = match file.as_str() {
         scripts::LOGIN_FILE => login_page::script(),
-        scripts::DASHBOARD_FILE => dashboard_script::script(&options.faults),
+        scripts::DASHBOARD_FILE => dashboard_script::script(&options.faults, options.recent_drafts),
         _ => return Ok((StatusCode::NOT_FOUND, "not found").into_response()),
     };
     let ms = options.script_delay_ms.unwrap_or(0);

@@ -208,6 +208,9 @@ pub struct DemoConfig {
     /// The content site's variant (`/site/...`) when a request does not ask with `?variant=`
     /// (default the baseline).
     pub variant: Variant,
+    /// Whether saved drafts are also stored on the server and every dashboard shows the latest
+    /// in a "Recently saved" card (see `recent_drafts`; default no).
+    pub recent_drafts: bool,
 }
 
 #[cfg(test)]

@@ -57,9 +57,10 @@ fn mark_sent_field(options: &PageOptions) -> &'static str {
     }
 }
 
-/// Renders the dashboard for the signed-in `username`. The parameters the request gave
-/// (`options.carry`, e.g. `?layout=v2`) are carried into the sign-out link.
-pub fn render(options: &PageOptions, username: &str) -> String {
+/// Renders the dashboard for the signed-in `username`, with `recent` (the "Recently saved"
+/// card's HTML, or nothing). The parameters the request gave (`options.carry`, e.g.
+/// `?layout=v2`) are carried into the sign-out link.
+pub fn render(options: &PageOptions, username: &str, recent: &str) -> String {
     let layout = options.layout;
     let layout_query = &options.carry;
     let username = escape(username);
@@ -121,7 +122,7 @@ pub fn render(options: &PageOptions, username: &str) -> String {
          <div class=\"stat\"><span class=\"muted\">Paid</span><strong>{paid}</strong></div>\
          <div class=\"stat\"><span class=\"muted\">Outstanding</span>\
          <strong>{outstanding}</strong></div></div></div>\
-         </aside></main>\
+         </aside></main>{recent}\
          <div class=\"overlay\" id=\"modal\" hidden><div class=\"modal\" role=\"dialog\" \
          aria-modal=\"true\" aria-labelledby=\"modal-title\"><h2 id=\"modal-title\">New invoice</h2>\
          <form id=\"modal-form\"><div class=\"field\"><label for=\"modal-customer\">Customer</label>\
@@ -137,7 +138,7 @@ pub fn render(options: &PageOptions, username: &str) -> String {
     let script = PageScript::place(
         scripts::DASHBOARD_FILE,
         options,
-        dashboard_script::script(&options.faults),
+        dashboard_script::script(&options.faults, options.recent_drafts),
     );
     page(
         "Dashboard · Ledgerline",

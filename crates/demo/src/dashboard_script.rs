@@ -6,9 +6,13 @@
 use crate::faults::Fault;
 use crate::faults::Faults;
 
-/// The whole script for a dashboard with `faults`.
-pub fn script(faults: &Faults) -> String {
+/// The whole script for a dashboard with `faults`, sending saved drafts to the server when
+/// they are `shared` (see [`crate::recent_drafts`]).
+pub fn script(faults: &Faults, shared: bool) -> String {
     let mut script = String::from(BASE);
+    if shared {
+        script.push_str(crate::recent_drafts::SCRIPT);
+    }
     for fault in faults.iter() {
         script.push_str(match fault {
             Fault::SaveIgnoresClicks => SAVE_IGNORES_CLICKS,
@@ -84,12 +88,14 @@ mod tests {
 
     #[test]
     fn fault_scripts_are_added_only_when_asked_for() {
-        let plain = script(&Faults::none());
+        let plain = script(&Faults::none(), false);
+        assert!(!plain.contains("/api/drafts"));
+        assert!(script(&Faults::none(), true).contains("/api/drafts"));
         assert!(!plain.contains("stopImmediatePropagation"));
         assert!(!plain.contains("modal-sent').addEventListener"));
         assert!(!plain.contains("replace(/\\./g"));
         assert!(plain.ends_with(crate::scripts::READY_MARK));
-        let all = script(&Faults::of(&Fault::ALL));
+        let all = script(&Faults::of(&Fault::ALL), false);
         assert!(all.contains("stopImmediatePropagation"));
         assert!(all.contains("modal-sent').addEventListener"));
         assert!(all.contains("replace(/\\./g"));

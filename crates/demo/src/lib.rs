@@ -50,6 +50,14 @@
 //! | the "Mark as sent" checkbox | [`DemoConfig::mark_sent`] | `?mark_sent=1` / `0` | `--mark-sent` |
 //! | late scripts | [`DemoConfig::script_delay_ms`] | `?script_delay_ms=N` (`off`) | `--script-delay-ms N` |
 //! | the site's variant | [`DemoConfig::variant`] | `?variant=NAME` | `--variant NAME` |
+//! | shared drafts | [`DemoConfig::recent_drafts`] | | |
+//!
+//! # Shared drafts
+//! With `recent_drafts`, "Save draft" also stores the draft on the server (`POST
+//! /api/drafts`), and every dashboard shows the latest three anyone saved in a "Recently
+//! saved" card `#recent-drafts`, fixed over the middle of the invoice table (x 300..640 from
+//! y 440 at 1280x800, where the sign-in button was on the login page), once there is one: runs
+//! of one flow against one app see each other's records, as on a real server.
 //!
 //! # The `v2` layout
 //! Chosen app-wide with [`DemoConfig::layout`] or per request with `?layout=v2` (the
@@ -201,6 +209,7 @@ mod html;
 mod invoices;
 mod login_page;
 mod page_options;
+mod recent_drafts;
 mod scripts;
 mod server;
 pub mod site;

@@ -38,6 +38,8 @@ pub struct PageOptions {
     pub script_delay_ms: Option<u64>,
     /// `""` or `?name=value&...`: the parameters the request gave, to carry on.
     pub carry: String,
+    /// Whether drafts are shared on the server ([`DemoConfig::recent_drafts`], app-wide only).
+    pub recent_drafts: bool,
 }
 
 /// A query parameter with a value the app does not understand; answers 400 naming both.
@@ -142,6 +144,7 @@ pub fn resolve(config: &DemoConfig, query: &AppQuery) -> Result<PageOptions, Que
         faults,
         script_delay_ms,
         carry,
+        recent_drafts: config.recent_drafts,
     })
 }
 

@@ -147,6 +147,7 @@ pub async fn start(config: DemoConfig, addr: SocketAddr) -> Result<DemoServer, D
     let app = routes(AppState {
         config: Arc::new(config),
         stopping: Some(stopped.clone()),
+        drafts: Default::default(),
     });
     let task = tokio::spawn(async move {
         axum::serve(listener, app)
@@ -168,6 +169,7 @@ pub fn router(config: DemoConfig) -> Router {
     routes(AppState {
         config: Arc::new(config),
         stopping: None,
+        drafts: Default::default(),
     })
 }
 
@@ -186,6 +188,8 @@ pub(crate) struct AppState {
     pub(crate) config: Arc<DemoConfig>,
     /// Turns `true` when the server stops; `None` when served by the caller's [`router`].
     pub(crate) stopping: Option<watch::Receiver<bool>>,
+    /// Drafts saved on the server (with [`DemoConfig::recent_drafts`]).
+    pub(crate) drafts: crate::recent_drafts::SavedDrafts,
 }
 
 /// Resolves when `stopping` turns `true` or its sender goes; never without one.

@@ -11,6 +11,7 @@ use retrace_protocol::events::Png;
 use retrace_protocol::events::ReplayFailure;
 
 use crate::checks::Look;
+use crate::checks::effect::region_centre;
 use crate::evidence::region_crop;
 use crate::plan::PlannedStep;
 use crate::tally::millis;
@@ -64,28 +65,34 @@ pub fn check_failure(failed: CheckFailure<'_>) -> ReplayFailure {
             format!("The {name} check failed after"),
         ),
     };
-    let measure = match (look.distance, look.threshold) {
-        (Some(distance), Some(threshold)) => {
-            format!(" Hamming distance: {distance} > threshold: {threshold}")
+    let search_note = match searched_within {
+        Some(radius)
+            if verdict
+                .looks
+                .iter()
+                .any(|(name, look)| *name == "visual" && !look.passed) =>
+        {
+            format!("; no match within {radius} px")
         }
         _ => String::new(),
     };
-    let search_note = match searched_within {
-        Some(radius) if check == "visual" => format!("; no match within {radius} px"),
-        _ => String::new(),
-    };
+    // Every other check that failed too, each with its own reason.
+    let others: String = verdict
+        .looks
+        .iter()
+        .filter(|(name, other)| !other.passed && *name != check)
+        .map(|(name, other)| format!(" The {name} check failed too: {}", reason(name, other)))
+        .collect();
     let settled_note = verdict
         .note
         .as_ref()
-        .map(|note| format!(" {note}"))
+        .map(|note| format!(" {}.", sentence_case(note.trim_end_matches('.'))))
         .unwrap_or_default();
     let message = format!(
-        "{account} step {} ({}): {}.{measure} (waited {:.1} s{search_note}).{settled_note}",
+        "{account} step {} ({}): {}{others} Replay waited {:.1} s{search_note}.{settled_note}",
         step.number(),
         step.describe(),
-        look.detail
-            .clone()
-            .unwrap_or_else(|| format!("the {check} check did not pass")),
+        reason(check, look),
         verdict.waited.as_secs_f64(),
     );
     ReplayFailure {
@@ -96,12 +103,44 @@ pub fn check_failure(failed: CheckFailure<'_>) -> ReplayFailure {
         distance: look.distance,
         threshold: look.threshold,
         waited_ms: Some(millis(verdict.waited.as_millis())),
-        expected_crop: (phase == CheckPhase::Before)
-            .then(|| step.expected_crop.clone())
-            .flatten(),
-        actual_crop: at.and_then(|at| region_crop(&verdict.screen, at, region_size)),
+        expected_crop: match phase {
+            CheckPhase::Before => step.expected_crop.clone(),
+            CheckPhase::After => step.expected_crop_after.clone(),
+        },
+        actual_crop: at.and_then(|at| {
+            let centre = match phase {
+                CheckPhase::Before => at,
+                CheckPhase::After => region_centre(step, at),
+            };
+            region_crop(&verdict.screen, centre, region_size)
+        }),
         actual_screen: whole_screen(&verdict.screen),
         actual_element: found_element(verdict),
+    }
+}
+
+/// Why a check did not pass, as a sentence ending in a full stop: its detail, and its measure
+/// when it measures (`...differs from the recording. Hamming distance: 23 > threshold: 10.`).
+fn reason(check: &str, look: &Look) -> String {
+    let detail = look
+        .detail
+        .clone()
+        .unwrap_or_else(|| format!("the {check} check did not pass"));
+    let measure = match (look.distance, look.threshold) {
+        (Some(distance), Some(threshold)) => {
+            format!(" Hamming distance: {distance} > threshold: {threshold}.")
+        }
+        _ => String::new(),
+    };
+    format!("{}.{measure}", detail.trim_end_matches('.'))
+}
+
+/// `text` with its first letter in capitals.
+fn sentence_case(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 

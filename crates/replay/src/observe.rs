@@ -11,6 +11,10 @@
 //! (`element`, `element_after`, `focused_after`) that askui ignores; replay's semantic and
 //! state checks compare against them.
 //!
+//! Around every action it also reads where the page is (its URL path and title): when the
+//! action changed either, the step started a navigation, and where it led is stored
+//! (`page_after`) for replay's navigation check.
+//!
 //! Observing never fails an action: a page that cannot answer leaves the step without the
 //! field (it then replays with the visual checks only), and a warning says so.
 
@@ -25,6 +29,7 @@ use retrace_agent::tool::ToolReply;
 use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 
+use crate::checks::navigation::PageLocation;
 use crate::screen::PageProbe;
 
 /// What the page said about one action.
@@ -39,12 +44,17 @@ pub struct Observation {
     pub element_after: Option<ElementInfo>,
     /// The element with the focus after typing.
     pub focused_after: Option<ElementInfo>,
+    /// Where the page went, when the action changed its URL path or title.
+    pub page_after: Option<PageLocation>,
 }
 
 impl Observation {
     /// Whether the page said anything worth storing.
     pub fn is_empty(&self) -> bool {
-        self.element.is_none() && self.element_after.is_none() && self.focused_after.is_none()
+        self.element.is_none()
+            && self.element_after.is_none()
+            && self.focused_after.is_none()
+            && self.page_after.is_none()
     }
 }
 
@@ -141,6 +151,17 @@ impl ObservingTool {
         }
     }
 
+    /// Where the page is (`None`, with a warning, when it did not say).
+    async fn location(&self, when: &str) -> Option<PageLocation> {
+        match self.probe.location().await {
+            Ok(location) => Some(location),
+            Err(error) => {
+                tracing::warn!(%error, "could not read where the page is {when}: a navigation the step starts is not recorded");
+                None
+            }
+        }
+    }
+
     async fn element_at(&self, at: (i64, i64), when: &str) -> Option<ElementInfo> {
         match self.probe.element_at(at).await {
             Ok(element) => element,
@@ -192,10 +213,21 @@ impl AgentTool for ObservingTool {
             }
             _ => None,
         };
+        let location = match observes {
+            true => self.location("before acting").await,
+            false => None,
+        };
         let reply = self.inner.call(input.clone()).await?;
         if reply.is_error || !observes {
             return Ok(reply);
         }
+        let page_after = match location {
+            Some(before) => self
+                .location("after acting")
+                .await
+                .filter(|after| *after != before),
+            None => None,
+        };
         let element_after = match point {
             Some(at) if action.ends_with("click") => {
                 self.element_at(at, "after acting").await.filter(has_state)
@@ -214,6 +246,7 @@ impl AgentTool for ObservingTool {
             element,
             element_after,
             focused_after,
+            page_after,
         };
         if !observation.is_empty() {
             self.observations.push(observation);
@@ -244,6 +277,7 @@ mod tests {
             ),
             element_after: None,
             focused_after: None,
+            page_after: None,
         }
     }
 

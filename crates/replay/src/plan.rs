@@ -22,6 +22,7 @@ use retrace_protocol::tool_input;
 use retrace_vision::ImageHash;
 use retrace_vision::Method;
 
+use crate::checks::navigation::PageLocation;
 use crate::request::ReplayRequest;
 
 /// How the file's regions are hashed.
@@ -44,8 +45,13 @@ pub struct PlannedStep {
     pub point: Option<(i64, i64)>,
     /// The hash of the region around `point` before acting, as recorded.
     pub before: Option<ImageHash>,
-    /// The hash of the same region after acting, as recorded.
+    /// The hash of the same region after acting, as recorded (centred on `after_at`).
     pub after: Option<ImageHash>,
+    /// Where the after-action region is centred when the recording re-centred it (a blank
+    /// region around `point`); `None`: at the point.
+    pub after_at: Option<(i64, i64)>,
+    /// Where the step led when it started a navigation, as recorded.
+    pub page_after: Option<PageLocation>,
     /// The element the step acts on, as the browser described it before acting when
     /// recorded: the one at `point`, or, for a step acting on the focus (typing, keys), the
     /// one with the focus.
@@ -57,6 +63,8 @@ pub struct PlannedStep {
     /// The recorded region around `point` before acting (a small PNG), so a failure's
     /// evidence shows what was expected on any machine.
     pub expected_crop: Option<Png>,
+    /// The recorded after-action region (around `after_at`, else `point`), likewise.
+    pub expected_crop_after: Option<Png>,
     /// Whether it only observes (replay skips it).
     pub observe_only: bool,
 }
@@ -123,8 +131,8 @@ pub enum PlanError {
         #[source]
         source: CacheError,
     },
-    /// A recorded element description cannot be read.
-    #[error("{path}: step {step}: the recorded `{field}` is not an element description: {reason}")]
+    /// A recorded element description (or another recorded value) cannot be read.
+    #[error("{path}: step {step}: the recorded `{field}` cannot be read: {reason}")]
     BadElement {
         /// The file.
         path: String,
@@ -274,45 +282,29 @@ fn plan_step(
             });
         }
     };
-    let after = parse(fields::AFTER_HASH, after_text)?;
-    let element = |field: &'static str| -> Result<Option<ElementInfo>, PlanError> {
-        let Some(value) = call.extra.get(field).filter(|value| !value.is_null()) else {
-            return Ok(None);
-        };
-        let bad = |reason: String| PlanError::BadElement {
-            path: path.to_owned(),
-            step: index + 1,
-            field,
-            reason,
-        };
-        let filled = retrace_cache::params::substitute_value(value, parameters)
-            .map_err(|error| bad(error.to_string()))?;
-        serde_json::from_value(filled)
-            .map(Some)
-            .map_err(|error| bad(error.to_string()))
+    let recentred =
+        recorded_value::<RecentredAfter>(path, index, &call, fields::RECENTRED_AFTER, parameters)?;
+    let (after, after_at) = match (after_text, recentred) {
+        (None, Some(recentred)) => (
+            parse(fields::RECENTRED_AFTER, Some(&recentred.hash))?,
+            Some(recentred.at),
+        ),
+        (text, _) => (parse(fields::AFTER_HASH, text)?, None),
     };
+    let element =
+        |field: &'static str| recorded_value::<ElementInfo>(path, index, &call, field, parameters);
     let (element_before, element_after, focused_after) = (
         element(fields::ELEMENT)?,
         element(fields::ELEMENT_AFTER)?,
         element(fields::FOCUSED_AFTER)?,
     );
-    let expected_crop = call
-        .extra
-        .get(fields::EXPECTED_CROP)
-        .and_then(serde_json::Value::as_str)
-        .and_then(|text| match BASE64.decode(text) {
-            Ok(bytes) if bytes.starts_with(b"\x89PNG") => Some(Png::from(bytes)),
-            _ => {
-                tracing::warn!(
-                    "{path}: step {}'s {} is not a base64 PNG; its failures show no expected crop",
-                    index + 1,
-                    fields::EXPECTED_CROP
-                );
-                None
-            }
-        });
+    let page_after =
+        recorded_value::<PageLocation>(path, index, &call, fields::PAGE_AFTER, parameters)?;
+    let expected_crop = recorded_crop(path, index, &call, fields::EXPECTED_CROP);
+    let expected_crop_after = recorded_crop(path, index, &call, fields::EXPECTED_CROP_AFTER);
     Ok(PlannedStep {
         expected_crop,
+        expected_crop_after,
         element: element_before,
         element_after,
         focused_after,
@@ -322,7 +314,57 @@ fn plan_step(
         call,
         before,
         after,
+        after_at,
+        page_after,
     })
+}
+
+/// A recorded crop of `call` (`field`: a base64 PNG); `None`, with a warning, when it is not
+/// one.
+fn recorded_crop(path: &str, index: usize, call: &ToolUseBlock, field: &str) -> Option<Png> {
+    let text = call.extra.get(field)?.as_str()?;
+    match BASE64.decode(text) {
+        Ok(bytes) if bytes.starts_with(b"\x89PNG") => Some(Png::from(bytes)),
+        _ => {
+            tracing::warn!(
+                "{path}: step {}'s {field} is not a base64 PNG; its failures show no expected crop",
+                index + 1,
+            );
+            None
+        }
+    }
+}
+
+/// A re-centred after-action region as recorded ([`fields::RECENTRED_AFTER`]).
+#[derive(Debug, serde::Deserialize)]
+struct RecentredAfter {
+    hash: String,
+    at: (i64, i64),
+}
+
+/// A recorded extra field of `call` read as a `T`, parameter values filled in; `None` when
+/// absent or null.
+fn recorded_value<T: serde::de::DeserializeOwned>(
+    path: &str,
+    index: usize,
+    call: &ToolUseBlock,
+    field: &'static str,
+    parameters: &retrace_cache::ParameterValues,
+) -> Result<Option<T>, PlanError> {
+    let Some(value) = call.extra.get(field).filter(|value| !value.is_null()) else {
+        return Ok(None);
+    };
+    let bad = |reason: String| PlanError::BadElement {
+        path: path.to_owned(),
+        step: index + 1,
+        field,
+        reason,
+    };
+    let filled = retrace_cache::params::substitute_value(value, parameters)
+        .map_err(|error| bad(error.to_string()))?;
+    serde_json::from_value(filled)
+        .map(Some)
+        .map_err(|error| bad(error.to_string()))
 }
 
 /// The checks the steps from the start on cannot get, with why.
@@ -359,6 +401,16 @@ fn checks_off(steps: &[PlannedStep], visual_enabled: bool) -> Vec<String> {
             off.push(format!(
                 "visual: step {}'s region is blank: its check can detect nothing (re-record it \
                  on a point with something to see)",
+                step.number()
+            ));
+        }
+    }
+    for step in &pointing {
+        if step.after.as_ref().is_some_and(ImageHash::is_near_flat) {
+            off.push(format!(
+                "effect: step {}'s after-action region is blank: it is not checked (a blank \
+                 region detects nothing, and fails when anything is drawn there later); \
+                 re-record the step to check what it was for",
                 step.number()
             ));
         }

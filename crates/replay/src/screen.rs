@@ -15,6 +15,8 @@ use retrace_protocol::element::ElementInfo;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
+use crate::checks::navigation::PageLocation;
+
 /// The browser page behind a screen, in the trajectory's coordinates: what checks ask besides
 /// the pixels. A desktop has none, and replays there check pixels only.
 #[derive(Clone)]
@@ -83,6 +85,14 @@ impl PageProbe {
         name: &str,
     ) -> Result<Vec<ElementInfo>, DriveError> {
         self.page.find_elements(role, name).await
+    }
+
+    /// Where the page is: its document's URL path and title.
+    pub async fn location(&self) -> Result<PageLocation, DriveError> {
+        let value = self.page.evaluate(PageLocation::EXPRESSION).await?;
+        serde_json::from_value(value).map_err(|error| {
+            DriveError::InvalidInput(format!("the page's location is unreadable: {error}"))
+        })
     }
 
     /// What the page is doing now.

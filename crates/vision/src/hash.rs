@@ -86,6 +86,19 @@ impl ImageHash {
         }
     }
 
+    /// Whether at most one bit in sixteen after the first differs from the rest: a blank
+    /// region, or one with a faint line or two (an empty text field's borders; `8000800080000000`).
+    /// Such a region is told apart from a blank one by fewer bits than a check's threshold, so
+    /// its check can detect next to nothing, and anything drawn into it later fails it.
+    pub fn is_near_flat(&self) -> bool {
+        let Some((_, rest)) = self.bits.split_first() else {
+            return false;
+        };
+        let set = rest.iter().filter(|bit| **bit).count();
+        let minority = set.min(rest.len() - set);
+        !rest.is_empty() && minority * 16 <= self.bits.len()
+    }
+
     /// The bits, row-major (the first is the most significant in the hex form).
     pub fn bits(&self) -> &[bool] {
         &self.bits

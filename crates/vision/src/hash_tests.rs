@@ -81,3 +81,21 @@ fn dispatched_phash_matches_the_portable_one() {
         assert_eq!(phash(&small, size), phash_body(&small, size), "size {size}");
     }
 }
+
+#[test]
+fn near_flat_hashes_are_blank_regions_and_faint_lines_only() {
+    let near_flat = |hex: &str| ImageHash::from_hex(hex).unwrap().is_near_flat();
+    // Blank, blank with the other DC bit, an empty text field's two borders.
+    for hex in ["8000000000000000", "7fffffffffffffff", "8000800080000000"] {
+        assert!(near_flat(hex), "{hex}");
+    }
+    // A button, a field with its label, a page after a sign-in.
+    for hex in [
+        "ce33b1cc4e3331cc",
+        "9918181ce6e6e6e7",
+        "8000ffff7f8000bf",
+        "80008000800080f0",
+    ] {
+        assert!(!near_flat(hex), "{hex}");
+    }
+}

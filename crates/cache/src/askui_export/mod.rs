@@ -195,11 +195,11 @@ impl Out {
         step.visual_representation = hash;
         if checked {
             for (key, value) in &source.extra {
-                if key != fields::AFTER_HASH && key != fields::ELEMENT_AFTER {
+                if !AFTER_FIELDS.contains(&key.as_str()) {
                     step.extra.insert(key.clone(), value.clone());
                 }
             }
-            for field in [fields::AFTER_HASH, fields::ELEMENT_AFTER] {
+            for field in AFTER_FIELDS {
                 if source.extra.get(field).is_some_and(|v| !v.is_null()) {
                     self.drop_note(&format!("`{field}`"), number);
                 }
@@ -207,6 +207,15 @@ impl Out {
         }
     }
 }
+
+/// Fields about the state after a step acts, left out of its mouse move (which acts first).
+const AFTER_FIELDS: [&str; 5] = [
+    fields::AFTER_HASH,
+    fields::RECENTRED_AFTER,
+    fields::EXPECTED_CROP_AFTER,
+    fields::ELEMENT_AFTER,
+    fields::PAGE_AFTER,
+];
 
 /// Appends the askui steps for the 1-based step `number`.
 fn convert(step: &ToolUseBlock, number: usize, out: &mut Out) -> Result<(), ExportError> {

@@ -5,6 +5,13 @@
 //! a moved control shows its new state where it moved, a moved submit button leads to a page
 //! that did not move). A click that did nothing fails at its own step, not at whichever later
 //! step happens to look.
+//!
+//! Pixels are the check of last resort: a step that started a navigation when recorded is
+//! checked by where it led ([`super::navigation`]) on a browser, and a recorded region that is
+//! blank (or nearly: [`retrace_vision::ImageHash::is_near_flat`]) is not checked at all (it
+//! can detect nothing, and fails the step when anything unrelated is drawn there later; the
+//! replay says so up front). A region the recorder re-centred on the nearest content
+//! (`visual_representation_after_recentred`) is looked at there, moved with the step's repair.
 
 use std::sync::Arc;
 
@@ -38,15 +45,24 @@ impl StepCheck for EffectCheck {
     }
 
     fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool {
-        env.effects_checked() && step.point.is_some() && step.after.is_some()
+        let navigation_checked = env.page.is_some() && step.page_after.is_some();
+        env.effects_checked()
+            && step.point.is_some()
+            && step
+                .after
+                .as_ref()
+                .is_some_and(|after| !after.is_near_flat())
+            && !navigation_checked
     }
 
-    /// The point it acted at, and for a repaired step the recorded one too.
+    /// The point it acted at, and for a repaired step the recorded one too (each moved to
+    /// the re-centred region, when the recording re-centred it).
     fn points_read(&self, step: &PlannedStep, at: (i64, i64)) -> Vec<(i64, i64)> {
         step.point
             .filter(|point| *point != at)
             .into_iter()
             .chain([at])
+            .map(|point| region_centre(step, point))
             .collect()
     }
 
@@ -64,14 +80,24 @@ impl StepCheck for EffectCheck {
         // A repaired step acted at a moved point: a control that moved shows its new state
         // there, but a step that leads to another page (a moved submit button) shows that page
         // where it was recorded. Either one is the recorded effect.
-        let mut distance = region_distance(screen, at, recorded, env.hashing)?;
+        let mut distance = region_distance(screen, region_centre(step, at), recorded, env.hashing)?;
         if let Some(recorded_at) = step.point.filter(|point| *point != at) {
-            distance = distance.min(region_distance(screen, recorded_at, recorded, env.hashing)?);
+            let centre = region_centre(step, recorded_at);
+            distance = distance.min(region_distance(screen, centre, recorded, env.hashing)?);
         }
         Ok(distance_look(
             distance,
             env.threshold_for(recorded.bits().len()),
             "the screen region did not reach the state recorded after the action",
         ))
+    }
+}
+
+/// Where the after-action region of `step` acting at `at` is centred: the re-centred point
+/// moved as the step's point moved, else `at`.
+pub(crate) fn region_centre(step: &PlannedStep, at: (i64, i64)) -> (i64, i64) {
+    match (step.after_at, step.point) {
+        (Some(centre), Some(point)) => (centre.0 + at.0 - point.0, centre.1 + at.1 - point.1),
+        _ => at,
     }
 }

@@ -9,8 +9,12 @@
 //!
 //! - [`visual::VisualCheck`]: before acting, the region around the point hashes within the
 //!   threshold of the hash recorded before the action; relocates by searching nearby.
+//! - [`navigation::NavigationCheck`] (browsers): after a step that started a navigation
+//!   when recorded, the page reached the recorded URL path and title.
 //! - [`effect::EffectCheck`]: after acting, the region around the point the step acted at
-//!   hashes within the threshold of the hash recorded after the action.
+//!   (or the point the recording re-centred it on) hashes within the threshold of the hash
+//!   recorded after the action; only when nothing better was recorded (no navigation) and the
+//!   recorded region is not blank.
 //! - [`semantic::SemanticCheck`] (browsers): before acting, the element at the point is the
 //!   recorded one (same role and accessible name), enabled and reachable by a click;
 //!   relocates a control that moved further than the hash search reaches by role and name.
@@ -33,6 +37,7 @@ use crate::request::WaitMode;
 use crate::screen::PageProbe;
 
 pub mod effect;
+pub mod navigation;
 pub mod semantic;
 pub mod state;
 pub mod visual;
@@ -177,6 +182,7 @@ pub fn default_checks() -> Vec<Arc<dyn StepCheck>> {
     vec![
         Arc::new(visual::VisualCheck),
         Arc::new(semantic::SemanticCheck),
+        Arc::new(navigation::NavigationCheck),
         Arc::new(effect::EffectCheck),
         Arc::new(state::StateCheck),
     ]

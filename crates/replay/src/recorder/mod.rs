@@ -49,6 +49,7 @@ use crate::observe::Observation;
 use crate::observe::ObservationQueue;
 use crate::observe::Observations;
 
+mod after_region;
 mod params;
 mod screens;
 mod write;
@@ -238,7 +239,7 @@ pub fn build_cache_file(
             if let Some(point) = retrace_protocol::tool_input::action_point(&recorded.input) {
                 let shot = |key: Option<ScreenKey>,
                             screens: &mut Screens<'_>|
-                 -> Result<Option<String>, RecordError> {
+                 -> Result<Option<ImageHash>, RecordError> {
                     let Some(key) = key else { return Ok(None) };
                     let image = screens.get(key).map_err(|source| RecordError::Screenshot {
                         step,
@@ -261,9 +262,10 @@ pub fn build_cache_file(
                         y: point.1,
                         source,
                     })?;
-                    Ok(Some(hash.to_string()))
+                    Ok(Some(hash))
                 };
-                recorded.visual_representation = shot(before, &mut screens)?;
+                recorded.visual_representation =
+                    shot(before, &mut screens)?.map(|hash| hash.to_string());
                 if settings.store_crops
                     && recorded.visual_representation.is_some()
                     && let Some(key) = before
@@ -284,13 +286,19 @@ pub fn build_cache_file(
                         point.1
                     );
                 }
-                if let Some(after) = shot(
-                    after_screens.get(tool_use.id.as_str()).copied(),
-                    &mut screens,
-                )? {
-                    recorded
-                        .extra
-                        .insert(fields::AFTER_HASH.to_owned(), Value::String(after));
+                let after_key = after_screens.get(tool_use.id.as_str()).copied();
+                if let Some(at_point) = shot(after_key, &mut screens)?
+                    && let Some(key) = after_key
+                    && let (Some(image), before_image) = screens.pair(key, before)
+                {
+                    store_after_region(
+                        &mut recorded,
+                        (image, before_image),
+                        point,
+                        at_point,
+                        settings,
+                        step,
+                    );
                 }
             }
             if first_size.is_none()
@@ -319,6 +327,7 @@ pub fn build_cache_file(
             fields::ELEMENT,
             fields::ELEMENT_AFTER,
             fields::FOCUSED_AFTER,
+            fields::PAGE_AFTER,
         ] {
             if let Some(value) = step.extra.get_mut(key) {
                 *value = parameterize_value(value, &presets);
@@ -396,6 +405,49 @@ fn store_observation(step: &mut ToolUseBlock, observation: Observation) {
         {
             step.extra.insert(key.to_owned(), value);
         }
+    }
+    if let Some(page) = observation.page_after
+        && let Ok(value) = serde_json::to_value(&page)
+    {
+        step.extra.insert(fields::PAGE_AFTER.to_owned(), value);
+    }
+}
+
+/// Stores the after-action region of `step` (0-based) acting at `point` in the screenshot
+/// the action returned (with the one before it), re-centred when blank (see
+/// [`after_region`]), or none, with a warning, when nothing near changed.
+fn store_after_region(
+    recorded: &mut ToolUseBlock,
+    (image, before): (&Image, Option<&Image>),
+    point: (i64, i64),
+    at_point: ImageHash,
+    settings: &RecordSettings,
+    step: usize,
+) {
+    let Some((hash, centre)) = after_region::after_region(image, before, point, at_point, settings)
+    else {
+        tracing::warn!(
+            "step {}'s after-action region around ({}, {}) is blank and the action changed nothing near it: no after-action hash is recorded",
+            step + 1,
+            point.0,
+            point.1
+        );
+        return;
+    };
+    let (field, value) = match centre {
+        None => (fields::AFTER_HASH, Value::String(hash.to_string())),
+        Some((x, y)) => (
+            fields::RECENTRED_AFTER,
+            json!({"hash": hash.to_string(), "at": [x, y]}),
+        ),
+    };
+    recorded.extra.insert(field.to_owned(), value);
+    if settings.store_crops
+        && let Some(text) = crop_text(image, centre.unwrap_or(point), settings.region_size)
+    {
+        recorded
+            .extra
+            .insert(fields::EXPECTED_CROP_AFTER.to_owned(), Value::String(text));
     }
 }
 

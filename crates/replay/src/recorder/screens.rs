@@ -32,6 +32,22 @@ impl<'a> Screens<'a> {
 
     /// The decoded first image of the tool_result at `key`; `Ok(None)` when it is not an
     /// inline PNG.
+    /// Two screenshots at once (each `None` when its message holds none, or does not decode).
+    pub(super) fn pair(
+        &mut self,
+        first: ScreenKey,
+        second: Option<ScreenKey>,
+    ) -> (Option<&Image>, Option<&Image>) {
+        let _ = self.get(first);
+        if let Some(second) = second {
+            let _ = self.get(second);
+        }
+        (
+            self.decoded.get(&first),
+            second.and_then(|key| self.decoded.get(&key)),
+        )
+    }
+
     pub(super) fn get(&mut self, key: ScreenKey) -> Result<Option<&Image>, VisionError> {
         if !self.decoded.contains_key(&key) {
             let Some(data) = png_data(self.history, key) else {

@@ -22,10 +22,13 @@
 //! - *Failing without the full timeout*: a step whose page has settled (no request in flight,
 //!   no navigation, no change for `search_after` where the step's control could be: its
 //!   region and the search radius around it, so a progress bar elsewhere does not hold the
-//!   step; before typing, which looks at no pixels, no repaint the document reports) and
+//!   step; before typing, which looks at no pixels, no repaint the document reports; a change
+//!   back to a picture seen earlier in the wait, such as a caret blinking, does not count) and
 //!   whose before-action checks still fail, the search included, fails then, not after
-//!   `step_timeout` (an effect after acting gets the whole step time: the app may be waiting
-//!   on its server); a slow server keeps the step waiting, because its request is in flight.
+//!   `step_timeout`; so does a step whose after-action checks ask the page alone (where it
+//!   navigated, a state, a typed value). A pixel effect after acting gets the whole step time
+//!   (the app may be waiting on a server whose request is not seen); a slow server keeps the
+//!   step waiting, because its request or navigation is in flight.
 //!   A desktop gives no such signal: there replay waits the step's whole time.
 //!
 //! **Screenshots not taken**: an after-action phase whose checks ask only the page (the typed
@@ -168,32 +171,54 @@ pub struct Waiter<'a> {
     pub memory: &'a FrameMemory,
 }
 
+/// How many distinct pictures a phase remembers to tell a periodic change (a caret blinking,
+/// a two-state pulse) from a new one.
+const PERIODIC_STATES: usize = 4;
+
 /// When the screen and the page last did anything, while a phase polls.
+///
+/// A change back to a picture seen earlier in the phase (within the last
+/// [`PERIODIC_STATES`] distinct ones) is periodic: a caret blinking in a focused field next to
+/// the control, a dot pulsing between two states. It is masked: it does not count as activity,
+/// so a failing step on a page otherwise settled fails then, not at the step timeout. A
+/// picture never seen before (a page still drawing, a control on its way) counts.
 #[derive(Debug)]
 struct Settling {
-    previous: Option<Arc<Image>>,
-    /// The last time a screenshot differed from the one before, or the page was busy.
+    /// The distinct pictures seen, the latest last.
+    seen: std::collections::VecDeque<Arc<Image>>,
+    /// The last time a screenshot showed a picture not seen before, or the page was busy.
     last_activity: Instant,
 }
 
 impl Settling {
     fn new() -> Self {
         Self {
-            previous: None,
+            seen: std::collections::VecDeque::with_capacity(PERIODIC_STATES),
             last_activity: Instant::now(),
         }
     }
 
     /// Notes a screenshot and whether the page was busy when it was taken. Only `watched`
-    /// counts as a change (the whole screen when `None`).
+    /// counts as a change (the whole screen when `None`); a return to a picture seen before
+    /// does not (see the type's docs).
     fn saw(&mut self, screen: &Arc<Image>, busy: bool, watched: Option<Region>) {
-        let changed = self.previous.as_ref().is_none_or(|previous| {
-            !retrace_vision::is_stable(previous, screen, watched).unwrap_or(false)
-        });
-        if changed || busy {
+        let same =
+            |seen: &Arc<Image>| retrace_vision::is_stable(seen, screen, watched).unwrap_or(false);
+        let unchanged = self.seen.back().is_some_and(same);
+        let periodic = !unchanged && self.seen.iter().any(same);
+        if !unchanged && !periodic {
             self.last_activity = Instant::now();
         }
-        self.previous = Some(Arc::clone(screen));
+        if busy {
+            self.last_activity = Instant::now();
+        }
+        if !unchanged {
+            self.seen.retain(|seen| !same(seen));
+            if self.seen.len() == PERIODIC_STATES {
+                self.seen.pop_front();
+            }
+            self.seen.push_back(Arc::clone(screen));
+        }
     }
 }
 
@@ -407,20 +432,21 @@ impl Waiter<'_> {
             let due = repair_at.is_some()
                 && started.elapsed() >= settings.search_after
                 && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
-            // A browser page that has settled will not change by waiting longer. Only before
-            // acting: after an action the app may be waiting on its server, and a request the
-            // page makes is not always seen in flight (a redirected form submission), so an
-            // effect is given the step's whole time. A look that asks the page alone (where
-            // the focus is, before typing) sees no pixels: the page's word that its document
-            // has not repainted stands for a still screen.
-            let asks_before_alone = phase == CheckPhase::Before && blank.is_some();
-            let settled_for = match asks_before_alone {
+            // A browser page that has settled will not change by waiting longer. Before
+            // acting; after acting only for checks that ask the page alone (where it
+            // navigated, a state, a typed value): a pixel effect may come from a server whose
+            // request is not always seen in flight, so it is given the step's whole time,
+            // while a navigation is seen from the moment the page starts it. A look that asks
+            // the page alone (where the focus is, where the page is) sees no pixels: the
+            // page's word that its document has not repainted stands for a still screen.
+            let asks_alone = blank.is_some() || (after && asks_page_alone);
+            let settled_for = match blank.is_some() {
                 true => render_quiet.map_or(Duration::ZERO, |quiet| {
                     quiet.min(settling.last_activity.elapsed())
                 }),
                 false => settling.last_activity.elapsed(),
             };
-            let settled = (repair || asks_before_alone)
+            let settled = (repair || asks_alone)
                 && self.env.page.is_some()
                 && busy.is_none()
                 && last_hit.is_none()
@@ -456,7 +482,7 @@ impl Waiter<'_> {
                 || last_search.is_some_and(|search| search >= settling.last_activity);
             if settled && last_hit.is_none() && searched_since_settled {
                 verdict.waited = started.elapsed();
-                let still = match asks_before_alone {
+                let still = match asks_alone {
                     true => "on the page",
                     false => "around the control",
                 };
