@@ -20,7 +20,9 @@
 //! (decode, crop, [`retrace_vision::resize_bilinear`], encode): it is synchronous and heavy on
 //! tall pages, so async callers run it under `spawn_blocking`.
 
+use base64::Engine;
 use retrace_protocol::BoundingBox;
+use retrace_protocol::ContentBlock;
 use retrace_vision::VisionError;
 
 use crate::catalog::ImageLimits;
@@ -173,6 +175,21 @@ impl FittedImage {
         matches!(self.pieces.as_slice(), [piece] if piece.transform.is_identity())
     }
 
+    /// The pieces as content blocks, each after its label (`Image 1, the baseline:` when
+    /// the image is sent as it is, see [`Self::label`]).
+    pub fn content_blocks(&self, name: &str) -> Vec<ContentBlock> {
+        self.pieces
+            .iter()
+            .enumerate()
+            .flat_map(|(index, piece)| {
+                [
+                    ContentBlock::text(format!("{}:", self.label(name, index))),
+                    png_block(&piece.png),
+                ]
+            })
+            .collect()
+    }
+
     /// How piece `index` (from 0) is introduced to the model, after `name` (`Image 1, the
     /// baseline`): `, part 2 of 4, page rows 3000-6136 at 1/2 scale (640x1568 px)`, or
     /// nothing when the image is sent as it is.
@@ -237,6 +254,11 @@ pub fn fit_png(png: &[u8], limits: ImageLimits) -> Result<FittedImage, VisionErr
         page_height: height,
         pieces,
     })
+}
+
+/// A PNG as a base64 image block.
+pub fn png_block(png: &[u8]) -> ContentBlock {
+    ContentBlock::png_base64(base64::engine::general_purpose::STANDARD.encode(png))
 }
 
 /// Width and height from a PNG's header, without decoding the pixels.
