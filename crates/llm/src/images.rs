@@ -262,7 +262,7 @@ pub fn png_block(png: &[u8]) -> ContentBlock {
 }
 
 /// Width and height from a PNG's header, without decoding the pixels.
-fn png_header_size(png: &[u8]) -> Result<(u32, u32), VisionError> {
+pub fn png_header_size(png: &[u8]) -> Result<(u32, u32), VisionError> {
     let reader = png::Decoder::new(std::io::Cursor::new(png))
         .read_info()
         .map_err(|e| VisionError::Decode(e.to_string()))?;
