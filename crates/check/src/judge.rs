@@ -14,9 +14,12 @@
 //!
 //! **How** ([`ask`]): the cache first (keyed by both screenshots, the masks, the model, the
 //! prompt version and the context); otherwise one request with the focused prompt as the system prompt,
-//! the baseline, candidate and diff images as base64 PNG blocks and the structural diff as
-//! JSON, answered within `timeouts.model_ms`, read by the seed's rules
-//! ([`read_judgement`]). The provider is used as given: a failed call is this attempt's
+//! the baseline, candidate and diff images as base64 PNG blocks, each fitted to the model's
+//! image limits (shrunk, or a tall page in labelled parts: `judge_images`), and the
+//! structural diff as JSON (its boxes also given in the pixels of the parts that show them),
+//! answered within `timeouts.model_ms`, read by the seed's rules
+//! ([`read_judgement`]), a difference's `region` mapped from the image part it names back to
+//! page pixels. The provider is used as given: a failed call is this attempt's
 //! ERROR, and the check's own retries (logged per attempt) try again.
 //!
 //! **Then** ([`combine`]): when the deterministic layers found a fact, the verdict is FAIL
@@ -25,7 +28,6 @@
 //! a confirmed FAIL into an ERROR). Otherwise the judge decides: its ERROR is the attempt's
 //! ERROR (retried), its FAIL adds its differences, its PASS clears the unexplained pixels.
 
-use base64::Engine;
 use retrace_llm::MessageRequest;
 use retrace_llm::VlmProvider;
 use retrace_protocol::ContentBlock;
@@ -35,6 +37,7 @@ use retrace_protocol::events::Difference;
 use retrace_protocol::events::JudgeRecord;
 use retrace_protocol::events::Verdict;
 
+use crate::judge_images::Layouts;
 use crate::judge_options::JudgeOptions;
 use crate::judge_options::JudgeWhen;
 use crate::judgement::Judgement;
@@ -136,29 +139,33 @@ fn record(model: &str, judged: Judgement, cached: bool) -> JudgeRecord {
     }
 }
 
-/// The request: focused prompt, the three images, the structural diff.
-fn request(spec: &CheckSpec, inputs: &JudgeInputs<'_>) -> MessageRequest {
-    let png = |bytes: &[u8]| {
-        ContentBlock::png_base64(base64::engine::general_purpose::STANDARD.encode(bytes))
-    };
-    let mut blocks = vec![
-        ContentBlock::text("Image 1, the baseline:"),
-        png(inputs.baseline_png),
-        ContentBlock::text("Image 2, the candidate:"),
-        png(inputs.candidate_png),
-    ];
-    if let Some(diff) = inputs.diff_png {
-        blocks.push(ContentBlock::text("Image 3, the pixel diff:"));
-        blocks.push(png(diff));
-    }
-    blocks.push(ContentBlock::text(format!(
-        "What the pixel comparison found (boxes in page pixels):\n{}",
-        inputs.structural
-    )));
+/// The request: focused prompt, the three images (fitted: `images`), the structural diff.
+fn request(spec: &CheckSpec, images: Vec<ContentBlock>, structural: String) -> MessageRequest {
+    let mut blocks = images;
+    blocks.push(ContentBlock::text(structural));
     MessageRequest::new(vec![Message::user(blocks)], MAX_TOKENS)
         .with_system(judge_prompt(spec.judge.context.as_deref()))
         .with_temperature(0.0)
-        .with_response_schema(retrace_schema::verdict_schema("1.0.0"))
+        .with_response_schema(retrace_schema::verdict_schema(
+            crate::judgement::VERDICT_SCHEMA_VERSION,
+        ))
+}
+
+/// The three images fitted to the model's limits, on the blocking pool (a tall page takes a
+/// while to decode, cut and resize).
+async fn fitted_images(
+    layouts: &Layouts,
+    inputs: &JudgeInputs<'_>,
+) -> Result<Vec<ContentBlock>, String> {
+    let layouts = layouts.clone();
+    let owned = [
+        Some(inputs.baseline_png.to_vec()),
+        Some(inputs.candidate_png.to_vec()),
+        inputs.diff_png.map(<[u8]>::to_vec),
+    ];
+    tokio::task::spawn_blocking(move || layouts.fit(owned.each_ref().map(Option::as_deref)))
+        .await
+        .map_err(|e| format!("fitting the screenshots to the model's limits failed: {e}"))?
 }
 
 /// Asks `provider` to judge `inputs` (the cache first), under `timeouts.model_ms`.
@@ -169,6 +176,15 @@ pub async fn ask(
     pixels_over_ceiling: bool,
 ) -> JudgeRecord {
     let model = provider.model_id().to_owned();
+    let pngs = [
+        Some(inputs.baseline_png),
+        Some(inputs.candidate_png),
+        inputs.diff_png,
+    ];
+    let layouts = match Layouts::of(pngs, provider.image_limits()) {
+        Ok(layouts) => layouts,
+        Err(message) => return record(&model, Judgement::error(None, message), false),
+    };
     let key = judgement_cache_key(
         inputs.baseline_png,
         inputs.candidate_png,
@@ -182,10 +198,14 @@ pub async fn ask(
     if let Some(answer) = judgement_cache::load(&dir, &key, &model) {
         let judged = read(&answer);
         if judged.verdict != Verdict::Error {
-            return record(&model, judged, true);
+            return record(&model, layouts.place(judged), true);
         }
     }
-    let request = request(spec, inputs);
+    let images = match fitted_images(&layouts, inputs).await {
+        Ok(images) => images,
+        Err(message) => return record(&model, Judgement::error(None, message), false),
+    };
+    let request = request(spec, images, layouts.structural_text(inputs.structural));
     let limit = spec.timeouts.model();
     let answer = match tokio::time::timeout(limit, provider.create_message(&request)).await {
         Err(_) => {
@@ -201,7 +221,7 @@ pub async fn ask(
         }
         Ok(Ok(response)) => response.text(),
     };
-    let judged = read(&answer);
+    let judged = layouts.place(read(&answer));
     if judged.verdict != Verdict::Error
         && let Err(error) = judgement_cache::store(&dir, &key, &model, &answer)
     {
@@ -209,6 +229,10 @@ pub async fn ask(
     }
     record(&model, judged, false)
 }
+
+#[cfg(test)]
+#[path = "judge_limits_tests.rs"]
+mod limits_tests;
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,10 @@ use retrace_schema::CompiledSchema;
 use serde::Deserialize;
 
 /// The version of [`judge_prompt`]: part of the cache key, so a new prompt re-judges.
-pub const JUDGE_PROMPT_VERSION: &str = "1";
+pub const JUDGE_PROMPT_VERSION: &str = "2";
+
+/// The version the verdict schema is stamped with (1.1.0: a difference may say where it is).
+pub const VERDICT_SCHEMA_VERSION: &str = "1.1.0";
 
 /// The confidence under which a PASS is not trusted (the seed's 80).
 pub const DEFAULT_MIN_CONFIDENCE: u8 = 80;
@@ -26,15 +29,19 @@ pub const DEFAULT_MIN_CONFIDENCE: u8 = 80;
 /// through as reference, not as instructions.
 pub fn judge_prompt(context: Option<&str>) -> String {
     let mut prompt = String::from(
-        "You are a visual regression detector. The first image is the baseline page, the \
-         second the candidate, the third the pixel diff (changed pixels red, boxes magenta).\n\
+        "You are a visual regression detector. Image 1 is the baseline page, image 2 the \
+         candidate, image 3 the pixel diff (changed pixels red, boxes magenta); a page taller \
+         than the model takes is sent shrunk or in labelled parts.\n\
          Task: report ONLY differences a user would see or experience. Ignore differences \
          that are not visible (markup, whitespace in source).\nExpected result: ZERO visual \
          differences.\nAnswer with JSON only: {\"verdict\": \"PASS\"|\"FAIL\"|\"ERROR\", \
          \"confidence\": 0-100, \"visual_differences\": [{\"type\": \
          \"layout\"|\"styling\"|\"content\"|\"interaction\"|\"console_error\", \
-         \"description\": \"...\", \"severity\": \"critical\"|\"major\"|\"minor\"}], \
-         \"summary\": \"one sentence\"}.\nPASS: zero differences; FAIL: one or more; ERROR: \
+         \"description\": \"...\", \"severity\": \"critical\"|\"major\"|\"minor\", \
+         \"region\": {\"image\": 1|2|3, \"part\": 1, \"x\": 0, \"y\": 0, \"width\": 0, \
+         \"height\": 0}}], \"summary\": \"one sentence\"}. \"region\" is optional: where the \
+         difference is, in the pixels of the image named (and of the part named, when an image \
+         is sent in parts).\nPASS: zero differences; FAIL: one or more; ERROR: \
          the comparison could not be made. An empty visual_differences means PASS.",
     );
     if let Some(context) = context {
@@ -88,6 +95,31 @@ pub struct Judgement {
     pub summary: Option<String>,
     /// Why it is an ERROR.
     pub error: Option<String>,
+    /// Where the judge placed each difference (one per difference, in order), in the pixels
+    /// of the image it named; `judge` maps them to page pixels.
+    pub regions: Vec<Option<ImageRegion>>,
+}
+
+/// A box the judge gave in the pixels of one image it was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct ImageRegion {
+    /// 1 the baseline, 2 the candidate, 3 the diff.
+    pub image: u8,
+    /// The part of a page sent in parts, from 1 (1 when the image was sent whole).
+    #[serde(default = "first_part")]
+    pub part: usize,
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+fn first_part() -> usize {
+    1
 }
 
 impl Judgement {
@@ -98,6 +130,7 @@ impl Judgement {
             differences: Vec::new(),
             summary: None,
             error: Some(message),
+            regions: Vec::new(),
         }
     }
 }
@@ -116,6 +149,8 @@ struct AnswerDifference {
     kind: DifferenceKind,
     description: String,
     severity: Severity,
+    #[serde(default)]
+    region: Option<ImageRegion>,
 }
 
 /// The JSON in `text`: all of it, or the inside of one ```json fence.
@@ -138,7 +173,9 @@ pub fn read_judgement(answer: &str, min_confidence: u8, pixels_over_ceiling: boo
             return Judgement::error(None, format!("the judge's answer is not JSON: {error}"));
         }
     };
-    let schema = CompiledSchema::compile(Arc::new(retrace_schema::verdict_schema("1.0.0")));
+    let schema = CompiledSchema::compile(Arc::new(retrace_schema::verdict_schema(
+        VERDICT_SCHEMA_VERSION,
+    )));
     let Ok(schema) = schema else {
         return Judgement::error(None, "the verdict schema does not compile".to_owned());
     };
@@ -162,6 +199,8 @@ pub fn read_judgement(answer: &str, min_confidence: u8, pixels_over_ceiling: boo
     };
     let score = answer.confidence.round().clamp(0.0, 100.0) as u8;
     let confidence = Some(score);
+    let regions: Vec<Option<ImageRegion>> =
+        answer.visual_differences.iter().map(|d| d.region).collect();
     let differences: Vec<Difference> = answer
         .visual_differences
         .into_iter()
@@ -179,6 +218,7 @@ pub fn read_judgement(answer: &str, min_confidence: u8, pixels_over_ceiling: boo
         differences: differences.clone(),
         summary: Some(answer.summary.clone()),
         error,
+        regions: regions.clone(),
     };
     match answer.verdict {
         Verdict::Pass if !differences.is_empty() => judged(Verdict::Fail, None),
@@ -243,6 +283,42 @@ mod tests {
         let fail = r#"{"verdict":"FAIL","confidence":90,"visual_differences":[
             {"type":"layout","description":"card moved","severity":"major"}],"summary":"moved"}"#;
         assert_eq!(read_judgement(fail, 80, false).verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn a_region_is_read_beside_its_difference_and_is_optional() {
+        let placed = r#"{"verdict":"FAIL","confidence":90,"visual_differences":[
+            {"type":"layout","description":"card moved","severity":"major",
+             "region":{"image":2,"part":3,"x":1,"y":2,"width":3,"height":4}},
+            {"type":"content","description":"text changed","severity":"minor",
+             "region":{"image":1,"x":5,"y":6,"width":7,"height":8}},
+            {"type":"styling","description":"lighter","severity":"minor"}],"summary":"x"}"#;
+        let judged = read_judgement(placed, 80, false);
+        assert_eq!(judged.verdict, Verdict::Fail);
+        assert_eq!(
+            judged.regions,
+            vec![
+                Some(ImageRegion {
+                    image: 2,
+                    part: 3,
+                    x: 1.0,
+                    y: 2.0,
+                    width: 3.0,
+                    height: 4.0
+                }),
+                Some(ImageRegion {
+                    image: 1,
+                    part: 1,
+                    x: 5.0,
+                    y: 6.0,
+                    width: 7.0,
+                    height: 8.0
+                }),
+                None,
+            ]
+        );
+        let outside = placed.replace(r#""image":2"#, r#""image":4"#);
+        assert_eq!(read_judgement(&outside, 80, false).verdict, Verdict::Error);
     }
 
     #[test]

@@ -129,6 +129,7 @@ async fn a_judges_pass_overrules_noise_and_a_rerun_asks_no_model() {
     assert!(page.differences.is_empty(), "{:?}", page.differences);
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
+    retrace_test_support::sdk_check::assert_requests_valid(&requests);
     assert_eq!(
         requests[0].images().len(),
         3,

@@ -12,6 +12,8 @@
 //!   OpenRouter, OpenAI); the computer tool is offered as a function.
 //! - [`RetryingProvider`] and [`RetryPolicy`]: backoff with jitter, `retry-after`, bounded
 //!   attempts and total time, each wait reported to a [`RetryObserver`].
+//! - [`images`]: screenshots fitted to a model's image limits (shrunk, or cut into tiles),
+//!   with the transform that maps a box in a piece back to page pixels.
 //! - [`qa`]: image question answering and element location on any provider, answers
 //!   validated against a JSON Schema.
 //! - [`ApiKey`]: keys are passed in as values and never printed.
@@ -43,6 +45,7 @@ pub mod catalog;
 pub mod error;
 mod fragments;
 mod http;
+pub mod images;
 pub mod openai;
 mod provider;
 pub mod qa;

@@ -6,6 +6,10 @@ use retrace_protocol::Usage;
 use crate::MessageRequest;
 use crate::MessageResponse;
 use crate::VlmError;
+use crate::catalog;
+use crate::catalog::ImageLimits;
+use crate::catalog::ModelProvider;
+use crate::catalog::ProfileOverrides;
 
 /// A vision-language model behind some API.
 ///
@@ -24,6 +28,18 @@ pub trait VlmProvider: Send + Sync {
     fn pricing(&self) -> Option<Pricing> {
         None
     }
+
+    /// The image sizes this model takes (the catalogue's row for [`Self::model_id`], or the
+    /// limits assumed for an unknown model on an OpenAI-compatible server). Clients of an API
+    /// with its own limits override this.
+    fn image_limits(&self) -> ImageLimits {
+        catalog::profile(
+            ModelProvider::OpenaiCompatible,
+            self.model_id(),
+            ProfileOverrides::default(),
+        )
+        .images
+    }
 }
 
 #[async_trait]
@@ -39,6 +55,10 @@ impl<P: VlmProvider + ?Sized> VlmProvider for std::sync::Arc<P> {
     fn pricing(&self) -> Option<Pricing> {
         (**self).pricing()
     }
+
+    fn image_limits(&self) -> ImageLimits {
+        (**self).image_limits()
+    }
 }
 
 #[async_trait]
@@ -53,6 +73,10 @@ impl<P: VlmProvider + ?Sized> VlmProvider for Box<P> {
 
     fn pricing(&self) -> Option<Pricing> {
         (**self).pricing()
+    }
+
+    fn image_limits(&self) -> ImageLimits {
+        (**self).image_limits()
     }
 }
 

@@ -183,6 +183,10 @@ impl<P: VlmProvider> VlmProvider for RetryingProvider<P> {
     fn pricing(&self) -> Option<Pricing> {
         self.inner.pricing()
     }
+
+    fn image_limits(&self) -> crate::catalog::ImageLimits {
+        self.inner.image_limits()
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! - [`decode_png`] into an [`Image`] (every PNG colour type, a pixel limit checked from the
 //!   header before allocating) and [`encode_png_rgba`];
 //! - Pillow-exact grayscale ([`gray_region`]) and LANCZOS resize ([`resize_lanczos`]);
+//!   [`resize_bilinear`] for what a model is shown;
 //! - [`hash`] / [`region_hash`]: aHash, pHash and dHash identical bit for bit to Python
 //!   `imagehash` 4.3, as [`ImageHash`] (prints as imagehash's hex), and [`hamming_distance`];
 //! - [`action_region`]: the square hashed around where a tool input acts (the point itself is
@@ -36,6 +37,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod areas;
+mod bilinear;
 mod cpu;
 mod dct;
 mod diff;
@@ -57,6 +59,7 @@ mod stability;
 mod twiddle;
 mod unfilter;
 
+pub use crate::bilinear::resize_bilinear;
 pub use crate::diff::Diff;
 pub use crate::diff::DiffOptions;
 pub use crate::diff::PixelDiff;

@@ -49,7 +49,10 @@ use crate::output::out;
 /// noise); `--judge=always` asks whenever the pixels differ. A fact stays a FAIL whatever the
 /// judge answers; otherwise its PASS under `--min-confidence`, or above the ceiling, is an
 /// ERROR, its PASS listing differences a FAIL. Judgements are cached under OUT/judgements,
-/// so an unchanged page is never judged twice.
+/// so an unchanged page is never judged twice. Screenshots are fitted to the model's image
+/// limits (see `retrace models`): shrunk to its recommended size while text stays legible,
+/// else a tall page is sent in labelled parts; boxes the judge gives in a part are reported
+/// in page pixels.
 ///
 /// Exit code: 0 all PASS, 1 any FAIL, 2 any ERROR and no FAIL (or bad input).
 ///

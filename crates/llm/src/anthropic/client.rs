@@ -289,4 +289,13 @@ impl VlmProvider for AnthropicClient {
             .pricing
             .or_else(|| crate::catalog::lookup(&self.config.model).and_then(|model| model.pricing))
     }
+
+    fn image_limits(&self) -> crate::catalog::ImageLimits {
+        crate::catalog::profile(
+            crate::catalog::ModelProvider::Anthropic,
+            &self.config.model,
+            crate::catalog::ProfileOverrides::default(),
+        )
+        .images
+    }
 }

@@ -1,4 +1,8 @@
 //! Element detection: describe an element, get the point to act on and its box.
+//!
+//! The screenshot is fitted to the model's image limits first ([`crate::images`]); the model
+//! answers in the pixels of the image it was shown (for a tall page cut into parts, of the
+//! part it names), and the point and box are mapped back to the screenshot's pixels.
 
 use serde::Deserialize;
 use serde::Serialize;
@@ -7,8 +11,9 @@ use serde_json::json;
 
 use super::QaError;
 use super::ask_with_system;
-use super::png_size;
+use super::fit_for;
 use crate::VlmProvider;
+use crate::images::PieceTransform;
 
 /// A pixel position, from the top-left corner of the screenshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,31 +74,68 @@ pub fn location_schema() -> Value {
     })
 }
 
+/// [`location_schema`] for a screenshot sent in `parts` parts: one more required property,
+/// `part` (1 to `parts`), naming the part the coordinates are in.
+pub fn tiled_location_schema(parts: usize) -> Value {
+    let mut schema = location_schema();
+    schema["properties"]["part"] = json!({
+        "type": "integer",
+        "minimum": 1,
+        "maximum": parts,
+        "description": "the part the element is in (the one showing most of it)",
+    });
+    if let Some(required) = schema["required"].as_array_mut() {
+        required.push(json!("part"));
+    }
+    schema
+}
+
 #[derive(Deserialize)]
 struct Answer {
     found: bool,
     point: Point,
     bbox: BoundingBox,
     confidence: f64,
+    #[serde(default)]
+    part: Option<usize>,
 }
 
 /// Finds the element `description` names in the screenshot `png` and returns where to act on
-/// it. The answer is validated against [`location_schema`]; a point outside the screenshot
-/// is an error, and a box given corner-swapped is put right.
+/// it, in the screenshot's pixels. The answer is validated against [`location_schema`] (or
+/// [`tiled_location_schema`] for a tall page sent in parts); a point outside the image the
+/// model was shown is an error, and a box given corner-swapped is put right.
 pub async fn locate_element<P: VlmProvider + ?Sized>(
     provider: &P,
     png: &[u8],
     description: &str,
 ) -> Result<ElementLocation, QaError> {
-    let (width, height) = png_size(png)?;
-    let system = format!(
-        "You locate user-interface elements in screenshots. The screenshot is {width}x{height} \
-         pixels; coordinates are whole pixels from its top-left corner. `point` is where a user \
-         would click the element (its centre unless something else is meant); `bbox` encloses \
-         it. If the element is not visible, answer found: false with zeros."
-    );
+    let fitted = fit_for(provider, png).await?;
+    let rules = "`point` is where a user would click the element (its centre unless something \
+                 else is meant); `bbox` encloses it. If the element is not visible, answer \
+                 found: false with zeros.";
+    let (system, schema) = match fitted.pieces.as_slice() {
+        [piece] => (
+            format!(
+                "You locate user-interface elements in screenshots. The screenshot is \
+                 {}x{} pixels; coordinates are whole pixels from its top-left corner. {rules}",
+                piece.transform.width, piece.transform.height
+            ),
+            location_schema(),
+        ),
+        parts => (
+            format!(
+                "You locate user-interface elements in screenshots. The screenshot is a tall \
+                 page sent in {} parts, top to bottom, each labelled with the page rows it \
+                 shows and its size; the parts overlap a little. `part` names the part the \
+                 element is in (1 for the first), and coordinates are whole pixels of that \
+                 part, from its top-left corner. {rules}",
+                parts.len()
+            ),
+            tiled_location_schema(parts.len()),
+        ),
+    };
     let question = format!("Find this element: {description}");
-    let value = ask_with_system(provider, png, &question, &location_schema(), &system).await?;
+    let value = ask_with_system(provider, &fitted, &question, &schema, &system).await?;
     let answer: Answer = serde_json::from_value(value).map_err(|e| QaError::SchemaViolation {
         errors: vec![e.to_string()],
         answer: String::new(),
@@ -103,23 +145,68 @@ pub async fn locate_element<P: VlmProvider + ?Sized>(
             description: description.into(),
         });
     }
-    if answer.point.x >= width || answer.point.y >= height {
+    let index = answer.part.unwrap_or(1).saturating_sub(1);
+    let Some(piece) = fitted.pieces.get(index) else {
+        return Err(QaError::SchemaViolation {
+            errors: vec![format!(
+                "/part: {} is not one of the {} parts",
+                index + 1,
+                fitted.pieces.len()
+            )],
+            answer: String::new(),
+        });
+    };
+    let shown = piece.transform;
+    if answer.point.x >= shown.width || answer.point.y >= shown.height {
         return Err(QaError::OutOfBounds {
             description: description.into(),
             point: answer.point,
-            width,
-            height,
+            width: shown.width,
+            height: shown.height,
         });
     }
     let bbox = BoundingBox {
-        left: answer.bbox.left.min(answer.bbox.right).min(width),
-        top: answer.bbox.top.min(answer.bbox.bottom).min(height),
-        right: answer.bbox.left.max(answer.bbox.right).min(width),
-        bottom: answer.bbox.top.max(answer.bbox.bottom).min(height),
+        left: answer.bbox.left.min(answer.bbox.right).min(shown.width),
+        top: answer.bbox.top.min(answer.bbox.bottom).min(shown.height),
+        right: answer.bbox.left.max(answer.bbox.right).min(shown.width),
+        bottom: answer.bbox.top.max(answer.bbox.bottom).min(shown.height),
     };
+    let (width, height) = (fitted.page_width, fitted.page_height);
+    let page_box = to_page(&shown, bbox, (width, height));
+    let point = to_page(
+        &shown,
+        BoundingBox {
+            left: answer.point.x,
+            top: answer.point.y,
+            right: answer.point.x,
+            bottom: answer.point.y,
+        },
+        (width.saturating_sub(1), height.saturating_sub(1)),
+    );
     Ok(ElementLocation {
-        point: answer.point,
-        bbox,
+        point: Point {
+            x: point.left,
+            y: point.top,
+        },
+        bbox: page_box,
         confidence: answer.confidence,
     })
+}
+
+/// A box in the pixels of the piece `shown`, in page pixels, rounded and kept within
+/// `limit` (width and height, or the last column and row for a point).
+fn to_page(shown: &PieceTransform, bbox: BoundingBox, limit: (u32, u32)) -> BoundingBox {
+    let page = shown.to_page(retrace_protocol::BoundingBox {
+        x: f64::from(bbox.left),
+        y: f64::from(bbox.top),
+        width: f64::from(bbox.right - bbox.left),
+        height: f64::from(bbox.bottom - bbox.top),
+    });
+    let clamp = |v: f64, max: u32| (v.round().max(0.0) as u32).min(max);
+    BoundingBox {
+        left: clamp(page.x, limit.0),
+        top: clamp(page.y, limit.1),
+        right: clamp(page.x + page.width, limit.0),
+        bottom: clamp(page.y + page.height, limit.1),
+    }
 }

@@ -3,13 +3,14 @@
 //! [`ask_image`] sends one screenshot and a question, asks for JSON following a schema
 //! (as `response_format` where the provider supports it, and always in the prompt), reads
 //! the JSON out of the answer (code fences tolerated) and validates it against the schema.
+//! The screenshot is fitted to the model's image limits ([`crate::images`]): shrunk, or a
+//! tall page cut into labelled parts.
 //! [`locate_element`] builds on it: a description in, an [`ElementLocation`] (point, box,
 //! confidence) out. Nothing here retries; pass a [`crate::RetryingProvider`].
 
 mod json;
 mod locate;
 
-use base64::Engine;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
 use retrace_protocol::StopReason;
@@ -22,10 +23,14 @@ pub use locate::ElementLocation;
 pub use locate::Point;
 pub use locate::locate_element;
 pub use locate::location_schema;
+pub use locate::tiled_location_schema;
 
 use crate::MessageRequest;
 use crate::VlmError;
 use crate::VlmProvider;
+use crate::images::FittedImage;
+use crate::images::fit_png;
+use crate::images::png_block;
 
 /// Output budget of one answer.
 const MAX_TOKENS: u32 = 1024;
@@ -93,41 +98,66 @@ pub enum QaError {
 }
 
 /// Asks `question` about the screenshot `png` and returns the answer as JSON validated
-/// against `schema`.
+/// against `schema`. The screenshot is fitted to the model's image limits first
+/// ([`crate::images`]): a tall page goes in labelled parts.
 pub async fn ask_image<P: VlmProvider + ?Sized>(
     provider: &P,
     png: &[u8],
     question: &str,
     schema: &Value,
 ) -> Result<Value, QaError> {
-    let system = "You answer questions about screenshots of user interfaces.";
-    ask_with_system(provider, png, question, schema, system).await
+    let fitted = fit_for(provider, png).await?;
+    let mut system = String::from("You answer questions about screenshots of user interfaces.");
+    if fitted.pieces.len() > 1 {
+        system.push_str(
+            " The screenshot is a tall page sent in parts, top to bottom, each labelled with \
+             the page rows it shows; the parts overlap a little.",
+        );
+    }
+    ask_with_system(provider, &fitted, question, schema, &system).await
 }
 
-/// [`ask_image`] with a task-specific system prompt (the schema is appended to it).
-pub(crate) async fn ask_with_system<P: VlmProvider + ?Sized>(
+/// `png` fitted to `provider`'s image limits, on the blocking pool (a tall page takes a
+/// while to decode and resize).
+pub(crate) async fn fit_for<P: VlmProvider + ?Sized>(
     provider: &P,
     png: &[u8],
+) -> Result<FittedImage, QaError> {
+    let limits = provider.image_limits();
+    let png = png.to_vec();
+    let fitted = tokio::task::spawn_blocking(move || fit_png(&png, limits))
+        .await
+        .map_err(|e| QaError::BadImage {
+            detail: format!("fitting the screenshot to the model's limits failed: {e}"),
+        })?;
+    fitted.map_err(|e| QaError::BadImage {
+        detail: e.to_string(),
+    })
+}
+
+/// [`ask_image`] with a task-specific system prompt (the schema is appended to it), on a
+/// screenshot already fitted (an image sent as it is goes without a label, as before).
+pub(crate) async fn ask_with_system<P: VlmProvider + ?Sized>(
+    provider: &P,
+    fitted: &FittedImage,
     question: &str,
     schema: &Value,
     system: &str,
 ) -> Result<Value, QaError> {
     // Fail on a bad schema before paying for a model call.
     schema_errors(schema, &Value::Null).map_err(|detail| QaError::InvalidSchema { detail })?;
-    let data = base64::engine::general_purpose::STANDARD.encode(png);
     let system = format!(
         "{system}\nAnswer with one JSON value only, no prose, following this JSON Schema:\n{schema}"
     );
-    let request = MessageRequest::new(
-        vec![Message::user(vec![
-            ContentBlock::png_base64(data),
-            ContentBlock::text(question),
-        ])],
-        MAX_TOKENS,
-    )
-    .with_system(system)
-    .with_temperature(0.0)
-    .with_response_schema(schema.clone());
+    let mut blocks = match fitted.pieces.as_slice() {
+        [piece] if fitted.is_unchanged() => vec![png_block(&piece.png)],
+        _ => fitted.content_blocks("The screenshot"),
+    };
+    blocks.push(ContentBlock::text(question));
+    let request = MessageRequest::new(vec![Message::user(blocks)], MAX_TOKENS)
+        .with_system(system)
+        .with_temperature(0.0)
+        .with_response_schema(schema.clone());
     let response = provider.create_message(&request).await?;
     let text = response.text();
     if matches!(
@@ -152,15 +182,4 @@ pub(crate) async fn ask_with_system<P: VlmProvider + ?Sized>(
         });
     }
     Ok(value)
-}
-
-/// Width and height from a PNG's header.
-pub(crate) fn png_size(png: &[u8]) -> Result<(u32, u32), QaError> {
-    let reader = png::Decoder::new(std::io::Cursor::new(png))
-        .read_info()
-        .map_err(|e| QaError::BadImage {
-            detail: e.to_string(),
-        })?;
-    let info = reader.info();
-    Ok((info.width, info.height))
 }

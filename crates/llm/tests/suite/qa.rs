@@ -1,5 +1,6 @@
 //! Image question answering and element location through real clients and fake servers.
 
+use base64::Engine;
 use retrace_llm::RetryingProvider;
 use retrace_llm::openai::OpenAiClient;
 use retrace_llm::openai::OpenAiConfig;
@@ -198,4 +199,72 @@ async fn locate_element_rejects_bytes_that_are_not_a_png() {
         .unwrap_err();
     assert!(matches!(error, QaError::BadImage { .. }), "{error:?}");
     assert!(fake.requests().is_empty());
+}
+
+/// A 1280x12000 full-page screenshot: white, with a dark 80x40 button at page (600, 6100).
+pub fn tall_page_png() -> Vec<u8> {
+    let (width, height) = (1280usize, 12000usize);
+    let mut rgba = vec![255u8; width * height * 4];
+    for y in 6100..6140 {
+        for x in 600..680 {
+            rgba[(y * width + x) * 4..][..3].copy_from_slice(&[20, 40, 160]);
+        }
+    }
+    retrace_vision::encode_png_rgba(width as u32, height as u32, &rgba).unwrap()
+}
+
+#[tokio::test]
+async fn locate_element_on_a_tall_page_sends_parts_within_the_limits_and_maps_the_box_back() {
+    // Part 3 of 4 shows page rows 5909-9045 at half scale: the button's box there is
+    // (300, 95)-(340, 115), its centre (320, 105).
+    let answer = json!({
+        "found": true,
+        "part": 3,
+        "point": {"x": 320, "y": 105},
+        "bbox": {"left": 300, "top": 95, "right": 340, "bottom": 115},
+        "confidence": 0.9,
+    });
+    let fake = FakeAnthropic::start(vec![ScriptStep::text(answer.to_string())]).await;
+    let client = anthropic_client(&fake.base_url());
+    let location = qa::locate_element(&client, &tall_page_png(), "the blue button")
+        .await
+        .unwrap();
+    assert_eq!(
+        location,
+        ElementLocation {
+            point: Point { x: 640, y: 6119 },
+            bbox: BoundingBox {
+                left: 600,
+                top: 6099,
+                right: 680,
+                bottom: 6139
+            },
+            confidence: 0.9,
+        }
+    );
+
+    let requests = fake.requests();
+    retrace_test_support::sdk_check::assert_requests_valid(&requests);
+    let images = requests[0].images();
+    assert_eq!(images.len(), 4, "four parts");
+    for image in &images {
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(image)
+            .unwrap();
+        let decoded = retrace_vision::decode_png(&png).unwrap();
+        assert_eq!((decoded.width(), decoded.height()), (640, 1568));
+    }
+    let sent = requests[0].body().to_string();
+    assert!(
+        sent.contains(
+            "The screenshot, part 3 of 4, page rows 5909-9045 at scale 0.5 (640x1568 px):"
+        ),
+        "{sent:.2000}"
+    );
+    let system = requests[0].body()["system"].to_string();
+    assert!(system.contains("sent in 4 parts"), "{system}");
+    assert!(
+        system.contains("\\\"part\\\""),
+        "the schema asks for the part: {system}"
+    );
 }

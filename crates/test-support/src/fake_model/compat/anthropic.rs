@@ -273,8 +273,12 @@ pub(crate) fn admit(headers: &BTreeMap<String, String>, raw: &[u8]) -> Result<Va
     let toolset = tools.iter().any(|tool| {
         tool.get("type").and_then(Value::as_str) == Some(COMPUTER_TOOLSET_20260801.tool_type)
     });
-    if rule.is_some() || toolset {
+    let images = contains(raw, br#""image""#);
+    if rule.is_some() || toolset || images {
         let body: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
+        if images {
+            super::images::check_images(&body)?;
+        }
         if let Some(rule) = rule {
             check_fields(&body, !betas.is_empty())?;
             check_sampling(&body, model, rule)?;
@@ -284,6 +288,13 @@ pub(crate) fn admit(headers: &BTreeMap<String, String>, raw: &[u8]) -> Result<Va
         }
     }
     Ok(json!({"model": head.model, "toolset": toolset}))
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
 }
 
 fn check_tool(

@@ -15,9 +15,10 @@
 //! keep the permissive behaviour the fakes always had: any tool form, any field, any
 //! `temperature`. Only the checks that hold for every model apply to them (the
 //! `anthropic-version` header, a beta tool form's beta header, the computer toolset's
-//! `toolset_name` in the history).
+//! `toolset_name` in the history, Anthropic's image size limits).
 
 pub(crate) mod anthropic;
+pub(crate) mod images;
 pub(crate) mod openai;
 
 /// A request the real API refuses: the status and what its error body says.

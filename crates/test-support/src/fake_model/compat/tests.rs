@@ -349,3 +349,34 @@ fn the_gpt_5_families_are_matched_by_prefix() {
         assert!(!openai::refuses_max_tokens(model), "{model}");
     }
 }
+
+/// A user message carrying `count` PNG images of `width`x`height` (only their headers are
+/// read, so the pixels are left out).
+fn with_images(count: usize, width: u32, height: u32) -> Value {
+    use base64::Engine;
+    let mut head = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    head.extend_from_slice(&width.to_be_bytes());
+    head.extend_from_slice(&height.to_be_bytes());
+    head.extend_from_slice(&[8, 6, 0, 0, 0]);
+    let data = base64::engine::general_purpose::STANDARD.encode(&head);
+    let image = json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}});
+    let mut content = vec![json!({"type": "text", "text": "look"})];
+    content.extend(std::iter::repeat_n(image, count));
+    json!({"model": "claude-judge", "max_tokens": 1024, "messages": [{"role": "user", "content": content}]})
+}
+
+#[test]
+fn images_over_the_apis_size_limits_are_refused_for_every_model() {
+    assert_eq!(
+        message(admit(&headers(None), &with_images(3, 1280, 12000))),
+        "messages.0.content.1.image.source.base64.data: At least one of the image dimensions \
+         exceed max allowed size: 8000 pixels"
+    );
+    admit(&headers(None), &with_images(3, 1280, 8000)).unwrap();
+    assert!(
+        message(admit(&headers(None), &with_images(21, 640, 2001)))
+            .ends_with("exceed max allowed size for many-image requests: 2000 pixels")
+    );
+    admit(&headers(None), &with_images(21, 640, 2000)).unwrap();
+    admit(&headers(None), &with_images(20, 640, 4000)).unwrap();
+}
