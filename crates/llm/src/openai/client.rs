@@ -133,19 +133,7 @@ impl OpenAiClient {
                 ),
             });
         }
-        let mut headers = HeaderMap::new();
-        if let Some(key) = &config.api_key {
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
-                    VlmError::Config {
-                        detail: "the API key contains characters an HTTP header cannot carry \
-                             (check it for stray quotes or newlines)"
-                            .into(),
-                    }
-                })?;
-            value.set_sensitive(true);
-            headers.insert(reqwest::header::AUTHORIZATION, value);
-        }
+        let headers = headers(&config)?;
         Ok(Self {
             http: http::build_client(config.timeout)?,
             config,
@@ -161,6 +149,25 @@ impl OpenAiClient {
     pub fn messages_serialised(&self) -> u64 {
         self.fragments.serialised()
     }
+}
+
+/// The headers every OpenAI request carries: `Authorization: Bearer <key>` when there is a
+/// key (shared with the Responses client).
+pub(crate) fn headers(config: &OpenAiConfig) -> Result<HeaderMap, VlmError> {
+    let mut headers = HeaderMap::new();
+    if let Some(key) = &config.api_key {
+        let mut value =
+            HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                VlmError::Config {
+                    detail: "the API key contains characters an HTTP header cannot carry \
+                         (check it for stray quotes or newlines)"
+                        .into(),
+                }
+            })?;
+        value.set_sensitive(true);
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
+    Ok(headers)
 }
 
 #[async_trait]

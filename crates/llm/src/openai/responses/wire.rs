@@ -1,0 +1,550 @@
+//! The Responses API wire format (`POST /v1/responses`), as pure functions over JSON.
+//!
+//! Shapes are those of `openai` 3.57.0 (PyPI): `types/responses/response_create_params.py`,
+//! `response_input_param.py`, `response_computer_tool_call.py`, `computer_action.py`,
+//! `response.py`. retrace's history is Anthropic-shaped; this maps it both ways:
+//! - the system prompt becomes `instructions`; user text and images become a `message`
+//!   with `input_text` / `input_image` parts; assistant text an assistant `message`;
+//! - `computer` tool_use blocks become `computer_call` items: the blocks one `computer_call`
+//!   came as share its `call_id` and are sent back as that one item (its `id`, `call_id` and
+//!   `pending_safety_checks` are kept on the blocks under [`CALL_FIELD`]); other tool_use
+//!   blocks become `function_call` items;
+//! - a `computer` tool_result becomes the call's `computer_call_output` with the last
+//!   screenshot of its results (a `computer_screenshot`), acknowledging the call's pending
+//!   safety checks when the user allowed it; its text (an error, "not executed") follows in
+//!   a user message, as a screenshot output has no text;
+//! - `reasoning` items come back as [`ContentBlock::Other`] and are sent back as they came
+//!   (the API refuses a `computer_call` whose reasoning item is missing);
+//! - `output` comes back as text and tool_use blocks, `status`/`incomplete_details` as a
+//!   [`StopReason`], `usage` as [`Usage`].
+
+use std::collections::HashMap;
+
+use retrace_protocol::ContentBlock;
+use retrace_protocol::ImageSource;
+use retrace_protocol::Message;
+use retrace_protocol::MessageContent;
+use retrace_protocol::Role;
+use retrace_protocol::StopReason;
+use retrace_protocol::ToolResultBlock;
+use retrace_protocol::ToolUseBlock;
+use retrace_protocol::Usage;
+use retrace_protocol::tool_names::COMPUTER;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+
+use super::actions;
+use crate::MessageRequest;
+use crate::MessageResponse;
+use crate::ToolChoice;
+use crate::ToolSpec;
+use crate::VlmError;
+
+/// The field of a `computer` tool_use block's `extra` holding the `computer_call` it came
+/// as: `{"id", "call_id", "pending_safety_checks", "batched"}`. Never sent to Anthropic (its
+/// API view keeps no such field).
+pub const CALL_FIELD: &str = "openai_computer_call";
+
+/// Which computer tool a model takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComputerTool {
+    /// `{"type": "computer_use_preview", display_width, display_height, environment}`
+    /// (`computer_use_preview_tool_param.py`); calls carry one `action`.
+    Preview,
+    /// `{"type": "computer"}` (`computer_tool_param.py`); calls carry batched `actions`.
+    Computer,
+}
+
+impl ComputerTool {
+    /// The tool `model` takes: `computer-use-preview` (and its dated snapshots) the preview
+    /// tool, newer models the GA `computer` tool.
+    pub fn for_model(model: &str) -> Self {
+        if model.starts_with("computer-use-preview") {
+            ComputerTool::Preview
+        } else {
+            ComputerTool::Computer
+        }
+    }
+
+    fn type_name(self) -> &'static str {
+        match self {
+            ComputerTool::Preview => "computer_use_preview",
+            ComputerTool::Computer => "computer",
+        }
+    }
+}
+
+/// How a request is shaped beyond the [`MessageRequest`].
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// The computer tool's form.
+    pub tool: ComputerTool,
+    /// Whether pending safety checks are acknowledged (`--allow-safety-checks`).
+    pub acknowledge_safety_checks: bool,
+    /// `text.format.strict` for structured output.
+    pub strict_schema: bool,
+}
+
+/// The JSON body for `POST {base}/responses`. No `temperature` (the computer-use models
+/// refuse any but the default) and the limit as `max_output_tokens`.
+pub fn request_body(model: &str, request: &MessageRequest, shape: Shape) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    if let Some(system) = &request.system {
+        body.insert("instructions".into(), json!(system));
+    }
+    body.insert("input".into(), Value::Array(input_items(request, shape)));
+    body.insert("max_output_tokens".into(), json!(request.max_tokens));
+    if !request.tools.is_empty() {
+        let tools = request.tools.iter().map(|tool| tool_json(tool, shape.tool));
+        body.insert("tools".into(), Value::Array(tools.collect()));
+    }
+    if request.computer_tool().is_some() {
+        // The computer tool requires truncation "auto" (OpenAI's computer use guide).
+        body.insert("truncation".into(), json!("auto"));
+    }
+    if let Some(choice) = &request.tool_choice {
+        body.insert("tool_choice".into(), tool_choice_json(choice, shape.tool));
+    }
+    if let Some(schema) = &request.response_schema {
+        body.insert(
+            "text".into(),
+            json!({"format": {"type": "json_schema", "name": crate::openai::wire::RESPONSE_SCHEMA_NAME,
+                              "schema": schema, "strict": shape.strict_schema}}),
+        );
+    }
+    Value::Object(body)
+}
+
+fn tool_json(tool: &ToolSpec, form: ComputerTool) -> Value {
+    match tool {
+        ToolSpec::Custom {
+            name,
+            description,
+            input_schema,
+        } => json!({"type": "function", "name": name, "description": description,
+                    "parameters": input_schema, "strict": false}),
+        ToolSpec::Computer {
+            display_width_px,
+            display_height_px,
+        } => match form {
+            ComputerTool::Preview => json!({"type": "computer_use_preview",
+                "display_width": display_width_px, "display_height": display_height_px,
+                "environment": "browser"}),
+            ComputerTool::Computer => json!({"type": "computer"}),
+        },
+    }
+}
+
+fn tool_choice_json(choice: &ToolChoice, form: ComputerTool) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::Any => json!("required"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Tool(name) if name == COMPUTER => json!({"type": form.type_name()}),
+        ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+    }
+}
+
+/// The `computer_call` a block came as: from [`CALL_FIELD`], else one made up from the
+/// block's id (a call recorded through another API).
+fn call_of(call: &ToolUseBlock) -> Value {
+    call.extra.get(CALL_FIELD).cloned().unwrap_or_else(|| {
+        json!({"id": format!("cu_{}", call.id), "call_id": call.id,
+               "pending_safety_checks": [], "batched": false})
+    })
+}
+
+fn call_id_of(call: &Value) -> String {
+    call.get("call_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The `input` items of the whole history.
+fn input_items(request: &MessageRequest, shape: Shape) -> Vec<Value> {
+    // Each computer tool_use id → its call's JSON, for the results.
+    let mut calls: HashMap<&str, Value> = HashMap::new();
+    for message in request
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+    {
+        for call in message.tool_uses().filter(|call| call.name == COMPUTER) {
+            calls.insert(&call.id, call_of(call));
+        }
+    }
+    let mut last_image: Option<String> = None;
+    let mut items = Vec::new();
+    for message in &request.messages {
+        match message.role {
+            Role::Assistant => push_assistant(&mut items, message, shape),
+            Role::User => push_user(&mut items, message, &calls, &mut last_image, shape),
+        }
+    }
+    items
+}
+
+fn push_assistant(items: &mut Vec<Value>, message: &Message, shape: Shape) {
+    let MessageContent::Blocks(blocks) = &message.content else {
+        items.push(json!({"role": "assistant", "content": message.text()}));
+        return;
+    };
+    let mut index = 0;
+    while index < blocks.len() {
+        match &blocks[index] {
+            ContentBlock::Text { text, .. } if !text.is_empty() => {
+                items.push(json!({"role": "assistant", "content": text}));
+            }
+            ContentBlock::Other(item) if item.get("type") == Some(&json!("reasoning")) => {
+                items.push(reasoning_param(item));
+            }
+            ContentBlock::ToolUse(call) if call.name == COMPUTER => {
+                let head = call_of(call);
+                let mut group = vec![actions::from_computer_input(&call.input)];
+                while let Some(ContentBlock::ToolUse(next)) = blocks.get(index + 1) {
+                    if next.name != COMPUTER || call_id_of(&call_of(next)) != call_id_of(&head) {
+                        break;
+                    }
+                    group.push(actions::from_computer_input(&next.input));
+                    index += 1;
+                }
+                items.push(computer_call_param(&head, group, shape.tool));
+            }
+            ContentBlock::ToolUse(call) => items.push(json!({
+                "type": "function_call", "call_id": call.id, "name": call.name,
+                "arguments": call.input.to_string(),
+            })),
+            _ => {}
+        }
+        index += 1;
+    }
+}
+
+/// A reasoning item as the API takes it back (`response_reasoning_item_param.py`).
+fn reasoning_param(item: &Value) -> Value {
+    let mut out = Map::new();
+    for key in ["type", "id", "summary", "content", "encrypted_content"] {
+        if let Some(value) = item.get(key).filter(|value| !value.is_null()) {
+            out.insert(key.into(), value.clone());
+        }
+    }
+    out.entry("summary").or_insert(json!([]));
+    Value::Object(out)
+}
+
+fn computer_call_param(call: &Value, mut group: Vec<Value>, tool: ComputerTool) -> Value {
+    let batched = call.get("batched").and_then(Value::as_bool) == Some(true);
+    let mut item = json!({
+        "type": "computer_call",
+        "id": call.get("id").cloned().unwrap_or(json!("")),
+        "call_id": call_id_of(call),
+        "pending_safety_checks": call.get("pending_safety_checks").cloned().unwrap_or(json!([])),
+        "status": "completed",
+    });
+    if batched || tool == ComputerTool::Computer || group.len() > 1 {
+        item["actions"] = Value::Array(group);
+    } else if let Some(action) = group.pop() {
+        item["action"] = action;
+    }
+    item
+}
+
+fn push_user(
+    items: &mut Vec<Value>,
+    message: &Message,
+    calls: &HashMap<&str, Value>,
+    last_image: &mut Option<String>,
+    shape: Shape,
+) {
+    let blocks = match &message.content {
+        MessageContent::Text(text) => {
+            items.push(json!({"role": "user", "content": [{"type": "input_text", "text": text}]}));
+            return;
+        }
+        MessageContent::Blocks(blocks) => blocks,
+    };
+    let mut parts = Vec::new();
+    // Results of one computer_call, in order: (call, images, texts).
+    let mut outputs: Vec<(Value, Option<String>, Vec<String>)> = Vec::new();
+    for block in blocks {
+        match block {
+            ContentBlock::ToolResult(result) => match calls.get(result.tool_use_id.as_str()) {
+                Some(call) => {
+                    let image = result.images().last().map(image_url);
+                    let text = result_text(result);
+                    match outputs
+                        .iter_mut()
+                        .find(|(c, ..)| call_id_of(c) == call_id_of(call))
+                    {
+                        Some((_, last, texts)) => {
+                            *last = image.or(last.take());
+                            texts.extend(text);
+                        }
+                        None => outputs.push((call.clone(), image, text.into_iter().collect())),
+                    }
+                }
+                None => {
+                    let text = result_text(result).unwrap_or_else(|| "(no output)".into());
+                    items.push(json!({"type": "function_call_output",
+                                      "call_id": result.tool_use_id, "output": text}));
+                    parts.extend(result.images().map(|source| image_part(&image_url(source))));
+                }
+            },
+            ContentBlock::Text { text, .. } => {
+                parts.push(json!({"type": "input_text", "text": text}))
+            }
+            ContentBlock::Image { source, .. } => {
+                let url = image_url(source);
+                *last_image = Some(url.clone());
+                parts.push(image_part(&url));
+            }
+            _ => {}
+        }
+    }
+    let mut notes = Vec::new();
+    for (call, image, texts) in outputs {
+        if let Some(image) = &image {
+            *last_image = Some(image.clone());
+        }
+        let mut item = json!({
+            "type": "computer_call_output",
+            "call_id": call_id_of(&call),
+            "output": {"type": "computer_screenshot",
+                       "image_url": image.or_else(|| last_image.clone()).unwrap_or_default()},
+        });
+        let checks = call.get("pending_safety_checks").and_then(Value::as_array);
+        if let Some(checks) = checks.filter(|c| !c.is_empty() && shape.acknowledge_safety_checks) {
+            item["acknowledged_safety_checks"] = Value::Array(checks.clone());
+        }
+        items.push(item);
+        notes.extend(texts.into_iter().map(|text| {
+            json!({"type": "input_text",
+                   "text": format!("Computer call {}: {text}", call_id_of(&call))})
+        }));
+    }
+    notes.extend(parts);
+    if !notes.is_empty() {
+        items.push(json!({"role": "user", "content": notes}));
+    }
+}
+
+/// A result's text, marked when it is an error; `None` when it has none.
+fn result_text(result: &ToolResultBlock) -> Option<String> {
+    let text = result.text();
+    match (text.is_empty(), result.is_error()) {
+        (true, false) => None,
+        (true, true) => Some("Error".into()),
+        (false, true) => Some(format!("Error: {text}")),
+        (false, false) => Some(text),
+    }
+}
+
+fn image_url(source: &ImageSource) -> String {
+    match source {
+        ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+        ImageSource::Url { url } => url.clone(),
+    }
+}
+
+fn image_part(url: &str) -> Value {
+    json!({"type": "input_image", "image_url": url, "detail": "auto"})
+}
+
+/// Reads a successful response body (`types/responses/response.py`).
+pub fn parse_response(body: &str) -> Result<MessageResponse, VlmError> {
+    let value: Value = serde_json::from_str(body)
+        .map_err(|e| VlmError::bad_response(format!("the body is not JSON ({e})"), body))?;
+    let bad = |detail: String| VlmError::bad_response(detail, body);
+    let output = value
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("missing array `output`".into()))?;
+    let mut content = Vec::new();
+    let mut refused = false;
+    let mut calls = false;
+    for (index, item) in output.iter().enumerate() {
+        let at = format!("output[{index}]");
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                for part in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    match part.get("type").and_then(Value::as_str) {
+                        Some("output_text") => {
+                            let text = part.get("text").and_then(Value::as_str).unwrap_or("");
+                            content.push(ContentBlock::text(text));
+                        }
+                        Some("refusal") => {
+                            refused = true;
+                            let text = part.get("refusal").and_then(Value::as_str).unwrap_or("");
+                            content.push(ContentBlock::text(text));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Some("reasoning") => content.push(ContentBlock::Other(item.clone())),
+            Some("computer_call") => {
+                calls = true;
+                content.extend(computer_blocks(item, &at).map_err(bad)?);
+            }
+            Some("function_call") => {
+                calls = true;
+                content.push(ContentBlock::ToolUse(
+                    function_block(item, &at).map_err(bad)?,
+                ));
+            }
+            _ => {}
+        }
+    }
+    let incomplete = value
+        .pointer("/incomplete_details/reason")
+        .and_then(Value::as_str);
+    let stop_reason = match (value.get("status").and_then(Value::as_str), incomplete) {
+        (_, Some("content_filter")) => StopReason::Refusal,
+        _ if refused => StopReason::Refusal,
+        (Some("incomplete"), Some("max_output_tokens")) => StopReason::MaxTokens,
+        (Some("incomplete"), Some(other)) => StopReason::Other(other.to_owned()),
+        _ if calls => StopReason::ToolUse,
+        _ => StopReason::EndTurn,
+    };
+    let text = |key: &str| {
+        value
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Ok(MessageResponse {
+        id: text("id"),
+        content,
+        stop_reason,
+        usage: parse_usage(value.get("usage")),
+        model: text("model"),
+    })
+}
+
+/// The `computer` tool_use blocks of one `computer_call` item: one per action, the first
+/// with the call's id, the rest `<call_id>#<n>`.
+fn computer_blocks(item: &Value, at: &str) -> Result<Vec<ContentBlock>, String> {
+    let field = |key: &str| {
+        item.get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{at} (computer_call) has no string `{key}`"))
+    };
+    let (id, call_id) = (field("id")?, field("call_id")?);
+    let (list, batched) = match (item.get("actions"), item.get("action")) {
+        (Some(Value::Array(list)), _) => (list.clone(), true),
+        (_, Some(action)) if action.is_object() => (vec![action.clone()], false),
+        _ => {
+            return Err(format!(
+                "{at} (computer_call) has neither `action` nor `actions`"
+            ));
+        }
+    };
+    let checks = item
+        .get("pending_safety_checks")
+        .cloned()
+        .unwrap_or(json!([]));
+    let call = json!({"id": id, "call_id": call_id, "pending_safety_checks": checks,
+                      "batched": batched});
+    let mut blocks = Vec::with_capacity(list.len());
+    for (n, action) in list.iter().enumerate() {
+        let where_ = if batched {
+            format!("{at}.actions[{n}]")
+        } else {
+            format!("{at}.action")
+        };
+        let input = actions::to_computer_input(action, &where_)?;
+        let block_id = if n == 0 {
+            call_id.to_owned()
+        } else {
+            format!("{call_id}#{n}")
+        };
+        let mut block = ToolUseBlock::new(block_id, COMPUTER, input);
+        block.extra.insert(CALL_FIELD.into(), call.clone());
+        blocks.push(ContentBlock::ToolUse(block));
+    }
+    Ok(blocks)
+}
+
+fn function_block(item: &Value, at: &str) -> Result<ToolUseBlock, String> {
+    let field = |key: &str| {
+        item.get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{at} (function_call) has no string `{key}`"))
+    };
+    let arguments = field("arguments")?;
+    let input = serde_json::from_str(arguments)
+        .map_err(|e| format!("{at} (function_call): `arguments` is not JSON ({e})"))?;
+    Ok(ToolUseBlock::new(field("call_id")?, field("name")?, input))
+}
+
+fn parse_usage(usage: Option<&Value>) -> Usage {
+    let number = |pointer: &str| {
+        usage
+            .and_then(|usage| usage.pointer(pointer))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let cached = number("/input_tokens_details/cached_tokens");
+    Usage {
+        input_tokens: number("/input_tokens").saturating_sub(cached),
+        output_tokens: number("/output_tokens"),
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: cached,
+    }
+}
+
+/// A pending safety check the model's answer waits on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SafetyCheck {
+    /// The check's id.
+    pub id: String,
+    /// Its type (`malicious_instructions`, `irrelevant_domain`, `sensitive_domain`).
+    pub code: String,
+    /// What it says.
+    pub message: String,
+}
+
+/// The pending safety checks of the `computer_call`s in `response`, in order.
+pub fn pending_safety_checks(response: &MessageResponse) -> Vec<SafetyCheck> {
+    let mut seen = Vec::new();
+    for block in &response.content {
+        let ContentBlock::ToolUse(call) = block else {
+            continue;
+        };
+        let checks = call
+            .extra
+            .get(CALL_FIELD)
+            .and_then(|c| c.get("pending_safety_checks"));
+        for check in checks.and_then(Value::as_array).into_iter().flatten() {
+            let text = |key: &str| {
+                check
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            let check = SafetyCheck {
+                id: text("id"),
+                code: text("code"),
+                message: text("message"),
+            };
+            if !seen.contains(&check) {
+                seen.push(check);
+            }
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+#[path = "wire_tests.rs"]
+mod tests;
