@@ -5,6 +5,7 @@ mod fake_replies;
 mod forms;
 mod openai;
 mod qa;
+mod responses;
 mod retry;
 mod sdk_check;
 mod secrets;
