@@ -20,6 +20,8 @@ use retrace_llm::catalog::ProfileOverrides;
 use retrace_llm::catalog::end_of_life_notice;
 use retrace_llm::openai::OpenAiClient;
 use retrace_llm::openai::OpenAiConfig;
+use retrace_llm::openai::responses::ResponsesClient;
+use retrace_llm::openai::responses::ResponsesConfig;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
 use retrace_protocol::events::Events;
@@ -42,7 +44,8 @@ pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub enum Provider {
     /// Anthropic's Messages API.
     Anthropic,
-    /// Any OpenAI-compatible chat completions server.
+    /// Any OpenAI-compatible chat completions server, or OpenAI's Responses API for the
+    /// models that take OpenAI's computer tool.
     OpenAi,
 }
 
@@ -77,6 +80,9 @@ pub struct ProviderConfig {
     pub overrides: ProfileOverrides,
     /// The date end-of-life warnings are judged on; `None` is today on this machine's clock.
     pub today: Option<CivilDate>,
+    /// Acknowledge OpenAI's pending safety checks (Responses API) instead of stopping on
+    /// them (`--allow-safety-checks`).
+    pub allow_safety_checks: bool,
 }
 
 impl ProviderConfig {
@@ -149,6 +155,9 @@ impl ProviderConfig {
             Client::OpenAi(client) => Arc::new(
                 RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
             ),
+            Client::Responses(client) => Arc::new(
+                RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
+            ),
         })
     }
 
@@ -158,6 +167,7 @@ impl ProviderConfig {
         Ok(match self.client()? {
             Client::Anthropic(client) => Arc::new(client),
             Client::OpenAi(client) => Arc::new(client),
+            Client::Responses(client) => Arc::new(client),
         })
     }
 
@@ -219,13 +229,6 @@ impl ProviderConfig {
                     )
                     .computer_tool
                 });
-                if form != ComputerToolForm::Function {
-                    return Err(RunnerError::Input(format!(
-                        "model {model} takes the computer tool as {form}, which --provider openai \
-                         does not speak yet (it sends chat completions with a function tool): \
-                         pass --computer-tool function to offer it a function"
-                    )));
-                }
                 let mut config = OpenAiConfig::new(base_url, model);
                 if let Some(coordinates) = self.overrides.coordinates {
                     config = config.with_coordinates(coordinates);
@@ -236,7 +239,19 @@ impl ProviderConfig {
                 if self.structured {
                     config = config.with_strict_response_schema(false);
                 }
-                Ok(Client::OpenAi(OpenAiClient::new(config)?))
+                match form {
+                    ComputerToolForm::Function => Ok(Client::OpenAi(OpenAiClient::new(config)?)),
+                    ComputerToolForm::ResponsesComputer => {
+                        let config = ResponsesConfig::new(config)
+                            .with_allow_safety_checks(self.allow_safety_checks);
+                        Ok(Client::Responses(ResponsesClient::new(config)?))
+                    }
+                    anthropic => Err(RunnerError::Input(format!(
+                        "--computer-tool {anthropic} is one of Anthropic's forms, which \
+                         --provider openai does not speak: use function (chat completions) or \
+                         responses_computer (OpenAI's Responses API)"
+                    ))),
+                }
             }
         }
     }
@@ -246,6 +261,7 @@ impl ProviderConfig {
 enum Client {
     Anthropic(AnthropicClient),
     OpenAi(OpenAiClient),
+    Responses(ResponsesClient),
 }
 
 /// Remembers the turn in progress, so retry events can name it.

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::FakeOpenAi;
+use retrace_test_support::fake_model::FakeOpenAiResponses;
 use retrace_test_support::fake_model::RecordedRequest;
 use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::sdk_check::assert_requests_valid;
@@ -16,12 +17,55 @@ use serde_json::json;
 
 use super::*;
 
+/// The API a scripted server speaks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Api {
+    Anthropic,
+    /// OpenAI-compatible chat completions.
+    Chat,
+    /// OpenAI's Responses API.
+    Responses,
+}
+
+/// A running scripted server of any API.
+enum Fake {
+    Anthropic(FakeAnthropic),
+    OpenAi(FakeOpenAi),
+    Responses(FakeOpenAiResponses),
+}
+
+impl Fake {
+    fn start(runtime: &tokio::runtime::Runtime, api: Api, script: Vec<ScriptStep>) -> Self {
+        match api {
+            Api::Anthropic => Fake::Anthropic(runtime.block_on(FakeAnthropic::start(script))),
+            Api::Chat => Fake::OpenAi(runtime.block_on(FakeOpenAi::start(script))),
+            Api::Responses => Fake::Responses(runtime.block_on(FakeOpenAiResponses::start(script))),
+        }
+    }
+
+    fn base_url(&self) -> String {
+        match self {
+            Fake::Anthropic(fake) => fake.base_url(),
+            Fake::OpenAi(fake) => fake.base_url(),
+            Fake::Responses(fake) => fake.base_url(),
+        }
+    }
+
+    fn requests(&self) -> Vec<RecordedRequest> {
+        match self {
+            Fake::Anthropic(fake) => fake.requests(),
+            Fake::OpenAi(fake) => fake.requests(),
+            Fake::Responses(fake) => fake.requests(),
+        }
+    }
+}
+
 /// How a form's model is reached and in which space it answers.
 struct Form {
     /// The `act` flags choosing the provider and model.
     flags: &'static [&'static str],
-    /// Anthropic's API (else OpenAI-compatible chat completions).
-    anthropic: bool,
+    /// Which API the model is behind.
+    api: Api,
     /// A 1280x800 screenshot pixel as the model says it.
     to_model: fn((i64, i64)) -> (i64, i64),
 }
@@ -63,29 +107,13 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
     let script = script_in(&points, form.to_model);
-    enum Fake {
-        Anthropic(FakeAnthropic),
-        OpenAi(FakeOpenAi),
-    }
-    let fake = if form.anthropic {
-        Fake::Anthropic(runtime.block_on(FakeAnthropic::start(script)))
-    } else {
-        Fake::OpenAi(runtime.block_on(FakeOpenAi::start(script)))
-    };
-    let base_url = match &fake {
-        Fake::Anthropic(fake) => fake.base_url(),
-        Fake::OpenAi(fake) => fake.base_url(),
-    };
-    let requests = || -> Vec<RecordedRequest> {
-        match &fake {
-            Fake::Anthropic(fake) => fake.requests(),
-            Fake::OpenAi(fake) => fake.requests(),
-        }
-    };
+    let fake = Fake::start(&runtime, form.api, script);
+    let base_url = fake.base_url();
+    let requests = || fake.requests();
     let dir = tempfile::tempdir().unwrap();
     let cache_dir = dir.path().join("cache");
     let mut extra: Vec<&str> = form.flags.to_vec();
-    if !form.anthropic {
+    if form.api != Api::Anthropic {
         extra.extend(["--base-url", &base_url]);
     }
     let output = act_cached(
@@ -146,7 +174,7 @@ fn anthropic_computer_20250124_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--model", "claude-haiku-4-5"],
-        anthropic: true,
+        api: Api::Anthropic,
         to_model: pixels,
     });
 }
@@ -156,7 +184,7 @@ fn anthropic_computer_20251124_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--model", "claude-sonnet-4-6"],
-        anthropic: true,
+        api: Api::Anthropic,
         to_model: pixels,
     });
 }
@@ -166,7 +194,7 @@ fn anthropic_computer_toolset_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--model", "claude-sonnet-5-5"],
-        anthropic: true,
+        api: Api::Anthropic,
         to_model: pixels,
     });
 }
@@ -176,7 +204,7 @@ fn an_openai_compatible_function_tool_in_pixels_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--provider", "openai", "--model", "local-vlm"],
-        anthropic: false,
+        api: Api::Chat,
         to_model: pixels,
     });
 }
@@ -191,7 +219,7 @@ fn qwen25_resized_coordinates_record_and_replay() {
             "--model",
             "Qwen/Qwen2.5-VL-7B-Instruct",
         ],
-        anthropic: false,
+        api: Api::Chat,
         to_model: resized_28,
     });
 }
@@ -208,8 +236,18 @@ fn normalised_coordinates_record_and_replay_given_by_flag() {
             "--coordinates",
             "normalized:1000",
         ],
-        anthropic: false,
+        api: Api::Chat,
         to_model: normalized_1000,
+    });
+}
+
+#[test]
+fn openai_responses_computer_tool_records_and_replays() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &["--provider", "openai", "--model", "computer-use-preview"],
+        api: Api::Responses,
+        to_model: pixels,
     });
 }
 
@@ -283,4 +321,96 @@ fn a_model_near_or_past_its_end_of_life_is_warned_about() {
         );
         assert!(said.contains(words), "{today}: {said}");
     }
+}
+
+/// The login script whose first call waits on a pending safety check.
+fn login_script_with_safety_check(points: &LoginPoints) -> Vec<ScriptStep> {
+    let mut script = login_script(points);
+    script[0] = script[0].clone().with_pending_safety_check(
+        "malicious_instructions",
+        "The page asks to ignore the user.",
+    );
+    script
+}
+
+/// Without `--allow-safety-checks` a pending safety check stops the run with an error (exit
+/// 2: the run could not go on, nothing was checked) naming the check; with it the check is
+/// acknowledged on the call's output and the login completes.
+#[test]
+fn a_responses_safety_check_is_refused_unless_allowed() {
+    retrace_test_support::require!(Chromium);
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let points = login_points(&runtime, demo.url());
+    let model = ["--provider", "openai", "--model", "computer-use-preview"];
+
+    let fake = Fake::start(
+        &runtime,
+        Api::Responses,
+        login_script_with_safety_check(&points),
+    );
+    let base_url = fake.base_url();
+    let mut args = vec![
+        "act",
+        "Log in to the demo app",
+        "--url",
+        demo.url(),
+        "--base-url",
+        &base_url,
+    ];
+    args.extend(model);
+    let output = retrace(&args, None);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("pending safety check `malicious_instructions`")
+            && said.contains("The page asks to ignore the user.")
+            && said.contains("--allow-safety-checks"),
+        "{said}"
+    );
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "no action was run after the check"
+    );
+
+    let fake = Fake::start(
+        &runtime,
+        Api::Responses,
+        login_script_with_safety_check(&points),
+    );
+    let base_url = fake.base_url();
+    let dir = tempfile::tempdir().unwrap();
+    let mut extra = model.to_vec();
+    extra.extend(["--base-url", &base_url, "--allow-safety-checks"]);
+    let output = act_cached(
+        "Log in as {{username}} with password {{password}}",
+        demo.url(),
+        "record",
+        &dir.path().join("cache"),
+        &extra,
+        &base_url,
+    );
+    let summary = summary_after_exit(&output, 0);
+    assert!(
+        summary["act"]["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
+        "{summary}"
+    );
+    let sent = fake.requests();
+    assert_requests_valid(&sent);
+    let acknowledged: Vec<&Value> = sent[1].body()["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| item.get("acknowledged_safety_checks"))
+        .collect();
+    assert_eq!(acknowledged.len(), 1, "{}", sent[1].body());
+    assert_eq!(acknowledged[0][0]["code"], "malicious_instructions");
 }
