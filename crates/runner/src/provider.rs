@@ -240,7 +240,9 @@ impl ProviderConfig {
                     config = config.with_strict_response_schema(false);
                 }
                 match form {
-                    ComputerToolForm::Function => Ok(Client::OpenAi(OpenAiClient::new(config)?)),
+                    ComputerToolForm::Function | ComputerToolForm::UiTarsText => Ok(
+                        Client::OpenAi(OpenAiClient::new(config.with_computer_tool(form))?),
+                    ),
                     ComputerToolForm::ResponsesComputer => {
                         let config = ResponsesConfig::new(config)
                             .with_allow_safety_checks(self.allow_safety_checks);
@@ -248,8 +250,9 @@ impl ProviderConfig {
                     }
                     anthropic => Err(RunnerError::Input(format!(
                         "--computer-tool {anthropic} is one of Anthropic's forms, which \
-                         --provider openai does not speak: use function (chat completions) or \
-                         responses_computer (OpenAI's Responses API)"
+                         --provider openai does not speak: use function (chat completions), \
+                         ui_tars_text (UI-TARS's text actions) or responses_computer (OpenAI's \
+                         Responses API)"
                     ))),
                 }
             }

@@ -20,8 +20,9 @@ pub struct ProviderArgs {
     #[arg(long)]
     pub model: Option<String>,
     /// The computer tool form to send, for a model the catalogue does not know (or knows
-    /// wrongly): computer_20250124, computer_20251124, computer_toolset_20260801, function or
-    /// responses_computer (OpenAI's Responses API and computer tool).
+    /// wrongly): computer_20250124, computer_20251124, computer_toolset_20260801, function,
+    /// responses_computer (OpenAI's Responses API and computer tool) or ui_tars_text
+    /// (UI-TARS's text actions).
     #[arg(long, value_name = "VERSION", value_parser = |s: &str| s.parse::<ComputerToolForm>())]
     pub computer_tool: Option<ComputerToolForm>,
     /// The coordinate space the model answers in: pixels, resized:FACTOR (Qwen2.5-VL:

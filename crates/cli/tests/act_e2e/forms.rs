@@ -68,6 +68,8 @@ struct Form {
     api: Api,
     /// A 1280x800 screenshot pixel as the model says it.
     to_model: fn((i64, i64)) -> (i64, i64),
+    /// The model answers in UI-TARS's text actions rather than tool calls.
+    text_actions: bool,
 }
 
 fn pixels(point: (i64, i64)) -> (i64, i64) {
@@ -90,14 +92,37 @@ fn normalized_1000((x, y): (i64, i64)) -> (i64, i64) {
     )
 }
 
-/// The login script in the model's own coordinates.
-fn script_in(points: &LoginPoints, to_model: fn((i64, i64)) -> (i64, i64)) -> Vec<ScriptStep> {
+/// The login script in the model's own coordinates: tool calls, or UI-TARS's text actions.
+fn script_in(form: &Form, points: &LoginPoints) -> Vec<ScriptStep> {
+    let to_model = form.to_model;
     let moved = LoginPoints {
         username: to_model(points.username),
         password: to_model(points.password),
         sign_in: to_model(points.sign_in),
     };
-    login_script(&moved)
+    if !form.text_actions {
+        return login_script(&moved);
+    }
+    let click = |what: &str, (x, y): (i64, i64)| {
+        ScriptStep::text(format!(
+            "Thought: I click the {what}.\nAction: click(start_box='<|box_start|>({x},{y})<|box_end|>')"
+        ))
+    };
+    let typing = |text: &str| {
+        ScriptStep::text(format!(
+            "Thought: I type it.\nAction: type(content='{text}')"
+        ))
+    };
+    vec![
+        click("username field", moved.username),
+        typing(USERNAME),
+        click("password field", moved.password),
+        typing(PASSWORD),
+        click("sign-in button", moved.sign_in),
+        ScriptStep::text(
+            "Thought: The dashboard says Welcome back.\nAction: finished(content='Signed in.')",
+        ),
+    ]
 }
 
 /// Records the login through `form`, checks the requests, the app's state and the recording,
@@ -106,7 +131,8 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
-    let script = script_in(&points, form.to_model);
+    let script = script_in(form, &points);
+    let turns = script.len();
     let fake = Fake::start(&runtime, form.api, script);
     let base_url = fake.base_url();
     let requests = || fake.requests();
@@ -135,8 +161,15 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
         "{summary}"
     );
     let sent = requests();
-    assert_eq!(sent.len(), 7, "one request per scripted turn");
+    assert_eq!(sent.len(), turns, "one request per scripted turn");
     assert_requests_valid(&sent);
+    if form.text_actions {
+        // No tool is offered; the earlier calls go back in UI-TARS's own text form.
+        let last = sent[turns - 1].body();
+        assert!(last.get("tools").is_none(), "{last}");
+        let history = last["messages"].to_string();
+        assert!(history.contains("Action: click(start_box='("), "{history}");
+    }
 
     let file: PathBuf = cache_dir.join("login.json");
     let cache: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -165,7 +198,7 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
     let output = replay_logged_in(&file, demo.url(), &[]);
     let replay = summary_after_exit(&output, 0);
     assert_eq!(replay["status"], "passed", "{replay}");
-    assert_eq!(requests().len(), 7, "replay must not call the model");
+    assert_eq!(requests().len(), turns, "replay must not call the model");
     clicked
 }
 
@@ -176,6 +209,7 @@ fn anthropic_computer_20250124_records_and_replays() {
         flags: &["--model", "claude-haiku-4-5"],
         api: Api::Anthropic,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -186,6 +220,7 @@ fn anthropic_computer_20251124_records_and_replays() {
         flags: &["--model", "claude-sonnet-4-6"],
         api: Api::Anthropic,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -196,6 +231,7 @@ fn anthropic_computer_toolset_records_and_replays() {
         flags: &["--model", "claude-sonnet-5-5"],
         api: Api::Anthropic,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -206,6 +242,7 @@ fn an_openai_compatible_function_tool_in_pixels_records_and_replays() {
         flags: &["--provider", "openai", "--model", "local-vlm"],
         api: Api::Chat,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -221,6 +258,7 @@ fn qwen25_resized_coordinates_record_and_replay() {
         ],
         api: Api::Chat,
         to_model: resized_28,
+        text_actions: false,
     });
 }
 
@@ -238,6 +276,7 @@ fn normalised_coordinates_record_and_replay_given_by_flag() {
         ],
         api: Api::Chat,
         to_model: normalized_1000,
+        text_actions: false,
     });
 }
 
@@ -248,6 +287,24 @@ fn openai_responses_computer_tool_records_and_replays() {
         flags: &["--provider", "openai", "--model", "computer-use-preview"],
         api: Api::Responses,
         to_model: pixels,
+        text_actions: false,
+    });
+}
+
+/// UI-TARS-1.5 answers in text, in pixels of the image as its processor resized it.
+#[test]
+fn ui_tars_text_actions_record_and_replay() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &[
+            "--provider",
+            "openai",
+            "--model",
+            "ByteDance-Seed/UI-TARS-1.5-7B",
+        ],
+        api: Api::Chat,
+        to_model: resized_28,
+        text_actions: true,
     });
 }
 

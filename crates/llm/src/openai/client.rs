@@ -14,6 +14,7 @@ use crate::MessageResponse;
 use crate::Pricing;
 use crate::VlmError;
 use crate::VlmProvider;
+use crate::catalog::ComputerToolForm;
 use crate::catalog::Coordinates;
 use crate::fragments::FragmentCache;
 use crate::http;
@@ -42,22 +43,25 @@ pub struct OpenAiConfig {
     /// The coordinate space the model answers in (default: the catalogue's for `model`,
     /// pixels for models it does not know).
     pub coordinates: Coordinates,
+    /// How the computer tool is offered: a function (default), or UI-TARS's text actions
+    /// ([`ComputerToolForm::UiTarsText`], the catalogue's for UI-TARS models).
+    pub computer_tool: ComputerToolForm,
 }
 
 impl OpenAiConfig {
     /// A server at `base_url` serving `model`, with no key.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         let model = model.into();
-        let coordinates = crate::catalog::profile(
+        let profile = crate::catalog::profile(
             crate::catalog::ModelProvider::OpenaiCompatible,
             &model,
             crate::catalog::ProfileOverrides::default(),
-        )
-        .coordinates;
+        );
         Self {
             base_url: base_url.into(),
             model,
-            coordinates,
+            coordinates: profile.coordinates,
+            computer_tool: profile.computer_tool,
             api_key: None,
             timeout: DEFAULT_TIMEOUT,
             pricing: None,
@@ -68,6 +72,13 @@ impl OpenAiConfig {
     /// The same config for a model answering in `coordinates` (`--coordinates`).
     pub fn with_coordinates(mut self, coordinates: Coordinates) -> Self {
         self.coordinates = coordinates;
+        self
+    }
+
+    /// The same config offering the computer tool as `form` (`--computer-tool`): UI-TARS's
+    /// text actions for [`ComputerToolForm::UiTarsText`], else a function.
+    pub fn with_computer_tool(mut self, form: ComputerToolForm) -> Self {
+        self.computer_tool = form;
         self
     }
 
@@ -109,6 +120,8 @@ pub struct OpenAiClient {
     headers: HeaderMap,
     http: reqwest::Client,
     fragments: FragmentCache,
+    /// Numbers the `computer` calls read from UI-TARS's text answers.
+    text_calls: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for OpenAiClient {
@@ -140,6 +153,7 @@ impl OpenAiClient {
             url,
             headers,
             fragments: FragmentCache::default(),
+            text_calls: std::sync::atomic::AtomicU64::new(1),
         })
     }
 
@@ -174,11 +188,20 @@ pub(crate) fn headers(config: &OpenAiConfig) -> Result<HeaderMap, VlmError> {
 impl VlmProvider for OpenAiClient {
     async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
         let map = wire::coordinate_map(request, self.config.coordinates);
+        let ui_tars = self.config.computer_tool == ComputerToolForm::UiTarsText;
+        let text_request;
+        let (request, wire_map) = if ui_tars {
+            // The history's points are mapped while it is written as text.
+            text_request = super::ui_tars::text_request(request, map);
+            (&text_request, None)
+        } else {
+            (request, map)
+        };
         let body = wire::request_bytes(
             &self.config.model,
             request,
             self.config.strict_response_schema,
-            map,
+            wire_map,
             &self.fragments,
         )?;
         let response = http::post_json(
@@ -193,6 +216,13 @@ impl VlmProvider for OpenAiClient {
         tracing::debug!(status = response.status, model = %self.config.model, "openai response");
         if (200..300).contains(&response.status) {
             let mut answer = wire::parse_response(&response.body)?;
+            if ui_tars {
+                let n = self
+                    .text_calls
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                super::ui_tars::read_answer(&mut answer, map, &format!("uitars_{n}"))?;
+                return Ok(answer);
+            }
             if let Some(map) = map {
                 for block in &mut answer.content {
                     if let ContentBlock::ToolUse(call) = block
