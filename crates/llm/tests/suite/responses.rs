@@ -203,6 +203,15 @@ async fn the_fake_refuses_what_the_api_refuses() {
             json!({"model": "computer-use-preview", "input": [call, output("call_1")]}),
             "Computer tool has unacknowledged safety check for ['cu_sc_1']",
         ),
+        (
+            json!({"model": "computer-use-preview", "input": [
+                {"type": "computer_call", "id": "cu_fake_5", "call_id": "call_fake_5",
+                 "status": "completed", "action": {"type": "screenshot"},
+                 "pending_safety_checks": []},
+                output("call_fake_5")]}),
+            "Item 'cu_fake_5' of type 'computer_call' was provided without its required \
+             'reasoning' item: 'rs_fake_5'.",
+        ),
     ];
     for (body, message) in cases {
         let (status, answer) = post(&url, &body).await;
@@ -236,11 +245,11 @@ async fn the_fakes_replies_pass_the_sdk_response_model() {
     }
     assert_eq!(
         replies[1]["output"].as_array().unwrap().len(),
-        2,
-        "one call per action"
+        4,
+        "one call per action, each after its reasoning"
     );
     assert_eq!(
-        replies[3]["output"][0]["actions"][1],
+        replies[3]["output"][1]["actions"][1],
         json!({"type": "keypress", "keys": ["CTRL", "A"]})
     );
     let Some(verdicts) = validate(SdkApi::OpenAiResponsesResponse, &replies) else {

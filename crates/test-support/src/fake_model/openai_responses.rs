@@ -5,7 +5,7 @@
 //! answered as a `computer_call` item in OpenAI's action shape (`{"type": "click", "button":
 //! "left", "x", "y"}`): one call with `action` per tool call when the request offered
 //! `computer_use_preview`, one call with batched `actions` per turn when it offered
-//! `computer`. The action mapping here is written apart from retrace's own (a test passes
+//! `computer`, each after the `reasoning` item it came with. The action mapping here is written apart from retrace's own (a test passes
 //! only when the two agree). Replies are built to pass the SDK's `Response` model
 //! (`openai` 3.57.0, `types/responses/response.py`).
 
@@ -155,10 +155,21 @@ impl Render for ResponsesWire {
             .copied()
             .filter(|call| call.name == "computer")
             .collect();
-        if batched && !computer.is_empty() {
-            output.push(computer_call(&computer, true));
+        let groups: Vec<Vec<&ToolUseBlock>> = if batched && !computer.is_empty() {
+            vec![computer]
         } else {
-            output.extend(computer.iter().map(|call| computer_call(&[call], false)));
+            computer.iter().map(|call| vec![*call]).collect()
+        };
+        for group in groups {
+            let call = computer_call(&group, batched);
+            // The computer-use models reason before each call; the item must come back with
+            // it (compat::openai_responses).
+            let reasoning_id = call["id"].as_str().unwrap_or("").replacen("cu", "rs", 1);
+            output.push(
+                json!({"type": "reasoning", "id": reasoning_id, "summary": [],
+                               "status": "completed"}),
+            );
+            output.push(call);
         }
         for call in calls.iter().filter(|call| call.name != "computer") {
             output.push(json!({

@@ -4,6 +4,8 @@
 //!   `types/responses/response_create_params.py` has `max_output_tokens`);
 //! - `temperature` is refused by these reasoning models;
 //! - a `computer_call_output` must answer a `computer_call` of the same input;
+//! - a `computer_call` the fake sent after a reasoning item (`cu_fake_<n>` after
+//!   `rs_fake_<n>`) must come back right after that item;
 //! - a `computer_call` with pending safety checks must be answered by an output that
 //!   acknowledges every one of them.
 
@@ -57,6 +59,30 @@ pub(crate) fn admit(raw: &[u8]) -> Result<Value, Refusal> {
             .filter_map(|c| c["id"].as_str().map(str::to_owned))
             .collect();
         pending.insert(item["call_id"].as_str().unwrap_or("").to_owned(), ids);
+    }
+    for (index, item) in items.iter().enumerate() {
+        let Some(n) = item["id"]
+            .as_str()
+            .and_then(|id| id.strip_prefix("cu_fake_"))
+        else {
+            continue;
+        };
+        let reasoning = format!("rs_fake_{n}");
+        let before = index.checked_sub(1).and_then(|i| items.get(i));
+        if before.is_some_and(|b| b["type"] == "reasoning" && b["id"] == reasoning.as_str()) {
+            continue;
+        }
+        // Source: a replayed `cu_*` call whose preceding `rs_*` reasoning item was dropped
+        // fails with HTTP 400 (can1357/oh-my-pi#6824); the message follows the API's answer
+        // for the converse case (continuedev/continue#8933: "Item 'rs_...' of type
+        // 'reasoning' was provided without its required following item.", param 'input').
+        return Err(Refusal {
+            param: Some("input"),
+            ..Refusal::invalid(format!(
+                "Item 'cu_fake_{n}' of type 'computer_call' was provided without its required \
+                 'reasoning' item: '{reasoning}'."
+            ))
+        });
     }
     for item in items
         .iter()
