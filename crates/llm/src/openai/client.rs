@@ -7,6 +7,9 @@ use async_trait::async_trait;
 use reqwest::header::HeaderMap;
 use reqwest::header::HeaderValue;
 
+use std::sync::atomic::Ordering;
+
+use super::coordinates::CoordinateMap;
 use super::wire;
 use crate::ApiKey;
 use crate::MessageRequest;
@@ -19,6 +22,11 @@ use crate::catalog::Coordinates;
 use crate::fragments::FragmentCache;
 use crate::http;
 use retrace_protocol::ContentBlock;
+use retrace_protocol::Message;
+
+/// How many times an unreadable UI-TARS answer is shown to the model with what is wrong
+/// before it is an error.
+pub const UI_TARS_CORRECTIONS: u32 = 1;
 
 /// How long one request may take unless configured otherwise (local models are slow).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -165,6 +173,96 @@ impl OpenAiClient {
     }
 }
 
+impl OpenAiClient {
+    /// Sends `request` (the history's points mapped by `map`) and reads the answer.
+    async fn send(
+        &self,
+        request: &MessageRequest,
+        map: Option<CoordinateMap>,
+    ) -> Result<MessageResponse, VlmError> {
+        let body = wire::request_bytes(
+            &self.config.model,
+            request,
+            self.config.strict_response_schema,
+            map,
+            &self.fragments,
+        )?;
+        let response = http::post_json(
+            &self.http,
+            &self.url,
+            self.headers.clone(),
+            body,
+            self.config.timeout,
+            self.config.api_key.as_ref(),
+        )
+        .await?;
+        tracing::debug!(status = response.status, model = %self.config.model, "openai response");
+        if (200..300).contains(&response.status) {
+            return wire::parse_response(&response.body);
+        }
+        let (api_type, message) = wire::parse_error(&response.body);
+        if api_type.as_deref() == Some("insufficient_quota") {
+            // A 429 that waiting does not fix.
+            return Err(VlmError::BadRequest {
+                status: response.status,
+                retry: crate::error::RetryHint::default(),
+                message,
+            });
+        }
+        Err(http::status_error(
+            response.status,
+            &response.headers,
+            api_type.as_deref(),
+            message,
+        ))
+    }
+
+    /// A turn of a UI-TARS model: the request in its text form, the answer read into
+    /// `computer` calls. An answer that cannot be read is shown to the model with what is
+    /// wrong, [`UI_TARS_CORRECTIONS`] times at most, before it is an error; the usage of
+    /// every attempt is counted.
+    async fn ui_tars_message(
+        &self,
+        request: &MessageRequest,
+        map: Option<CoordinateMap>,
+    ) -> Result<MessageResponse, VlmError> {
+        // The history's points are mapped while it is written as text.
+        let mut text_request = super::ui_tars::text_request(request, map);
+        let mut usage = retrace_protocol::Usage::default();
+        let mut corrections = 0;
+        loop {
+            let mut answer = self.send(&text_request, None).await?;
+            usage.input_tokens += answer.usage.input_tokens;
+            usage.output_tokens += answer.usage.output_tokens;
+            usage.cache_read_input_tokens += answer.usage.cache_read_input_tokens;
+            let text = answer.text();
+            let n = self.text_calls.fetch_add(1, Ordering::Relaxed);
+            match super::ui_tars::read_answer(&mut answer, map, &format!("uitars_{n}")) {
+                Ok(()) => {
+                    answer.usage = usage;
+                    return Ok(answer);
+                }
+                Err(error) if corrections < UI_TARS_CORRECTIONS => {
+                    corrections += 1;
+                    tracing::debug!(%error, "UI-TARS answer unreadable; asking again");
+                    text_request
+                        .messages
+                        .push(Message::assistant(vec![ContentBlock::text(text)]));
+                    text_request.messages.push(Message::user_text(format!(
+                        "Your answer could not be read: {error}"
+                    )));
+                }
+                Err(error) => {
+                    return Err(VlmError::bad_response(
+                        format!("UI-TARS's answer cannot be read: {error}"),
+                        &text,
+                    ));
+                }
+            }
+        }
+    }
+}
+
 /// The headers every OpenAI request carries: `Authorization: Bearer <key>` when there is a
 /// key (shared with the Responses client).
 pub(crate) fn headers(config: &OpenAiConfig) -> Result<HeaderMap, VlmError> {
@@ -188,67 +286,20 @@ pub(crate) fn headers(config: &OpenAiConfig) -> Result<HeaderMap, VlmError> {
 impl VlmProvider for OpenAiClient {
     async fn create_message(&self, request: &MessageRequest) -> Result<MessageResponse, VlmError> {
         let map = wire::coordinate_map(request, self.config.coordinates);
-        let ui_tars = self.config.computer_tool == ComputerToolForm::UiTarsText;
-        let text_request;
-        let (request, wire_map) = if ui_tars {
-            // The history's points are mapped while it is written as text.
-            text_request = super::ui_tars::text_request(request, map);
-            (&text_request, None)
-        } else {
-            (request, map)
-        };
-        let body = wire::request_bytes(
-            &self.config.model,
-            request,
-            self.config.strict_response_schema,
-            wire_map,
-            &self.fragments,
-        )?;
-        let response = http::post_json(
-            &self.http,
-            &self.url,
-            self.headers.clone(),
-            body,
-            self.config.timeout,
-            self.config.api_key.as_ref(),
-        )
-        .await?;
-        tracing::debug!(status = response.status, model = %self.config.model, "openai response");
-        if (200..300).contains(&response.status) {
-            let mut answer = wire::parse_response(&response.body)?;
-            if ui_tars {
-                let n = self
-                    .text_calls
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                super::ui_tars::read_answer(&mut answer, map, &format!("uitars_{n}"))?;
-                return Ok(answer);
-            }
-            if let Some(map) = map {
-                for block in &mut answer.content {
-                    if let ContentBlock::ToolUse(call) = block
-                        && call.name == retrace_protocol::tool_names::COMPUTER
-                    {
-                        map.to_screen(&mut call.input);
-                    }
+        if self.config.computer_tool == ComputerToolForm::UiTarsText {
+            return self.ui_tars_message(request, map).await;
+        }
+        let mut answer = self.send(request, map).await?;
+        if let Some(map) = map {
+            for block in &mut answer.content {
+                if let ContentBlock::ToolUse(call) = block
+                    && call.name == retrace_protocol::tool_names::COMPUTER
+                {
+                    map.to_screen(&mut call.input);
                 }
             }
-            return Ok(answer);
         }
-        let (api_type, message) = wire::parse_error(&response.body);
-        if api_type.as_deref() == Some("insufficient_quota") {
-            // A 429 that waiting does not fix.
-            return Err(VlmError::BadRequest {
-                status: response.status,
-                retry: crate::error::RetryHint::default(),
-                message,
-            });
-        }
-        Err(http::status_error(
-            response.status,
-            &response.headers,
-            api_type.as_deref(),
-            message,
-        ))
+        Ok(answer)
     }
 
     fn model_id(&self) -> &str {

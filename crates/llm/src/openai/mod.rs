@@ -13,3 +13,4 @@ pub mod wire;
 pub use client::DEFAULT_TIMEOUT;
 pub use client::OpenAiClient;
 pub use client::OpenAiConfig;
+pub use client::UI_TARS_CORRECTIONS;

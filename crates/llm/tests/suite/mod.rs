@@ -9,6 +9,7 @@ mod responses;
 mod retry;
 mod sdk_check;
 mod secrets;
+mod ui_tars;
 
 use std::sync::Arc;
 use std::sync::Mutex;

@@ -7,7 +7,9 @@
 //!   `codes/ui_tars/prompt.py`), no computer tool, and the history's earlier `computer` calls
 //!   written back in its text form with their screenshots as plain user content;
 //! - [`read_answer`]: the text answer as `computer` tool calls (points mapped to the
-//!   screenshot), or the end of the run for `finished(...)`.
+//!   screenshot), or the end of the run for `finished(...)`; an answer it cannot read is an
+//!   error the client shows the model once before giving up
+//!   ([`crate::openai::UI_TARS_CORRECTIONS`]).
 //!
 //! The grammar lives in [`grammar`].
 //!
@@ -30,7 +32,6 @@ use crate::MessageRequest;
 use crate::MessageResponse;
 use crate::ToolChoice;
 use crate::ToolSpec;
-use crate::VlmError;
 
 /// UI-TARS's output format and action space, after `COMPUTER_USE` in bytedance/UI-TARS
 /// `codes/ui_tars/prompt.py` (the `start_box` form UI-TARS-1.5 answers in).
@@ -152,19 +153,17 @@ fn as_text(
 }
 
 /// Turns the text answer into `computer` calls (ids `<id_prefix>_<n>`, points mapped to the
-/// screenshot by `map`), or into the run's end for `finished(...)`.
+/// screenshot by `map`), or into the run's end for `finished(...)`. The error says what is
+/// wrong in words the model can act on; `answer` is left as it was.
 pub fn read_answer(
     answer: &mut MessageResponse,
     map: Option<CoordinateMap>,
     id_prefix: &str,
-) -> Result<(), VlmError> {
+) -> Result<(), String> {
     if answer.stop_reason != StopReason::EndTurn && answer.stop_reason != StopReason::ToolUse {
         return Ok(());
     }
-    let text = answer.text();
-    let parsed = grammar::parse(&text).map_err(|error| {
-        VlmError::bad_response(format!("UI-TARS's answer cannot be read: {error}"), &text)
-    })?;
+    let parsed = grammar::parse(&answer.text())?;
     let mut content = Vec::new();
     if let Some(thought) = parsed.thought {
         content.push(ContentBlock::text(thought));
