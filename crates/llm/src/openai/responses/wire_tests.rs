@@ -273,3 +273,33 @@ fn pending_checks_are_listed_once() {
         }]
     );
 }
+
+#[test]
+fn an_output_with_no_screenshot_anywhere_is_found() {
+    let reply = answer(json!([
+        {"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed",
+         "pending_safety_checks": [], "action": {"type": "screenshot"}},
+    ]));
+    let text_only = ToolResultBlock::new("call_1", vec![ContentBlock::text("failed")], true);
+    let request = MessageRequest::new(
+        vec![
+            Message::user_text("Go"),
+            parse_response(&reply).unwrap().to_message(),
+            Message::user(vec![ContentBlock::ToolResult(text_only)]),
+        ],
+        64,
+    )
+    .with_tools(vec![ToolSpec::computer(1280, 800)]);
+    let body = request_body(
+        "computer-use-preview",
+        &request,
+        shape(ComputerTool::Preview, false),
+    );
+    assert_eq!(output_without_screenshot(&body), Some("call_1"));
+    let body = request_body(
+        "computer-use-preview",
+        &history(json!([])),
+        shape(ComputerTool::Preview, false),
+    );
+    assert_eq!(output_without_screenshot(&body), None);
+}
