@@ -205,6 +205,16 @@ async fn the_fake_refuses_what_the_api_refuses() {
         ),
         (
             json!({"model": "computer-use-preview", "input": [
+                {"type": "computer_call", "id": "cu_2", "call_id": "call_2",
+                 "status": "completed", "action": {"type": "screenshot"},
+                 "pending_safety_checks": []},
+                {"type": "computer_call_output", "call_id": "call_2",
+                 "output": {"type": "computer_screenshot", "image_url": ""}}]}),
+            "Invalid 'output.image_url' of computer call output call_2: expected the URL of a \
+             screenshot, got ''.",
+        ),
+        (
+            json!({"model": "computer-use-preview", "input": [
                 {"type": "computer_call", "id": "cu_fake_5", "call_id": "call_fake_5",
                  "status": "completed", "action": {"type": "screenshot"},
                  "pending_safety_checks": []},

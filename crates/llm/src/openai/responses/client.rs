@@ -86,14 +86,6 @@ impl VlmProvider for ResponsesClient {
             strict_schema: api.strict_response_schema,
         };
         let body = wire::request_body(&api.model, request, shape);
-        if let Some(call_id) = wire::output_without_screenshot(&body) {
-            return Err(VlmError::Config {
-                detail: format!(
-                    "computer call {call_id} has no screenshot to answer it with, and the \
-                     Responses API takes only a screenshot as a computer call's output"
-                ),
-            });
-        }
         let body = serde_json::to_vec(&body).map_err(|e| VlmError::Config {
             detail: format!("cannot serialise the Responses request: {e}"),
         })?;

@@ -13,12 +13,16 @@
 //!   screenshot of its results (a `computer_screenshot`), acknowledging the call's pending
 //!   safety checks when the user allowed it; its text (an error, "not executed") follows in
 //!   a user message, as a screenshot output has no text;
+//! - a call none of whose results still holds a screenshot (the agent drops old ones; the
+//!   API takes only a screenshot as a computer call's output) is sent as text, the call as
+//!   an assistant message and its result as user text, without its reasoning item;
 //! - `reasoning` items come back as [`ContentBlock::Other`] and are sent back as they came
 //!   (the API refuses a `computer_call` whose reasoning item is missing);
 //! - `output` comes back as text and tool_use blocks, `status`/`incomplete_details` as a
 //!   [`StopReason`], `usage` as [`Usage`].
 
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 use retrace_protocol::ContentBlock;
 use retrace_protocol::ImageSource;
@@ -118,15 +122,6 @@ pub fn request_body(model: &str, request: &MessageRequest, shape: Shape) -> Valu
     Value::Object(body)
 }
 
-/// The call id of the first `computer_call_output` in `body` with no screenshot (the history
-/// had none to answer it with; the API takes only a screenshot as a computer call's output).
-pub fn output_without_screenshot(body: &Value) -> Option<&str> {
-    body.get("input")?.as_array()?.iter().find_map(|item| {
-        let empty = item["type"] == "computer_call_output" && item["output"]["image_url"] == "";
-        empty.then(|| item["call_id"].as_str().unwrap_or(""))
-    })
-}
-
 fn tool_json(tool: &ToolSpec, form: ComputerTool) -> Value {
     match tool {
         ToolSpec::Custom {
@@ -186,18 +181,38 @@ fn input_items(request: &MessageRequest, shape: Shape) -> Vec<Value> {
             calls.insert(&call.id, call_of(call));
         }
     }
-    let mut last_image: Option<String> = None;
+    // The calls whose results still hold a screenshot: the agent drops old screenshots, and
+    // a call whose output would have none is sent as text instead.
+    let mut shown: HashSet<String> = HashSet::new();
+    for message in request.messages.iter().filter(|m| m.role == Role::User) {
+        let MessageContent::Blocks(blocks) = &message.content else {
+            continue;
+        };
+        for block in blocks {
+            if let ContentBlock::ToolResult(result) = block
+                && let Some(call) = calls.get(result.tool_use_id.as_str())
+                && result.images().next().is_some()
+            {
+                shown.insert(call_id_of(call));
+            }
+        }
+    }
     let mut items = Vec::new();
     for message in &request.messages {
         match message.role {
-            Role::Assistant => push_assistant(&mut items, message, shape),
-            Role::User => push_user(&mut items, message, &calls, &mut last_image, shape),
+            Role::Assistant => push_assistant(&mut items, message, &shown, shape),
+            Role::User => push_user(&mut items, message, &calls, &shown, shape),
         }
     }
     items
 }
 
-fn push_assistant(items: &mut Vec<Value>, message: &Message, shape: Shape) {
+fn push_assistant(
+    items: &mut Vec<Value>,
+    message: &Message,
+    shown: &HashSet<String>,
+    shape: Shape,
+) {
     let MessageContent::Blocks(blocks) = &message.content else {
         items.push(json!({"role": "assistant", "content": message.text()}));
         return;
@@ -213,15 +228,31 @@ fn push_assistant(items: &mut Vec<Value>, message: &Message, shape: Shape) {
             }
             ContentBlock::ToolUse(call) if call.name == COMPUTER => {
                 let head = call_of(call);
-                let mut group = vec![actions::from_computer_input(&call.input)];
+                let mut inputs = vec![&call.input];
                 while let Some(ContentBlock::ToolUse(next)) = blocks.get(index + 1) {
                     if next.name != COMPUTER || call_id_of(&call_of(next)) != call_id_of(&head) {
                         break;
                     }
-                    group.push(actions::from_computer_input(&next.input));
+                    inputs.push(&next.input);
                     index += 1;
                 }
-                items.push(computer_call_param(&head, group, shape.tool));
+                if shown.contains(&call_id_of(&head)) {
+                    let group = inputs
+                        .iter()
+                        .map(|input| actions::from_computer_input(input));
+                    items.push(computer_call_param(&head, group.collect(), shape.tool));
+                } else {
+                    // Its reasoning item goes with it: the API refuses one with no call after.
+                    if items.last().is_some_and(|item| item["type"] == "reasoning") {
+                        items.pop();
+                    }
+                    let said: Vec<String> = inputs.iter().map(ToString::to_string).collect();
+                    items.push(json!({"role": "assistant", "content": format!(
+                        "Computer call {} (its screenshot is no longer shown): {}",
+                        call_id_of(&head),
+                        said.join(", ")
+                    )}));
+                }
             }
             ContentBlock::ToolUse(call) => items.push(json!({
                 "type": "function_call", "call_id": call.id, "name": call.name,
@@ -266,7 +297,7 @@ fn push_user(
     items: &mut Vec<Value>,
     message: &Message,
     calls: &HashMap<&str, Value>,
-    last_image: &mut Option<String>,
+    shown: &HashSet<String>,
     shape: Shape,
 ) {
     let blocks = match &message.content {
@@ -306,34 +337,32 @@ fn push_user(
             ContentBlock::Text { text, .. } => {
                 parts.push(json!({"type": "input_text", "text": text}))
             }
-            ContentBlock::Image { source, .. } => {
-                let url = image_url(source);
-                *last_image = Some(url.clone());
-                parts.push(image_part(&url));
-            }
+            ContentBlock::Image { source, .. } => parts.push(image_part(&image_url(source))),
             _ => {}
         }
     }
     let mut notes = Vec::new();
     for (call, image, texts) in outputs {
-        if let Some(image) = &image {
-            *last_image = Some(image.clone());
-        }
+        let mut texts = texts.into_iter().map(|text| {
+            json!({"type": "input_text",
+                   "text": format!("Computer call {}: {text}", call_id_of(&call))})
+        });
+        let Some(image) = image.filter(|_| shown.contains(&call_id_of(&call))) else {
+            // Sent as text (push_assistant): its result is text too.
+            notes.extend(texts);
+            continue;
+        };
         let mut item = json!({
             "type": "computer_call_output",
             "call_id": call_id_of(&call),
-            "output": {"type": "computer_screenshot",
-                       "image_url": image.or_else(|| last_image.clone()).unwrap_or_default()},
+            "output": {"type": "computer_screenshot", "image_url": image},
         });
         let checks = call.get("pending_safety_checks").and_then(Value::as_array);
         if let Some(checks) = checks.filter(|c| !c.is_empty() && shape.acknowledge_safety_checks) {
             item["acknowledged_safety_checks"] = Value::Array(checks.clone());
         }
         items.push(item);
-        notes.extend(texts.into_iter().map(|text| {
-            json!({"type": "input_text",
-                   "text": format!("Computer call {}: {text}", call_id_of(&call))})
-        }));
+        notes.extend(&mut texts);
     }
     notes.extend(parts);
     if !notes.is_empty() {

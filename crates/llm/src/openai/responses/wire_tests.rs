@@ -275,12 +275,13 @@ fn pending_checks_are_listed_once() {
 }
 
 #[test]
-fn an_output_with_no_screenshot_anywhere_is_found() {
+fn a_call_whose_screenshot_was_dropped_goes_as_text_without_its_reasoning() {
     let reply = answer(json!([
+        {"type": "reasoning", "id": "rs_1", "summary": []},
         {"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed",
-         "pending_safety_checks": [], "action": {"type": "screenshot"}},
+         "pending_safety_checks": [], "action": {"type": "click", "button": "left", "x": 1, "y": 2}},
     ]));
-    let text_only = ToolResultBlock::new("call_1", vec![ContentBlock::text("failed")], true);
+    let text_only = ToolResultBlock::new("call_1", vec![ContentBlock::text("clicked")], false);
     let request = MessageRequest::new(
         vec![
             Message::user_text("Go"),
@@ -295,11 +296,12 @@ fn an_output_with_no_screenshot_anywhere_is_found() {
         &request,
         shape(ComputerTool::Preview, false),
     );
-    assert_eq!(output_without_screenshot(&body), Some("call_1"));
-    let body = request_body(
-        "computer-use-preview",
-        &history(json!([])),
-        shape(ComputerTool::Preview, false),
+    assert_eq!(
+        body["input"],
+        json!([
+            {"role": "user", "content": [{"type": "input_text", "text": "Go"}]},
+            {"role": "assistant", "content": "Computer call call_1 (its screenshot is no longer shown): {\"action\":\"left_click\",\"coordinate\":[1,2]}"},
+            {"role": "user", "content": [{"type": "input_text", "text": "Computer call call_1: clicked"}]},
+        ])
     );
-    assert_eq!(output_without_screenshot(&body), None);
 }

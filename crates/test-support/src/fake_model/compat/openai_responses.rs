@@ -3,7 +3,8 @@
 //! - `max_tokens` is not one of its fields (`openai` 3.57.0,
 //!   `types/responses/response_create_params.py` has `max_output_tokens`);
 //! - `temperature` is refused by these reasoning models;
-//! - a `computer_call_output` must answer a `computer_call` of the same input;
+//! - a `computer_call_output` must answer a `computer_call` of the same input, with a
+//!   screenshot;
 //! - a `computer_call` the fake sent after a reasoning item (`cu_fake_<n>` after
 //!   `rs_fake_<n>`) must come back right after that item;
 //! - a `computer_call` with pending safety checks must be answered by an output that
@@ -89,6 +90,21 @@ pub(crate) fn admit(raw: &[u8]) -> Result<Value, Refusal> {
         .filter(|item| item["type"] == "computer_call_output")
     {
         let call_id = item["call_id"].as_str().unwrap_or("");
+        let url = item["output"]["image_url"].as_str().unwrap_or("");
+        if item["output"]["file_id"].is_null()
+            && !(url.starts_with("data:image/") || url.starts_with("https://"))
+        {
+            // Source: `response_input_param.py` (ComputerCallOutput): the output is a
+            // `computer_screenshot` given by `image_url` or `file_id`. The wording is this
+            // fake's own, in the API's "Invalid '<param>'" style.
+            return Err(Refusal {
+                param: Some("input"),
+                ..Refusal::invalid(format!(
+                    "Invalid 'output.image_url' of computer call output {call_id}: expected \
+                     the URL of a screenshot, got '{url}'."
+                ))
+            });
+        }
         let Some(checks) = pending.get(call_id) else {
             // Source: the API's answer to an output with no call (binaricat/Netcatty#684:
             // "No tool call found for function call output with call_id call_...").
