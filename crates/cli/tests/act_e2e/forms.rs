@@ -180,6 +180,7 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
             "one shape whatever the form: {step}"
         );
         assert!(step.get("toolset_name").is_none(), "{step}");
+        assert!(step.get("openai_computer_call").is_none(), "{step}");
     }
     let clicked: Vec<(i64, i64)> = steps
         .iter()
