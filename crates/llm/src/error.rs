@@ -87,6 +87,20 @@ pub enum VlmError {
         /// What is wrong and how to fix it.
         detail: String,
     },
+    /// The model's answer waits on a safety check (OpenAI's Responses API
+    /// `pending_safety_checks`) that the user did not allow to be acknowledged. Not retried.
+    #[error(
+        "the model paused on a pending safety check `{code}`: {message} (check {id}); \
+         acknowledge such checks only after reviewing the run, with --allow-safety-checks"
+    )]
+    SafetyCheck {
+        /// The check's id.
+        id: String,
+        /// Its type (`malicious_instructions`, `irrelevant_domain`, `sensitive_domain`).
+        code: String,
+        /// What it says.
+        message: String,
+    },
     /// A retryable error persisted through every attempt the retry policy allowed.
     #[error("gave up after {attempts} attempts over {}: {last}", seconds(*.elapsed))]
     RetriesExhausted {
@@ -118,6 +132,7 @@ impl VlmError {
             | VlmError::BadRequest { .. }
             | VlmError::BadResponse { .. }
             | VlmError::Config { .. }
+            | VlmError::SafetyCheck { .. }
             | VlmError::RetriesExhausted { .. } => false,
         }
     }
@@ -153,6 +168,7 @@ impl VlmError {
             VlmError::Transport { .. } => "transport",
             VlmError::Timeout { .. } => "timeout",
             VlmError::Config { .. } => "config",
+            VlmError::SafetyCheck { .. } => "safety_check",
             VlmError::RetriesExhausted { .. } => "retries_exhausted",
         }
     }

@@ -20,6 +20,8 @@ use retrace_llm::catalog::ProfileOverrides;
 use retrace_llm::catalog::end_of_life_notice;
 use retrace_llm::openai::OpenAiClient;
 use retrace_llm::openai::OpenAiConfig;
+use retrace_llm::openai::responses::ResponsesClient;
+use retrace_llm::openai::responses::ResponsesConfig;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
 use retrace_protocol::events::Events;
@@ -42,7 +44,8 @@ pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub enum Provider {
     /// Anthropic's Messages API.
     Anthropic,
-    /// Any OpenAI-compatible chat completions server.
+    /// Any OpenAI-compatible chat completions server, or OpenAI's Responses API for the
+    /// models that take OpenAI's computer tool.
     OpenAi,
 }
 
@@ -80,6 +83,9 @@ pub struct ProviderConfig {
     /// Whether prompts are cached (Anthropic's cache breakpoints; old screenshots dropped in
     /// batches so the cached prefix lasts).
     pub prompt_cache: bool,
+    /// Acknowledge OpenAI's pending safety checks (Responses API) instead of stopping on
+    /// them (`--allow-safety-checks`).
+    pub allow_safety_checks: bool,
 }
 
 impl ProviderConfig {
@@ -152,6 +158,9 @@ impl ProviderConfig {
             Client::OpenAi(client) => Arc::new(
                 RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
             ),
+            Client::Responses(client) => Arc::new(
+                RetryingProvider::new(client, RetryPolicy::default()).with_observer(observer),
+            ),
         })
     }
 
@@ -161,6 +170,7 @@ impl ProviderConfig {
         Ok(match self.client()? {
             Client::Anthropic(client) => Arc::new(client),
             Client::OpenAi(client) => Arc::new(client),
+            Client::Responses(client) => Arc::new(client),
         })
     }
 
@@ -223,13 +233,6 @@ impl ProviderConfig {
                     )
                     .computer_tool
                 });
-                if form != ComputerToolForm::Function {
-                    return Err(RunnerError::Input(format!(
-                        "model {model} takes the computer tool as {form}, which --provider openai \
-                         does not speak yet (it sends chat completions with a function tool): \
-                         pass --computer-tool function to offer it a function"
-                    )));
-                }
                 let mut config = OpenAiConfig::new(base_url, model);
                 if let Some(coordinates) = self.overrides.coordinates {
                     config = config.with_coordinates(coordinates);
@@ -240,7 +243,22 @@ impl ProviderConfig {
                 if self.structured {
                     config = config.with_strict_response_schema(false);
                 }
-                Ok(Client::OpenAi(OpenAiClient::new(config)?))
+                match form {
+                    ComputerToolForm::Function | ComputerToolForm::UiTarsText => Ok(
+                        Client::OpenAi(OpenAiClient::new(config.with_computer_tool(form))?),
+                    ),
+                    ComputerToolForm::ResponsesComputer => {
+                        let config = ResponsesConfig::new(config)
+                            .with_allow_safety_checks(self.allow_safety_checks);
+                        Ok(Client::Responses(ResponsesClient::new(config)?))
+                    }
+                    anthropic => Err(RunnerError::Input(format!(
+                        "--computer-tool {anthropic} is one of Anthropic's forms, which \
+                         --provider openai does not speak: use function (chat completions), \
+                         ui_tars_text (UI-TARS's text actions) or responses_computer (OpenAI's \
+                         Responses API)"
+                    ))),
+                }
             }
         }
     }
@@ -250,6 +268,7 @@ impl ProviderConfig {
 enum Client {
     Anthropic(AnthropicClient),
     OpenAi(OpenAiClient),
+    Responses(ResponsesClient),
 }
 
 /// Remembers the turn in progress, so retry events can name it.

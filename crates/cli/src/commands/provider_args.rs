@@ -20,7 +20,9 @@ pub struct ProviderArgs {
     #[arg(long)]
     pub model: Option<String>,
     /// The computer tool form to send, for a model the catalogue does not know (or knows
-    /// wrongly): computer_20250124, computer_20251124, computer_toolset_20260801 or function.
+    /// wrongly): computer_20250124, computer_20251124, computer_toolset_20260801, function,
+    /// responses_computer (OpenAI's Responses API and computer tool) or ui_tars_text
+    /// (UI-TARS's text actions).
     #[arg(long, value_name = "VERSION", value_parser = |s: &str| s.parse::<ComputerToolForm>())]
     pub computer_tool: Option<ComputerToolForm>,
     /// The coordinate space the model answers in: pixels, resized:FACTOR (Qwen2.5-VL:
@@ -42,6 +44,11 @@ pub struct ProviderArgs {
     /// `OPENAI_API_KEY` for openai where a key is optional).
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
+    /// Acknowledge the safety checks OpenAI's computer-use models raise (Responses API
+    /// `pending_safety_checks`) and go on; without it the run stops on the first one,
+    /// naming it.
+    #[arg(long)]
+    pub allow_safety_checks: bool,
 }
 
 impl ProviderArgs {
@@ -59,6 +66,7 @@ impl ProviderArgs {
             },
             today: self.today,
             prompt_cache: !self.no_prompt_cache,
+            allow_safety_checks: self.allow_safety_checks,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::FakeOpenAi;
+use retrace_test_support::fake_model::FakeOpenAiResponses;
 use retrace_test_support::fake_model::RecordedRequest;
 use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::sdk_check::assert_requests_valid;
@@ -16,14 +17,59 @@ use serde_json::json;
 
 use super::*;
 
+/// The API a scripted server speaks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Api {
+    Anthropic,
+    /// OpenAI-compatible chat completions.
+    Chat,
+    /// OpenAI's Responses API.
+    Responses,
+}
+
+/// A running scripted server of any API.
+enum Fake {
+    Anthropic(FakeAnthropic),
+    OpenAi(FakeOpenAi),
+    Responses(FakeOpenAiResponses),
+}
+
+impl Fake {
+    fn start(runtime: &tokio::runtime::Runtime, api: Api, script: Vec<ScriptStep>) -> Self {
+        match api {
+            Api::Anthropic => Fake::Anthropic(runtime.block_on(FakeAnthropic::start(script))),
+            Api::Chat => Fake::OpenAi(runtime.block_on(FakeOpenAi::start(script))),
+            Api::Responses => Fake::Responses(runtime.block_on(FakeOpenAiResponses::start(script))),
+        }
+    }
+
+    fn base_url(&self) -> String {
+        match self {
+            Fake::Anthropic(fake) => fake.base_url(),
+            Fake::OpenAi(fake) => fake.base_url(),
+            Fake::Responses(fake) => fake.base_url(),
+        }
+    }
+
+    fn requests(&self) -> Vec<RecordedRequest> {
+        match self {
+            Fake::Anthropic(fake) => fake.requests(),
+            Fake::OpenAi(fake) => fake.requests(),
+            Fake::Responses(fake) => fake.requests(),
+        }
+    }
+}
+
 /// How a form's model is reached and in which space it answers.
 struct Form {
     /// The `act` flags choosing the provider and model.
     flags: &'static [&'static str],
-    /// Anthropic's API (else OpenAI-compatible chat completions).
-    anthropic: bool,
+    /// Which API the model is behind.
+    api: Api,
     /// A 1280x800 screenshot pixel as the model says it.
     to_model: fn((i64, i64)) -> (i64, i64),
+    /// The model answers in UI-TARS's text actions rather than tool calls.
+    text_actions: bool,
 }
 
 fn pixels(point: (i64, i64)) -> (i64, i64) {
@@ -46,14 +92,37 @@ fn normalized_1000((x, y): (i64, i64)) -> (i64, i64) {
     )
 }
 
-/// The login script in the model's own coordinates.
-fn script_in(points: &LoginPoints, to_model: fn((i64, i64)) -> (i64, i64)) -> Vec<ScriptStep> {
+/// The login script in the model's own coordinates: tool calls, or UI-TARS's text actions.
+fn script_in(form: &Form, points: &LoginPoints) -> Vec<ScriptStep> {
+    let to_model = form.to_model;
     let moved = LoginPoints {
         username: to_model(points.username),
         password: to_model(points.password),
         sign_in: to_model(points.sign_in),
     };
-    login_script(&moved)
+    if !form.text_actions {
+        return login_script(&moved);
+    }
+    let click = |what: &str, (x, y): (i64, i64)| {
+        ScriptStep::text(format!(
+            "Thought: I click the {what}.\nAction: click(start_box='<|box_start|>({x},{y})<|box_end|>')"
+        ))
+    };
+    let typing = |text: &str| {
+        ScriptStep::text(format!(
+            "Thought: I type it.\nAction: type(content='{text}')"
+        ))
+    };
+    vec![
+        click("username field", moved.username),
+        typing(USERNAME),
+        click("password field", moved.password),
+        typing(PASSWORD),
+        click("sign-in button", moved.sign_in),
+        ScriptStep::text(
+            "Thought: The dashboard says Welcome back.\nAction: finished(content='Signed in.')",
+        ),
+    ]
 }
 
 /// Records the login through `form`, checks the requests, the app's state and the recording,
@@ -62,30 +131,15 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
     let demo = DemoThread::start(DemoConfig::default());
     let runtime = runtime();
     let points = login_points(&runtime, demo.url());
-    let script = script_in(&points, form.to_model);
-    enum Fake {
-        Anthropic(FakeAnthropic),
-        OpenAi(FakeOpenAi),
-    }
-    let fake = if form.anthropic {
-        Fake::Anthropic(runtime.block_on(FakeAnthropic::start(script)))
-    } else {
-        Fake::OpenAi(runtime.block_on(FakeOpenAi::start(script)))
-    };
-    let base_url = match &fake {
-        Fake::Anthropic(fake) => fake.base_url(),
-        Fake::OpenAi(fake) => fake.base_url(),
-    };
-    let requests = || -> Vec<RecordedRequest> {
-        match &fake {
-            Fake::Anthropic(fake) => fake.requests(),
-            Fake::OpenAi(fake) => fake.requests(),
-        }
-    };
+    let script = script_in(form, &points);
+    let turns = script.len();
+    let fake = Fake::start(&runtime, form.api, script);
+    let base_url = fake.base_url();
+    let requests = || fake.requests();
     let dir = tempfile::tempdir().unwrap();
     let cache_dir = dir.path().join("cache");
     let mut extra: Vec<&str> = form.flags.to_vec();
-    if !form.anthropic {
+    if form.api != Api::Anthropic {
         extra.extend(["--base-url", &base_url]);
     }
     let output = act_cached(
@@ -107,8 +161,15 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
         "{summary}"
     );
     let sent = requests();
-    assert_eq!(sent.len(), 7, "one request per scripted turn");
+    assert_eq!(sent.len(), turns, "one request per scripted turn");
     assert_requests_valid(&sent);
+    if form.text_actions {
+        // No tool is offered; the earlier calls go back in UI-TARS's own text form.
+        let last = sent[turns - 1].body();
+        assert!(last.get("tools").is_none(), "{last}");
+        let history = last["messages"].to_string();
+        assert!(history.contains("Action: click(start_box='("), "{history}");
+    }
 
     let file: PathBuf = cache_dir.join("login.json");
     let cache: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -119,6 +180,7 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
             "one shape whatever the form: {step}"
         );
         assert!(step.get("toolset_name").is_none(), "{step}");
+        assert!(step.get("openai_computer_call").is_none(), "{step}");
     }
     let clicked: Vec<(i64, i64)> = steps
         .iter()
@@ -137,7 +199,7 @@ fn record_and_replay(form: &Form) -> Vec<(i64, i64)> {
     let output = replay_logged_in(&file, demo.url(), &[]);
     let replay = summary_after_exit(&output, 0);
     assert_eq!(replay["status"], "passed", "{replay}");
-    assert_eq!(requests().len(), 7, "replay must not call the model");
+    assert_eq!(requests().len(), turns, "replay must not call the model");
     clicked
 }
 
@@ -146,8 +208,9 @@ fn anthropic_computer_20250124_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--model", "claude-haiku-4-5"],
-        anthropic: true,
+        api: Api::Anthropic,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -156,8 +219,9 @@ fn anthropic_computer_20251124_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--model", "claude-sonnet-4-6"],
-        anthropic: true,
+        api: Api::Anthropic,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -166,8 +230,9 @@ fn anthropic_computer_toolset_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--model", "claude-sonnet-5-5"],
-        anthropic: true,
+        api: Api::Anthropic,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -176,8 +241,9 @@ fn an_openai_compatible_function_tool_in_pixels_records_and_replays() {
     retrace_test_support::require!(Chromium);
     record_and_replay(&Form {
         flags: &["--provider", "openai", "--model", "local-vlm"],
-        anthropic: false,
+        api: Api::Chat,
         to_model: pixels,
+        text_actions: false,
     });
 }
 
@@ -191,8 +257,9 @@ fn qwen25_resized_coordinates_record_and_replay() {
             "--model",
             "Qwen/Qwen2.5-VL-7B-Instruct",
         ],
-        anthropic: false,
+        api: Api::Chat,
         to_model: resized_28,
+        text_actions: false,
     });
 }
 
@@ -208,8 +275,37 @@ fn normalised_coordinates_record_and_replay_given_by_flag() {
             "--coordinates",
             "normalized:1000",
         ],
-        anthropic: false,
+        api: Api::Chat,
         to_model: normalized_1000,
+        text_actions: false,
+    });
+}
+
+#[test]
+fn openai_responses_computer_tool_records_and_replays() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &["--provider", "openai", "--model", "computer-use-preview"],
+        api: Api::Responses,
+        to_model: pixels,
+        text_actions: false,
+    });
+}
+
+/// UI-TARS-1.5 answers in text, in pixels of the image as its processor resized it.
+#[test]
+fn ui_tars_text_actions_record_and_replay() {
+    retrace_test_support::require!(Chromium);
+    record_and_replay(&Form {
+        flags: &[
+            "--provider",
+            "openai",
+            "--model",
+            "ByteDance-Seed/UI-TARS-1.5-7B",
+        ],
+        api: Api::Chat,
+        to_model: resized_28,
+        text_actions: true,
     });
 }
 
@@ -283,4 +379,96 @@ fn a_model_near_or_past_its_end_of_life_is_warned_about() {
         );
         assert!(said.contains(words), "{today}: {said}");
     }
+}
+
+/// The login script whose first call waits on a pending safety check.
+fn login_script_with_safety_check(points: &LoginPoints) -> Vec<ScriptStep> {
+    let mut script = login_script(points);
+    script[0] = script[0].clone().with_pending_safety_check(
+        "malicious_instructions",
+        "The page asks to ignore the user.",
+    );
+    script
+}
+
+/// Without `--allow-safety-checks` a pending safety check stops the run with an error (exit
+/// 2: the run could not go on, nothing was checked) naming the check; with it the check is
+/// acknowledged on the call's output and the login completes.
+#[test]
+fn a_responses_safety_check_is_refused_unless_allowed() {
+    retrace_test_support::require!(Chromium);
+    let demo = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    let points = login_points(&runtime, demo.url());
+    let model = ["--provider", "openai", "--model", "computer-use-preview"];
+
+    let fake = Fake::start(
+        &runtime,
+        Api::Responses,
+        login_script_with_safety_check(&points),
+    );
+    let base_url = fake.base_url();
+    let mut args = vec![
+        "act",
+        "Log in to the demo app",
+        "--url",
+        demo.url(),
+        "--base-url",
+        &base_url,
+    ];
+    args.extend(model);
+    let output = retrace(&args, None);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("pending safety check `malicious_instructions`")
+            && said.contains("The page asks to ignore the user.")
+            && said.contains("--allow-safety-checks"),
+        "{said}"
+    );
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "no action was run after the check"
+    );
+
+    let fake = Fake::start(
+        &runtime,
+        Api::Responses,
+        login_script_with_safety_check(&points),
+    );
+    let base_url = fake.base_url();
+    let dir = tempfile::tempdir().unwrap();
+    let mut extra = model.to_vec();
+    extra.extend(["--base-url", &base_url, "--allow-safety-checks"]);
+    let output = act_cached(
+        "Log in as {{username}} with password {{password}}",
+        demo.url(),
+        "record",
+        &dir.path().join("cache"),
+        &extra,
+        &base_url,
+    );
+    let summary = summary_after_exit(&output, 0);
+    assert!(
+        summary["act"]["final_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard"),
+        "{summary}"
+    );
+    let sent = fake.requests();
+    assert_requests_valid(&sent);
+    let acknowledged: Vec<&Value> = sent[1].body()["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| item.get("acknowledged_safety_checks"))
+        .collect();
+    assert_eq!(acknowledged.len(), 1, "{}", sent[1].body());
+    assert_eq!(acknowledged[0][0]["code"], "malicious_instructions");
 }

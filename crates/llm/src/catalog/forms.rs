@@ -22,6 +22,10 @@ pub enum ComputerToolForm {
     ResponsesComputer,
     /// A plain function tool named `computer` (any OpenAI-compatible server).
     Function,
+    /// No tool: UI-TARS's action space in the prompt and its text answers
+    /// (`Action: click(start_box='(x,y)')`) read as `computer` calls
+    /// ([`crate::openai::ui_tars`]).
+    UiTarsText,
 }
 
 impl ComputerToolForm {
@@ -29,12 +33,13 @@ impl ComputerToolForm {
     pub const NEWEST_ANTHROPIC: ComputerToolForm = ComputerToolForm::Toolset20260801;
 
     /// Every form, in the order `--computer-tool` lists them.
-    pub const ALL: [ComputerToolForm; 5] = [
+    pub const ALL: [ComputerToolForm; 6] = [
         ComputerToolForm::Computer20250124,
         ComputerToolForm::Computer20251124,
         ComputerToolForm::Toolset20260801,
         ComputerToolForm::ResponsesComputer,
         ComputerToolForm::Function,
+        ComputerToolForm::UiTarsText,
     ];
 
     /// The name flags and listings use: the API's tool `type` for Anthropic's forms.
@@ -45,6 +50,7 @@ impl ComputerToolForm {
             ComputerToolForm::Toolset20260801 => "computer_toolset_20260801",
             ComputerToolForm::ResponsesComputer => "responses_computer",
             ComputerToolForm::Function => "function",
+            ComputerToolForm::UiTarsText => "ui_tars_text",
         }
     }
 
@@ -82,7 +88,9 @@ impl ComputerToolForm {
             ComputerToolForm::Toolset20260801 => Some(ComputerToolForm::Computer20251124),
             ComputerToolForm::Computer20251124 => Some(ComputerToolForm::Computer20250124),
             ComputerToolForm::Computer20250124 => Some(ComputerToolForm::Toolset20260801),
-            ComputerToolForm::ResponsesComputer | ComputerToolForm::Function => None,
+            ComputerToolForm::ResponsesComputer
+            | ComputerToolForm::Function
+            | ComputerToolForm::UiTarsText => None,
         }
     }
 }

@@ -13,6 +13,10 @@
 //! - Open models: Qwen2.5-VL answers in pixels of the image its processor resized (each side
 //!   a multiple of 28: `smart_resize` in transformers' `qwen2_vl/image_processing_qwen2_vl.py`);
 //!   Qwen3-VL in coordinates normalised to 0-1000 (its model card's grounding examples).
+//! - UI-TARS-1.5 answers in text (`Action: click(start_box='(x,y)')`), in pixels of the
+//!   image as its Qwen2.5-VL processor resized it: bytedance/UI-TARS
+//!   `codes/ui_tars/action_parser.py` (`parse_action_to_structure_output` divides qwen25vl
+//!   answers by `smart_resize`'s height and width, factor 28) and `README_coordinates.md`.
 //!   No API limit on image size; their processors cap pixels (`max_pixels`), so 1280 px is
 //!   recommended and 8192 taken as the ceiling.
 
@@ -40,6 +44,9 @@ types/chat/completion_create_params.py (max_completion_tokens); issue 37 (no max
 temperature on GPT-5 models)";
 const SOURCE_QWEN25: &str = "Qwen2.5-VL: transformers qwen2_vl image processor smart_resize \
 (sides rounded to multiples of 28)";
+const SOURCE_UI_TARS: &str = "bytedance/UI-TARS: codes/ui_tars/action_parser.py \
+(parse_action_to_structure_output: text actions, qwen25vl points in smart_resize pixels, factor \
+28), codes/ui_tars/prompt.py (action space), README_coordinates.md";
 const SOURCE_QWEN3: &str = "Qwen3-VL model card: grounding coordinates normalised to 0-1000";
 
 const fn gpt5(id: &'static str) -> ModelInfo {
@@ -117,6 +124,15 @@ pub(super) const MODELS: &[ModelInfo] = &[
         QWEN25,
         SOURCE_QWEN25,
     ),
+    ModelInfo {
+        computer_tool: Some(ComputerToolForm::UiTarsText),
+        ..open_model(
+            "ByteDance-Seed/UI-TARS-1.5-7B",
+            &["ui-tars-1.5-7b", "ui-tars:7b", "UI-TARS-1.5-7B"],
+            QWEN25,
+            SOURCE_UI_TARS,
+        )
+    },
     open_model(
         "Qwen/Qwen3-VL-8B-Instruct",
         &["qwen3-vl:8b", "qwen3-vl-8b-instruct"],

@@ -5,9 +5,11 @@ mod fake_replies;
 mod forms;
 mod openai;
 mod qa;
+mod responses;
 mod retry;
 mod sdk_check;
 mod secrets;
+mod ui_tars;
 
 use std::sync::Arc;
 use std::sync::Mutex;

@@ -1,8 +1,9 @@
 //! Scripted fake model servers speaking the real protocols on 127.0.0.1.
 //!
-//! [`FakeAnthropic`] (`POST /v1/messages`) and [`FakeOpenAi`] (`POST /v1/chat/completions`)
-//! play a script of [`ScriptStep`]s, one per request: assistant turns (text, tool calls, a
-//! stop reason, usage) or failures (429 with `retry-after`, 529, 5xx, 401, a slow answer, a
+//! [`FakeAnthropic`] (`POST /v1/messages`), [`FakeOpenAi`] (`POST /v1/chat/completions`) and
+//! [`FakeOpenAiResponses`] (`POST /v1/responses`, OpenAI's computer tool) play a script of
+//! [`ScriptStep`]s, one per request: assistant turns (text, tool calls, a stop reason, usage)
+//! or failures (429 with `retry-after`, 529, 5xx, 401, a slow answer, a
 //! malformed body), with the real status codes, headers and body shapes. When the script runs
 //! out they answer 500 with "script exhausted". Every request is recorded
 //! ([`RecordedRequest`]: headers, JSON body, arrival time) for assertions.
@@ -28,12 +29,14 @@
 mod anthropic;
 mod compat;
 mod openai;
+mod openai_responses;
 mod prompt_cache;
 mod script;
 mod server;
 
 pub use anthropic::FakeAnthropic;
 pub use openai::FakeOpenAi;
+pub use openai_responses::FakeOpenAiResponses;
 pub use script::ScriptStep;
 pub use script::http_date;
 pub use server::RecordedRequest;

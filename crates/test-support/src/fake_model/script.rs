@@ -10,6 +10,9 @@ use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
 use serde_json::Value;
 
+/// The field of a scripted tool call's `extra` holding its pending safety checks.
+pub(crate) const SAFETY_CHECKS_FIELD: &str = "pending_safety_checks";
+
 /// Numbers tool-call ids uniquely across every fake server in the process.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -110,6 +113,30 @@ impl ScriptStep {
     pub fn and_tool_use(self, name: impl Into<String>, input: Value) -> Self {
         let block = ToolUseBlock::new(fresh_id("toolu"), name, input);
         self.push_block(ContentBlock::ToolUse(block))
+    }
+
+    /// The same turn with its last tool call waiting on a safety check (OpenAI's Responses
+    /// API `pending_safety_checks`, id `cu_sc_fake_<n>`): only [`super::FakeOpenAiResponses`]
+    /// sends it, and it then refuses a next request whose `computer_call_output` does not
+    /// acknowledge it.
+    pub fn with_pending_safety_check(mut self, code: &str, message: &str) -> Self {
+        if let StepAction::Reply { blocks, .. } = &mut self.action
+            && let Some(ContentBlock::ToolUse(call)) = blocks
+                .iter_mut()
+                .rev()
+                .find(|block| matches!(block, ContentBlock::ToolUse(_)))
+        {
+            let check =
+                serde_json::json!({"id": fresh_id("cu_sc"), "code": code, "message": message});
+            let checks = call
+                .extra
+                .entry(SAFETY_CHECKS_FIELD)
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(checks) = checks {
+                checks.push(check);
+            }
+        }
+        self
     }
 
     fn push_block(mut self, block: ContentBlock) -> Self {

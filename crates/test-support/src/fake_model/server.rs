@@ -68,7 +68,8 @@ impl RecordedRequest {
     }
 
     /// The base64 data of every image in the body, in order: Anthropic image blocks
-    /// (`source.data`) and OpenAI `image_url` data URLs (the part after `base64,`).
+    /// (`source.data`), OpenAI `image_url` data URLs (the part after `base64,`) and the
+    /// Responses API's `input_image` and `computer_screenshot` data URLs.
     pub fn images(&self) -> Vec<String> {
         let mut found = Vec::new();
         collect_images(self.body(), &mut found);
@@ -93,6 +94,14 @@ fn collect_images(value: &Value, found: &mut Vec<String>) {
                 }
                 Some("image_url") => {
                     let url = value.pointer("/image_url/url").and_then(Value::as_str);
+                    if let Some((_, data)) = url.and_then(|url| url.split_once("base64,")) {
+                        found.push(data.to_owned());
+                    }
+                }
+                // The Responses API's images: `input_image` parts and the screenshots of
+                // `computer_call_output` items, each with a `data:` URL in `image_url`.
+                Some("input_image" | "computer_screenshot") => {
+                    let url = value.get("image_url").and_then(Value::as_str);
                     if let Some((_, data)) = url.and_then(|url| url.split_once("base64,")) {
                         found.push(data.to_owned());
                     }
@@ -355,6 +364,10 @@ mod tests {
             {"role": "user", "content": [{"type": "tool_result", "content": [
                 {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA="}}]}]},
             {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,BBB="}}]},
+            {"type": "computer_call_output", "call_id": "c",
+             "output": {"type": "computer_screenshot", "image_url": "data:image/png;base64,CCC="}},
+            {"role": "user", "content": [{"type": "input_image", "detail": "auto",
+                                          "image_url": "data:image/png;base64,DDD="}]},
         ]});
         let request = RecordedRequest::new(
             "/v1/messages".into(),
@@ -362,7 +375,7 @@ mod tests {
             Bytes::from(body.to_string()),
             Instant::now(),
         );
-        assert_eq!(request.images(), vec!["AAA=".to_owned(), "BBB=".to_owned()]);
+        assert_eq!(request.images(), ["AAA=", "BBB=", "CCC=", "DDD="]);
         assert!(request.has_field("visual_representation"));
         assert!(!request.has_field("cache_control"));
     }

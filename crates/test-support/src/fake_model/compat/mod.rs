@@ -20,6 +20,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod images;
 pub(crate) mod openai;
+pub(crate) mod openai_responses;
 
 /// A request the real API refuses: the status and what its error body says.
 #[derive(Debug, Clone, PartialEq, Eq)]
