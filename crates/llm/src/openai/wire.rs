@@ -76,13 +76,7 @@ pub fn mapped_request_body(
     map: Option<CoordinateMap>,
 ) -> Value {
     let mut body = body_head(model, request, strict_schema);
-    let mut messages = Vec::with_capacity(request.messages.len() + 1);
-    if let Some(system) = &request.system {
-        messages.push(system_json(system));
-    }
-    for message in &request.messages {
-        push_message(&mut messages, &in_model_space(message, map));
-    }
+    let messages = mapped_messages_json(request.system.as_deref(), &request.messages, map);
     body.insert("messages".into(), Value::Array(messages));
     Value::Object(body)
 }
@@ -190,12 +184,21 @@ fn body_head(model: &str, request: &MessageRequest, strict_schema: bool) -> Map<
 
 /// The `messages` array: the system prompt, then each message mapped.
 pub fn messages_json(system: Option<&str>, messages: &[Message]) -> Vec<Value> {
+    mapped_messages_json(system, messages, None)
+}
+
+/// [`messages_json`] with the history's points mapped into the model's space by `map`.
+fn mapped_messages_json(
+    system: Option<&str>,
+    messages: &[Message],
+    map: Option<CoordinateMap>,
+) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(system) = system {
         out.push(system_json(system));
     }
     for message in messages {
-        push_message(&mut out, message);
+        push_message(&mut out, &in_model_space(message, map));
     }
     out
 }

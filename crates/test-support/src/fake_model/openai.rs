@@ -103,13 +103,18 @@ impl Render for OpenAiWire {
     }
 
     fn error(refusal: &Refusal, _request_id: &str) -> Value {
-        json!({"error": {
-            "message": refusal.message,
-            "type": refusal.error_type,
-            "param": refusal.param,
-            "code": refusal.code,
-        }})
+        error_body(refusal)
     }
+}
+
+/// OpenAI's error shape (chat completions and Responses alike).
+pub(crate) fn error_body(refusal: &Refusal) -> Value {
+    json!({"error": {
+        "message": refusal.message,
+        "type": refusal.error_type,
+        "param": refusal.param,
+        "code": refusal.code,
+    }})
 }
 
 impl FakeOpenAi {

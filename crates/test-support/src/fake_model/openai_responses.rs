@@ -212,12 +212,7 @@ impl Render for ResponsesWire {
     }
 
     fn error(refusal: &Refusal, _request_id: &str) -> Value {
-        json!({"error": {
-            "message": refusal.message,
-            "type": refusal.error_type,
-            "param": refusal.param,
-            "code": refusal.code,
-        }})
+        super::openai::error_body(refusal)
     }
 }
 
