@@ -9,6 +9,13 @@ source scripts/setup.sh
 # nginx, a Python venv) is missing fails instead of skipping, as on CI.
 export CI="${CI:-true}"
 
+# mdBook renders the docs book; crates/test-support/tests/docs.rs builds it and checks its links.
+if ! command -v mdbook >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/mdbook" ]; then
+  echo "== cargo install mdbook"
+  env -u CARGO_TARGET_DIR cargo install mdbook --version 0.5.4 --locked \
+    --no-default-features --features search --quiet
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"

@@ -26,6 +26,8 @@ pub enum Need {
     HeadlessShell,
     /// The Xvfb X server, for the X11 desktop tests.
     Xvfb,
+    /// mdBook, which renders the documentation book under `docs/`.
+    MdBook,
 }
 
 impl Need {
@@ -36,6 +38,7 @@ impl Need {
             Need::HeadlessShell => Some(PathBuf::from("/usr/lib/chromium/chromium-headless-shell"))
                 .filter(|p| p.is_file()),
             Need::Xvfb => crate::xvfb::Xvfb::binary(),
+            Need::MdBook => on_path("mdbook"),
         }
     }
 
@@ -45,8 +48,21 @@ impl Need {
             Need::Chromium => "apt-get install chromium",
             Need::HeadlessShell => "apt-get install chromium-headless-shell",
             Need::Xvfb => "apt-get install xvfb x11-apps x11-utils",
+            Need::MdBook => {
+                "cargo install mdbook --version 0.5.4 --locked --no-default-features --features search"
+            }
         }
     }
+}
+
+/// The first `program` on the `PATH`, then in cargo's install folder (`~/.cargo/bin`).
+fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let cargo_bin = std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo/bin"));
+    std::env::split_paths(&path)
+        .chain(cargo_bin)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
 }
 
 /// Whether this is a CI run: `CI` is set to anything but empty, `0` or `false`.

@@ -6,6 +6,7 @@
 mod askui_format;
 mod caching;
 mod forms;
+mod readme;
 mod stored_cache;
 
 use std::path::Path;
