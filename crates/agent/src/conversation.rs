@@ -276,32 +276,7 @@ impl Conversation {
                 .last()
                 .is_some_and(|m| m.role == Role::Assistant && m.tool_uses().next().is_some());
             history.extend(messages);
-            let (end, mut switch) = match result {
-                SpeakerResult::Continue => (None, None),
-                SpeakerResult::Done => (Some(RunStatus::Done), None),
-                SpeakerResult::Failed(StopCause::Failed(reason)) => {
-                    (Some(RunStatus::Failed(reason)), None)
-                }
-                SpeakerResult::Failed(StopCause::MaxTokens) => (Some(RunStatus::MaxTokens), None),
-                SpeakerResult::Failed(StopCause::Refusal(text)) => {
-                    (Some(RunStatus::Refusal(text)), None)
-                }
-                SpeakerResult::Failed(StopCause::ContextWindowExceeded) => {
-                    (Some(RunStatus::ContextWindowExceeded), None)
-                }
-                SpeakerResult::SwitchTo {
-                    speaker,
-                    context,
-                    reason,
-                } => (
-                    None,
-                    Some(SwitchRequest {
-                        speaker,
-                        context,
-                        reason,
-                    }),
-                ),
-            };
+            let (end, mut switch) = outcome_of(result);
             if asked_tools {
                 let steps = StepNumbers {
                     known: known_step,
@@ -317,23 +292,8 @@ impl Conversation {
                 break end;
             }
             if let Some(request) = switch {
-                let next = self.index_of(&request.speaker)?;
-                let from = self.speakers[active].name().to_owned();
-                self.events.emit(Event::SpeakerSwitched {
-                    from,
-                    to: request.speaker.clone(),
-                    reason: request.reason.clone(),
-                });
-                active = next;
-                let turn_context = TurnContext {
-                    history: &history,
-                    toolbox: &self.toolbox,
-                    events: &self.events,
-                    turn,
-                    speakers: &roster,
-                };
-                self.speakers[active]
-                    .on_activate(&request.context, &turn_context)
+                active = self
+                    .switch_speaker(active, &request, &history, turn, &roster)
                     .await?;
             }
         };
@@ -353,6 +313,35 @@ impl Conversation {
             history,
             speakers_used,
         })
+    }
+
+    /// Hands the conversation from speaker `active` to the one `request` names: announces the
+    /// switch and activates the new speaker with the request's context. Returns its index.
+    async fn switch_speaker(
+        &mut self,
+        active: usize,
+        request: &SwitchRequest,
+        history: &[Message],
+        turn: usize,
+        roster: &[(String, String)],
+    ) -> Result<usize, AgentError> {
+        let next = self.index_of(&request.speaker)?;
+        self.events.emit(Event::SpeakerSwitched {
+            from: self.speakers[active].name().to_owned(),
+            to: request.speaker.clone(),
+            reason: request.reason.clone(),
+        });
+        let turn_context = TurnContext {
+            history,
+            toolbox: &self.toolbox,
+            events: &self.events,
+            turn,
+            speakers: roster,
+        };
+        self.speakers[next]
+            .on_activate(&request.context, &turn_context)
+            .await?;
+        Ok(next)
     }
 
     /// Runs the tool calls of the last assistant message in order, stopping at the first
@@ -443,6 +432,33 @@ impl StepNumbers<'_> {
         }
         *self.recorded_calls += 1;
         Some(self.known.take().unwrap_or(*self.recorded_calls))
+    }
+}
+
+/// What a speaker's result means for the run: the status it ends with, if it ends, and the
+/// speaker it asks to hand over to, if any.
+fn outcome_of(result: SpeakerResult) -> (Option<RunStatus>, Option<SwitchRequest>) {
+    match result {
+        SpeakerResult::Continue => (None, None),
+        SpeakerResult::Done => (Some(RunStatus::Done), None),
+        SpeakerResult::Failed(StopCause::Failed(reason)) => (Some(RunStatus::Failed(reason)), None),
+        SpeakerResult::Failed(StopCause::MaxTokens) => (Some(RunStatus::MaxTokens), None),
+        SpeakerResult::Failed(StopCause::Refusal(text)) => (Some(RunStatus::Refusal(text)), None),
+        SpeakerResult::Failed(StopCause::ContextWindowExceeded) => {
+            (Some(RunStatus::ContextWindowExceeded), None)
+        }
+        SpeakerResult::SwitchTo {
+            speaker,
+            context,
+            reason,
+        } => (
+            None,
+            Some(SwitchRequest {
+                speaker,
+                context,
+                reason,
+            }),
+        ),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::durable::FileLock;
 use crate::durable::atomic_write;
 use crate::error::CacheError;
 use crate::error::Result;
+use crate::json_text::JsonLayout;
 use crate::json_text::to_askui_json;
 use crate::model::CacheFile;
 use crate::model::CacheMetadata;
@@ -35,8 +36,6 @@ use crate::validators::Validators;
 
 /// Indentation of a fresh recording (askui: `json.dump(indent=4)`).
 pub const RECORDING_INDENT: usize = 4;
-/// Indentation of a file rewritten after a metadata update (askui: `indent=2`).
-pub const UPDATE_INDENT: usize = 2;
 
 /// A directory of cache files.
 #[derive(Debug, Clone)]
@@ -221,8 +220,10 @@ pub fn update_file(
 
 /// Read-modify-write of the metadata of the cache file at `path`: takes the file's exclusive
 /// lock, reads and checks the file inside the lock, runs `change` on the `metadata` JSON
-/// object, checks the result still parses, and writes the file back atomically (indent 2, as
-/// askui rewrites). Every field `change` does not touch, unknown ones included, is kept.
+/// object, checks the result still parses, and writes the file back atomically in its own
+/// layout (indent, escapes, final newline: [`JsonLayout`]), so a diff of the file shows the
+/// metadata lines that changed and no others. Every field `change` does not touch, unknown
+/// ones included, is kept.
 /// A legacy bare list is converted to the object layout first (metadata as askui reads it).
 /// An `Err` from `change` aborts the update and leaves the file untouched.
 pub fn update_metadata_at<T>(
@@ -247,7 +248,8 @@ pub fn update_metadata_at<T>(
     let result =
         change(metadata).map_err(|message| CacheError::invalid(path, "metadata", message))?;
     from_value(path, &value, now)?;
-    let bytes = to_askui_json(&value, UPDATE_INDENT)
+    let bytes = JsonLayout::of(&bytes)
+        .write(&value)
         .map_err(|e| CacheError::invalid(path, "(top level)", e.to_string()))?;
     atomic_write(path, &bytes)?;
     Ok(result)

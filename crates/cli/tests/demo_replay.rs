@@ -195,9 +195,109 @@ fn replay_of_the_bundled_recording_passes_on_the_layout_it_was_recorded_on() {
     // The sign-in is checked by where it leads; the other 7 steps at a point by their pixels.
     assert_eq!(summary["replay"]["checks_passed"]["effect"], 7);
     assert_eq!(summary["replay"]["checks_passed"]["navigation"], 1);
-    let file: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(file["metadata"]["execution_attempts"], 1);
-    assert!(file["metadata"]["last_executed_at"].is_string());
+    // The run is counted beside the file (it is outside the current folder), not in it.
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        retrace_runner::demo::DEMO_RECORDING,
+        "replay rewrote the trajectory"
+    );
+    let state: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".retrace_state/flow.json.state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state["execution_attempts"], 1, "{state}");
+    assert!(state["last_executed_at"].is_string(), "{state}");
+}
+
+fn git(repo: &std::path::Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "core.autocrlf=false",
+        ])
+        .args(args)
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A committed recording stays as committed: replay counts its runs in `.retrace_state/`
+/// (which ignores itself), and `--write-metadata` rewrites the file in its own layout, so the
+/// diff is the metadata lines that changed.
+#[test]
+fn replaying_a_committed_trajectory_leaves_git_status_clean() {
+    retrace_test_support::require!(Chromium);
+    let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir(repo.path().join("flows")).unwrap();
+    std::fs::write(
+        repo.path().join("flows/login.json"),
+        retrace_runner::demo::DEMO_RECORDING,
+    )
+    .unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-q", "-m", "recording"]);
+    let replay = |extra: &[&str]| {
+        let output = retrace_test_support::cli::demo_replay(
+            env!("CARGO_BIN_EXE_retrace"),
+            "flows/login.json",
+            demo.url(),
+        )
+        .args(extra)
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    };
+
+    replay(&[]);
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), "");
+    let state = repo
+        .path()
+        .join(".retrace_state/flows__login.json.state.json");
+    assert!(
+        state.is_file(),
+        "the run is counted where `retrace run` counts it"
+    );
+
+    replay(&["--write-metadata"]);
+    let diff = git(repo.path(), &["diff", "-U0", "--", "flows/login.json"]);
+    // Every hunk lies in the metadata, which the file holds before its trajectory.
+    let trajectory_line = |text: &str| {
+        text.lines()
+            .position(|line| line.trim_start().starts_with("\"trajectory\""))
+            .unwrap()
+            + 1
+    };
+    let old_end = trajectory_line(retrace_runner::demo::DEMO_RECORDING);
+    let new_end =
+        trajectory_line(&std::fs::read_to_string(repo.path().join("flows/login.json")).unwrap());
+    let hunks: Vec<&str> = diff.lines().filter(|line| line.starts_with("@@")).collect();
+    assert!(!hunks.is_empty(), "--write-metadata wrote nothing");
+    for hunk in &hunks {
+        let mut ranges = hunk.split_whitespace().skip(1).take(2);
+        for (range, end) in [
+            (ranges.next().unwrap(), old_end),
+            (ranges.next().unwrap(), new_end),
+        ] {
+            let start: usize = range[1..].split(',').next().unwrap().parse().unwrap();
+            assert!(start < end, "a change outside the metadata: {hunk}\n{diff}");
+        }
+    }
+    let changed = diff
+        .lines()
+        .filter(|line| {
+            line.starts_with(['+', '-']) && !line.starts_with("+++") && !line.starts_with("---")
+        })
+        .count();
+    assert!(changed <= 12, "{diff}");
 }
 
 /// Replays the bundled recording with step `index`'s (0-based) after-action hash flipped
@@ -214,7 +314,11 @@ fn replay_with_flipped_after_hash(index: usize) -> (Option<i32>, Value, Value) {
     std::fs::write(&file, serde_json::to_string_pretty(&recording).unwrap()).unwrap();
     // The step timeout bounds every step's wait, not only the last one's: it must be generous
     // (a loaded machine can take seconds over a page load), so this test waits it out once.
-    let output = replay_demo_flow(&file, demo.url(), &["--step-timeout", "10"]);
+    let output = replay_demo_flow(
+        &file,
+        demo.url(),
+        &["--step-timeout", "10", "--write-metadata"],
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let summary: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr)));

@@ -27,6 +27,7 @@ pub mod parameters;
 pub mod provider;
 pub mod record;
 pub mod replay;
+pub mod replay_state;
 pub mod store;
 pub mod stored_cache;
 pub mod stored_replay;
@@ -48,6 +49,7 @@ pub use record::ToolFormat;
 pub use replay::ReplayJob;
 pub use replay::run_replay;
 pub use replay::run_replay_in;
+pub use replay_state::record_replay_state;
 
 /// The runtime every command runs on: two workers (the machines retrace targets are small),
 /// timers and I/O enabled.

@@ -74,6 +74,11 @@ pub struct ReplayArgs {
     /// Write every event as JSON Lines to this file (secret values redacted).
     #[arg(long, value_name = "FILE")]
     pub events: Option<PathBuf>,
+    /// Write the run's metadata (attempts, failures, last run) into the trajectory, in its own
+    /// layout, as askui does; by default it goes to `.retrace_state/` in the current folder
+    /// (the file's own when it is outside it) and the file is left as it is.
+    #[arg(long)]
+    pub write_metadata: bool,
     #[command(flatten)]
     pub browser: BrowserArgs,
     /// Print one JSON document instead of live lines.
@@ -110,6 +115,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         visual: !args.no_visual,
         search_radius: args.search_radius,
         on_mismatch: OnMismatch::Fail,
+        write_metadata: args.write_metadata,
         ..ReplaySettings::default()
     };
     let parameters = args.parameters.parameters();
@@ -154,11 +160,17 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
     }
     let report = runtime.block_on(retrace_runner::run_replay(&job, &events));
+    // The run happened whatever the state says now: a state that cannot be written is a
+    // warning, as in a suite.
     if let Some((stored, _, bytes)) = &stored {
-        // The run happened whatever the store says now: a state that cannot be written is a
-        // warning, as in a suite.
         match runtime.block_on(stored.record_run(bytes, &report)) {
             Ok(key) if !args.json => out!("run state: {}/{key}", stored.store.name()),
+            Ok(_) => {}
+            Err(error) => eprintln!("retrace: could not record the run state: {error}"),
+        }
+    } else if !args.write_metadata {
+        match retrace_runner::record_replay_state(&args.file, &report) {
+            Ok(Some(path)) if !args.json => out!("run state: {}", path.display()),
             Ok(_) => {}
             Err(error) => eprintln!("retrace: could not record the run state: {error}"),
         }

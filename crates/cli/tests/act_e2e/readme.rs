@@ -37,7 +37,7 @@ fn readme_commands(readme: &str) -> Vec<String> {
         }
         match trimmed.strip_suffix('\\') {
             Some(head) => {
-                pending.push_str(head);
+                pending.push_str(head.trim_end());
                 pending.push(' ');
             }
             None => {
@@ -95,8 +95,8 @@ impl Drop for Background {
     }
 }
 
-/// The exit code the README says a command ends with: `check` against the variant site finds
-/// its differences (1), everything else passes (0).
+/// The exit code the README says a command ends with: `check` against the `text` variant
+/// finds its renamed button (1), everything else passes (0).
 fn expected_code(command: &str) -> i32 {
     i32::from(command.starts_with("retrace check "))
 }
@@ -195,7 +195,8 @@ fn every_command_in_the_readme_runs_as_written() {
             "{report}"
         );
     }
-    assert!(work.path().join("check-evidence").is_dir());
+    let evidence = work.path().join("check-evidence");
+    assert!(evidence.is_dir());
     let recording = std::fs::read_to_string(work.path().join(".retrace_cache/login.json")).unwrap();
     assert!(
         !recording.contains(retrace_demo::DEMO_PASSWORD),

@@ -261,8 +261,7 @@ impl StateStore {
         let mut state = self.load(id, file);
         let screen = match &failure.actual_screen {
             Some(png) => {
-                std::fs::create_dir_all(&self.dir)
-                    .map_err(|source| SuiteError::io(&self.dir, source))?;
+                self.create_dir()?;
                 let path = self.screen_path_of(id);
                 retrace_cache::atomic_write(&path, png.bytes()).map_err(|error| {
                     SuiteError::io(&path, std::io::Error::other(error.to_string()))
@@ -284,12 +283,28 @@ impl StateStore {
     }
 
     fn write(&self, id: &str, state: &FileState) -> Result<(), SuiteError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| SuiteError::io(&self.dir, source))?;
+        self.create_dir()?;
         let path = self.path_of(id);
         let text = serde_json::to_string_pretty(state)
             .map_err(|error| SuiteError::io(&path, std::io::Error::other(error.to_string())))?;
         retrace_cache::atomic_write(&path, text.as_bytes())
             .map_err(|error| SuiteError::io(&path, std::io::Error::other(error.to_string())))
+    }
+
+    /// Creates the folder with a `.gitignore` that ignores all of it (as pytest's cache
+    /// does): run state is this machine's history, and a repository's `git status` stays
+    /// clean after a run.
+    fn create_dir(&self) -> Result<(), SuiteError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| SuiteError::io(&self.dir, source))?;
+        let ignore = self.dir.join(".gitignore");
+        if !ignore.exists() {
+            retrace_cache::atomic_write(
+                &ignore,
+                b"# retrace's run state: this machine's history\n*\n",
+            )
+            .map_err(|error| SuiteError::io(&ignore, std::io::Error::other(error.to_string())))?;
+        }
+        Ok(())
     }
 
     /// The state file of test `id`: its path with separators spelled `__`.
