@@ -2,84 +2,12 @@
 //!
 //! Replay never sleeps on a guess. For each phase of a step it polls fresh screenshots until
 //! the checks of that phase pass ([`Waiter::until_checks_pass`]); a step nothing checks waits
-//! until the screen stops changing ([`Waiter::until_settled`]), so no step acts on a screen
-//! still in motion. Typing and keys on a browser page whose recording names the element that
-//! had the focus wait for the focus to be on it instead (the semantic check, asked of the
-//! page alone, with no screenshot): keys go to the focused element wherever it is drawn, so
-//! a field still fading in takes them, and one that lost the focus or was replaced fails the
-//! step before a key is sent; the typed value is checked after (the state check). When the
-//! checks do not pass, the ones that can find where the recorded thing moved are asked once
-//! the screen has stood still for `search_after` (and again at the end): a hit counts once
-//! two searches in a row agree on it, so an element caught
-//! mid-animation is not clicked where it was passing. `--wait stable` waits for a still
-//! screen and then looks once; `--wait fixed:S` sleeps and looks once at the screen as shown
-//! (askui's behaviour).
-//!
-//! **On a browser** the page is asked too ([`crate::screen::PageProbe::activity`]):
-//! - *Ready before acting*: checks that pass on a page still loading (a request in flight, a
-//!   navigation under way, the document not complete) do not count until it is done (for at
-//!   most `ready_timeout`): a half-loaded page whose pixels happen to match is not acted on.
-//! - *Failing without the full timeout*: a step whose page has settled (no request in flight,
-//!   no navigation, no change for `search_after` where the step's control could be: its
-//!   region and the search radius around it, so a progress bar elsewhere does not hold the
-//!   step; before typing, which looks at no pixels, no repaint the document reports; a change
-//!   back to a picture seen earlier in the wait, such as a caret blinking, does not count) and
-//!   whose before-action checks still fail, the search included, fails then, not after
-//!   `step_timeout`; so does a step whose after-action checks ask the page alone (where it
-//!   navigated, a state, a typed value). A pixel effect after acting gets the whole step time
-//!   (the app may be waiting on a server whose request is not seen); a slow server keeps the
-//!   step waiting, because its request or navigation is in flight.
-//!   A desktop gives no such signal: there replay waits the step's whole time.
-//!
-//! **Screenshots not taken**: an after-action phase whose checks ask only the page (the typed
-//! value) takes none for itself: it captures, while the page is asked, what the next step
-//! looks at first, when that step reads the screen (else none until it fails and needs one
-//! as evidence). Between one phase that passed and the next, with no action in between, the
-//! screenshot the first passed on is the next one's first look when the next comes at once
-//! (within a poll interval) or when the page says nothing changed since
-//! ([`crate::frame_memory`]), and is otherwise the first of the two a still screen needs.
-//! **Questions not asked twice**: an after-action poll also asks the page what the next
-//! step's checks ask it alone (the element at its point, the focus), with its screenshot;
-//! handed over at once with it, those answers are the next step's first look at the page (a
-//! typing step's whole look), and it asks the page nothing more before it acts. While a
-//! navigation the last poll saw is still under way, a poll asks the page alone: a
-//! screenshot would show the document going away, which no check may pass on (until
-//! `ready_timeout`).
-//!
-//! A poll interval separates a poll's screenshot (its answer) from the next poll, so a loaded
-//! machine is not asked for screenshots back to back; a page that held the poll's other
-//! question longer (a navigation committing) adds nothing to that wait: the next poll looks
-//! as soon as the answer is in when the interval has passed by then. A question to the page
-//! alone (which a navigation holds until it commits) is asked again a poll interval after it
-//! was asked. A still screen is two consecutive screenshots that agree (each capture draws a
-//! new frame), taken back to back when the first pair is compared, as Playwright's
-//! `toHaveScreenshot` compares consecutive captures and its actionability check two
-//! consecutive animation frames; after a pair that disagreed, a poll interval apart.
-//!
-//! **Screenshots of part of the page**: the checks read only the hashed squares around the
-//! points they look at (before acting, the step's control; after, the point it acted at), so
-//! on a browser page shown at the trajectory's size only that part is captured
-//! ([`crate::screen::Screen::capture_part`]: a clipped `Page.captureScreenshot`, a fraction
-//! of a whole one's cost to Chromium). Before acting, once the first look failed, the polls
-//! also capture the search radius around the control, where it could be on its way. After
-//! acting, the part also holds what the next step looks at first: the squares its checks
-//! read before it acts (it takes this screenshot as its first look when it passes), and,
-//! when it types or presses keys, the focused field (and its margin): that step waits for
-//! the field to be still, and can start from, or reuse, that screenshot; its own screenshots
-//! are of the field alone. (Where the focus is costs the page a question before the
-//! screenshot, so it is asked only then.) A phase polls parts while it waits (an effect the
-//! server is slow to show costs no whole screenshots), and takes a failing look again at
-//! once on a whole screenshot when it needs the whole screen: the search for a moved control,
-//! the early failure of a settled page and a failure's evidence always see it. A remembered
-//! part is handed only to a look that reads nothing outside it.
-//!
-//! Each screenshot attempt is bounded (2 s, doubling on every retry) and retried for
-//! [`SCREENSHOT_BUDGET`] (or the step's time when longer): Chromium can leave a capture
-//! requested while a navigation commits unanswered until its CDP timeout, a new request after
-//! the navigation is answered at once, and on a loaded machine one screenshot can take
-//! seconds. A slow screenshot is neither an error nor a failure: a step's time is up only
-//! for a screenshot *asked for* after it, so one that was asked for in time and shows the
-//! recorded screen still passes.
+//! until the screen stops changing ([`Waiter::until_settled`]). On a browser the page is asked
+//! too ([`crate::screen::PageProbe::activity`]): checks do not count on a page still loading,
+//! and a page that has settled without matching fails at once instead of after the step
+//! timeout. Screenshots are taken of the part the checks read, reused across phases when
+//! nothing changed ([`crate::frame_memory`]), and retried for [`SCREENSHOT_BUDGET`].
+//! `docs/replay-waiting.md` explains each rule and why it is there.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -102,11 +30,14 @@ use crate::screen::Screen;
 mod focus;
 mod look;
 mod memory;
+mod poll_start;
 
 use look::Busy;
 use look::ObservedPoll;
 use look::PollPlan;
 use look::View;
+use poll_start::PollStart;
+use poll_start::settled_note;
 
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
 /// error, not a failed step): generous, because a loaded machine is slow, not broken.
@@ -284,43 +215,14 @@ impl Waiter<'_> {
         // Where the step's control could be: its region and the search around it. A change
         // elsewhere (a progress bar in a corner) does not keep this step waiting.
         let reach = self.env.hashing.region_size + 2 * settings.search_radius;
-        // The checks read only the hashed squares around the points they look at: only that
-        // part is captured (after acting, with what the next step looks at first), until
-        // something needs the whole screen (a search for the control, a failure's
-        // evidence): then a failing look is taken again on a whole screenshot at once.
-        // Before acting, once the first look failed, the polls also capture the search
-        // radius around them, where the control could be on its way (see `watched`).
-        // After acting, checks that ask the page alone (the typed value) take no screenshot,
-        // unless the next step looks at the screen first: then the part it reads is captured
-        // while they ask, and handed over to it.
-        let region_size = self.env.hashing.region_size;
-        let asks_page_alone = polls_without_screenshots(checks, repair);
-        // Checks that read the screen at no point read all of it.
-        let after_part = match after && (at.is_some() || asks_page_alone) {
-            true => self.part_read(step, at, checks, region_size, true).await,
-            false => None,
-        };
-        let blank = (asks_page_alone && after_part.is_none())
-            .then(blank_screen)
-            .transpose()?;
-        let (first_part, part) = match (at, &blank) {
-            (Some(at), None) if repair => (
-                self.part_read(step, Some(at), checks, region_size, false)
-                    .await,
-                self.part_read(step, Some(at), checks, reach, false).await,
-            ),
-            (_, None) if after => (after_part, after_part),
-            _ => (None, None),
-        };
-        // The first look may be at the screenshot the last phase passed on (no action has
-        // been taken in between) when it shows that part: handed over at once, or when the
-        // page says nothing changed since; with it, or in place of a look that takes none,
-        // the page's answers asked ahead of this step at the same moment.
-        let mut remembered = self.first_look(first_part).await;
-        let mut answers = match remembered.is_some() || blank.is_some() {
-            true => self.answers_handed_over(step, checks),
-            false => None,
-        };
+        let PollStart {
+            asks_page_alone,
+            blank,
+            first_part,
+            part,
+            mut remembered,
+            mut answers,
+        } = self.poll_start(step, at, checks, phase, reach).await?;
         let mut polled_part = first_part;
         let mut whole_next = false;
         // Whether the last poll found a navigation under way.
@@ -482,14 +384,7 @@ impl Waiter<'_> {
                 || last_search.is_some_and(|search| search >= settling.last_activity);
             if settled && last_hit.is_none() && searched_since_settled {
                 verdict.waited = started.elapsed();
-                let still = match asks_alone {
-                    true => "on the page",
-                    false => "around the control",
-                };
-                verdict.note = Some(format!(
-                    "the page settled (no request, no navigation, no change {still} for {:.1} s) without matching",
-                    settled_for.as_secs_f64()
-                ));
+                verdict.note = Some(settled_note(asks_alone, settled_for));
                 return Ok(verdict);
             }
             tokio::time::sleep_until(next_poll.into()).await;
