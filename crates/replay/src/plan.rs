@@ -464,7 +464,7 @@ mod tests {
         let problem = retrace_cache::check(&bad)[0].to_string();
         assert_eq!(error, format!("flow.json: {problem}"));
         assert!(
-            problem.starts_with("step 1: trajectory[0].input.action: unknown action \"teleport\""),
+            problem.starts_with("step 1: trajectory[0].input.action: unknown action `teleport`"),
             "{problem}"
         );
     }
