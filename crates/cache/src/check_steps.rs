@@ -4,19 +4,19 @@
 //! its id. Every problem names
 //! the step (1-based) and the JSON path of the field.
 //!
-//! The `computer` tool's rules are those of `retrace-drive`'s input parser (which replay runs
-//! the step with), restated here as checks on the recorded value: this crate reads files
-//! without a browser. The action names come from one list,
-//! [`retrace_protocol::tool_input::COMPUTER_ACTIONS`], and the field names from the tool's
-//! one schema.
+//! The `computer` tool's rules are the action catalogue's parser
+//! ([`retrace_protocol::computer_actions::parse`]), the one the backends run a step with, so
+//! what this reports is what replay would refuse; the field names come from the tool's one
+//! schema.
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 
 use retrace_protocol::ToolUseBlock;
+use retrace_protocol::computer_actions;
+use retrace_protocol::computer_actions::askui;
 use retrace_protocol::computer_tool::input_schema;
 use retrace_protocol::element::ElementInfo;
-use retrace_protocol::tool_input::COMPUTER_ACTIONS;
 use retrace_protocol::tool_input::action_point;
 use retrace_protocol::tool_names::COMPUTER;
 use retrace_protocol::tool_names::base_name;
@@ -40,14 +40,8 @@ fn computer_fields() -> Vec<String> {
     }
 }
 
-/// The `computer` actions that need `text`.
-const TEXT_ACTIONS: [&str; 3] = ["type", "key", "hold_key"];
-
-/// The directions `scroll` accepts.
-const SCROLL_DIRECTIONS: [&str; 4] = ["up", "down", "left", "right"];
-
 /// askui's tools (by base name) and the string field each needs.
-const ASKUI_TEXT_FIELDS: [(&str, &str); 2] = [("type", "text"), ("keyboard_tap", "key")];
+const ASKUI_TEXT_FIELDS: [(&str, &str); 2] = [(askui::TYPE, "text"), (askui::KEYBOARD_TAP, "key")];
 
 /// Adds the problems of every step of `file` (paths under `prefix`) to `problems`.
 pub(crate) fn check_steps(file: &CacheFile, prefix: &str, problems: &mut Vec<Problem>) {
@@ -123,110 +117,35 @@ impl StepAt<'_> {
     }
 }
 
-/// The `computer` tool's input: a known action, known fields of the right types, the fields
-/// the action needs, points on the recorded screen.
+/// The `computer` tool's input: parsed by the catalogue's parser (the one replay runs the
+/// step with, so a step this passes is one replay accepts), known fields only, points on the
+/// recorded screen.
 fn computer_input(input: &Value, screen: Option<(u32, u32)>, at: &mut StepAt<'_>) {
-    let Some(object) = input.as_object() else {
-        at.error("input", "must be an object with an `action` field".into());
-        return;
-    };
-    let action = match object.get("action") {
-        Some(Value::String(action)) if COMPUTER_ACTIONS.contains(&action.as_str()) => {
-            action.as_str()
-        }
-        Some(Value::String(action)) => {
-            at.error(
-                "input.action",
-                format!(
-                    "unknown action {action:?} of the computer tool; valid actions: {}",
-                    COMPUTER_ACTIONS.join(", ")
-                ),
-            );
-            return;
-        }
-        Some(other) => {
-            at.error(
-                "input.action",
-                format!("must be a string naming the action, got {other}"),
-            );
-            return;
-        }
-        None => {
-            at.error(
-                "input.action",
-                format!("missing; valid actions: {}", COMPUTER_ACTIONS.join(", ")),
-            );
-            return;
-        }
-    };
-    let known = computer_fields();
-    for key in object.keys() {
-        if !known.contains(key) {
-            at.error(
-                &format!("input.{key}"),
-                format!(
-                    "not a field of the computer tool (its fields: {})",
-                    known.join(", ")
-                ),
-            );
+    if let Some(object) = input.as_object() {
+        let known = computer_fields();
+        for key in object.keys() {
+            if !known.contains(key) {
+                at.error(
+                    &format!("input.{key}"),
+                    format!(
+                        "not a field of the computer tool (its fields: {})",
+                        known.join(", ")
+                    ),
+                );
+            }
         }
     }
-    let needs_point = match action {
-        "mouse_move" => &["coordinate"][..],
-        "left_click_drag" => &["start_coordinate", "coordinate"][..],
-        _ => &[][..],
-    };
-    for field in ["start_coordinate", "coordinate"] {
-        match object.get(field).filter(|value| !value.is_null()) {
-            None if needs_point.contains(&field) => at.error(
-                &format!("input.{field}"),
-                format!("missing: `{action}` needs `{field}`: [x, y]"),
-            ),
-            None => {}
-            Some(value) => match point(value) {
-                Some(found) => at.off_screen(&format!("input.{field}"), found, screen),
-                None => at.error(
-                    &format!("input.{field}"),
-                    format!("must be [x, y] with two non-negative integers, got {value}"),
-                ),
-            },
+    match computer_actions::parse(input) {
+        Ok(action) => {
+            for (field, found) in action.points() {
+                at.off_screen(&format!("input.{field}"), found, screen);
+            }
         }
-    }
-    match object.get("text") {
-        None | Some(Value::Null) if TEXT_ACTIONS.contains(&action) => {
-            at.error("input.text", format!("missing: `{action}` needs `text`"))
+        Err(error) if input.is_object() => {
+            at.error(&format!("input.{}", error.field), error.message);
         }
-        None | Some(Value::Null) | Some(Value::String(_)) => {}
-        Some(other) => at.error("input.text", format!("must be a string, got {other}")),
+        Err(error) => at.error("input", error.message),
     }
-    if action == "scroll" {
-        match object.get("scroll_direction").and_then(Value::as_str) {
-            Some(direction) if SCROLL_DIRECTIONS.contains(&direction) => {}
-            _ => at.error(
-                "input.scroll_direction",
-                format!(
-                    "`scroll` needs one of {} (got {})",
-                    SCROLL_DIRECTIONS.join(", "),
-                    object
-                        .get("scroll_direction")
-                        .map_or_else(|| "nothing".to_owned(), Value::to_string)
-                ),
-            ),
-        }
-    }
-}
-
-/// `[x, y]` with two non-negative integers, as the computer tool reads a point.
-fn point(value: &Value) -> Option<(i64, i64)> {
-    let [x, y] = value.as_array()?.as_slice() else {
-        return None;
-    };
-    let coordinate = |v: &Value| {
-        v.as_i64()
-            .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
-            .filter(|n| *n >= 0)
-    };
-    Some((coordinate(x)?, coordinate(y)?))
 }
 
 /// An askui tool's input: `move_mouse` needs a point, `type` and `keyboard_tap` a string;
@@ -234,7 +153,7 @@ fn point(value: &Value) -> Option<(i64, i64)> {
 fn askui_input(step: &ToolUseBlock, screen: Option<(u32, u32)>, at: &mut StepAt<'_>) {
     let base = base_name(&step.name);
     let found = action_point(&step.input);
-    if base == "move_mouse" && found.is_none() {
+    if base == askui::MOVE_MOUSE && found.is_none() {
         at.error(
             "input.x",
             format!(

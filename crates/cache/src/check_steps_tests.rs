@@ -78,15 +78,15 @@ fn every_defect_names_its_step_and_field() {
     let cases: Vec<(ToolUseBlock, &str)> = vec![
         (
             computer(json!({"action": "teleport", "coordinate": [1, 2]})),
-            "step 2: trajectory[1].input.action: unknown action \"teleport\" of the computer tool; valid actions: screenshot, left_click",
+            "step 2: trajectory[1].input.action: unknown action `teleport`; valid actions: screenshot, left_click",
         ),
         (
             computer(json!({"coordinate": [1, 2]})),
-            "step 2: trajectory[1].input.action: missing; valid actions:",
+            "step 2: trajectory[1].input.action: missing `action`; valid actions:",
         ),
         (
             computer(json!({"action": 7})),
-            "step 2: trajectory[1].input.action: must be a string naming the action, got 7",
+            "step 2: trajectory[1].input.action: `action` must be a string, got 7",
         ),
         (
             computer(json!({"action": "left_click", "cordinate": [1, 2]})),
@@ -94,15 +94,15 @@ fn every_defect_names_its_step_and_field() {
         ),
         (
             computer(json!({"action": "mouse_move"})),
-            "step 2: trajectory[1].input.coordinate: missing: `mouse_move` needs `coordinate`: [x, y]",
+            "step 2: trajectory[1].input.coordinate: `mouse_move` needs `coordinate`: [x, y]",
         ),
         (
             computer(json!({"action": "left_click", "coordinate": "640,311"})),
-            "step 2: trajectory[1].input.coordinate: must be [x, y] with two non-negative integers, got \"640,311\"",
+            "step 2: trajectory[1].input.coordinate: `coordinate` of `left_click` must be [x, y] with two non-negative integers, got \"640,311\"",
         ),
         (
             computer(json!({"action": "left_click", "coordinate": [-5, 99]})),
-            "step 2: trajectory[1].input.coordinate: must be [x, y] with two non-negative integers, got [-5,99]",
+            "step 2: trajectory[1].input.coordinate: `coordinate` of `left_click` must be [x, y] with two non-negative integers, got [-5,99]",
         ),
         (
             computer(json!({"action": "left_click", "coordinate": [5, 99999]})),
@@ -116,17 +116,17 @@ fn every_defect_names_its_step_and_field() {
         ),
         (
             computer(json!({"action": "type"})),
-            "step 2: trajectory[1].input.text: missing: `type` needs `text`",
+            "step 2: trajectory[1].input.text: `type` needs `text`",
         ),
         (
             computer(json!({"action": "key", "text": ["Return"]})),
-            "step 2: trajectory[1].input.text: must be a string, got [\"Return\"]",
+            "step 2: trajectory[1].input.text: `text` of `key` must be a string, got [\"Return\"]",
         ),
         (
             computer(
                 json!({"action": "scroll", "scroll_direction": "sideways", "scroll_amount": 1}),
             ),
-            "step 2: trajectory[1].input.scroll_direction: `scroll` needs one of up, down, left, right (got \"sideways\")",
+            "step 2: trajectory[1].input.scroll_direction: `scroll` needs `scroll_direction`: one of up, down, left, right (got \"sideways\")",
         ),
         (
             computer(json!({"action": "type", "text": "{{unclosed"})),

@@ -22,29 +22,10 @@ pub struct Screenshot {
     pub height: u32,
 }
 
-/// A mouse button.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MouseButton {
-    /// The primary button.
-    Left,
-    /// The secondary button.
-    Right,
-    /// The wheel button.
-    Middle,
-}
-
-/// Which way to scroll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScrollDirection {
-    /// Content moves down (the view goes up).
-    Up,
-    /// The usual "scroll down".
-    Down,
-    /// Towards the left.
-    Left,
-    /// Towards the right.
-    Right,
-}
+/// A mouse button (declared with the action catalogue, whose actions name one).
+pub use retrace_protocol::computer_actions::MouseButton;
+/// Which way to scroll (declared with the action catalogue).
+pub use retrace_protocol::computer_actions::ScrollDirection;
 
 /// A point in backend pixels.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -12,7 +12,9 @@
 //!   [API view](api) never sends to a model.
 //! - [`Usage`], [`StopReason`]: accounting and why the model stopped.
 //! - [`tool_names`]: the names of the tools the model sees, defined once.
-//! - [`computer_tool`]: the `computer` tool's description and input schema, declared once.
+//! - [`computer_actions`]: the catalogue of the `computer` tool's actions, each declared once,
+//!   and its one input parser into a typed [`computer_actions::ComputerAction`].
+//! - [`computer_tool`]: the `computer` tool's description and input schema, derived from it.
 //! - [`tool_input`]: the rules for reading tool inputs (action points, the computer action
 //!   set, observe-only steps), defined once.
 //! - [`events`]: the [`events::Event`]s every run emits and every sink reads, and the
@@ -34,6 +36,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod api;
+pub mod computer_actions;
 pub mod computer_tool;
 mod content;
 pub mod element;

@@ -1,8 +1,7 @@
 //! Reading and adjusting recorded tool inputs, by one set of rules for every crate.
 //!
 //! - [`COMPUTER_ACTIONS`]: the `computer` tool's action set (Anthropic `computer_20250124`),
-//!   listed once; the tool, its function form for OpenAI-compatible servers and replay all use
-//!   this list.
+//!   the catalogue's ([`crate::computer_actions`]).
 //! - [`action_point`] / [`shift_point`]: where an input acts, read as askui reads it
 //!   (`coordinate: [x, y]`, else `x`/`y`, else `x1`/`y1`; numbers or numeric strings with
 //!   Python `int()` semantics), and moving that point (a replay's repair) by the same rules,
@@ -15,34 +14,17 @@
 use serde_json::Value;
 
 use crate::ToolUseBlock;
+use crate::computer_actions::ActionKind;
 use crate::tool_names::base_name;
 
-/// Every action of the `computer` tool, in the order its schema lists them (`zoom` is
-/// offered by `computer_20251124` and the computer toolset).
-pub const COMPUTER_ACTIONS: [&str; 17] = [
-    "screenshot",
-    "left_click",
-    "right_click",
-    "middle_click",
-    "double_click",
-    "triple_click",
-    "mouse_move",
-    "left_click_drag",
-    "left_mouse_down",
-    "left_mouse_up",
-    "scroll",
-    "type",
-    "key",
-    "hold_key",
-    "wait",
-    "cursor_position",
-    "zoom",
-];
+/// Every action of the `computer` tool, in the order its schema lists them: the
+/// catalogue's ([`crate::computer_actions`]).
+pub use crate::computer_actions::COMPUTER_ACTIONS;
 
-/// Actions and tool base names that only look at the screen or the page: a screenshot, a
-/// zoomed screenshot, the cursor position (`computer`), a DOM read (`web_executor`), askui's
-/// `screenshot` tool.
-pub const OBSERVE_ONLY: [&str; 4] = ["screenshot", "cursor_position", "zoom", "GET_DOM"];
+/// Tool base names and web executor commands that only look at the screen or the page
+/// (askui's `screenshot` tool, a DOM read); the `computer` tool's observe-only actions are
+/// those of kind [`ActionKind::Observe`] in the catalogue.
+pub const OBSERVE_ONLY_TOOLS: [&str; 2] = [crate::computer_actions::askui::SCREENSHOT, "GET_DOM"];
 
 /// What a tool call that was not run answers, when an earlier action of the same turn failed:
 /// the model planned the actions as a sequence, and a later one rarely makes sense once an
@@ -82,10 +64,13 @@ pub fn from_toolset_call(step: &mut ToolUseBlock) -> bool {
     true
 }
 
-/// Whether a step only observes (a screenshot, the cursor position, a DOM read).
+/// Whether a step only observes (a screenshot, a zoom, the cursor position, a DOM read).
 pub fn is_observe_only(step: &ToolUseBlock) -> bool {
-    OBSERVE_ONLY.contains(&base_name(&step.name))
-        || action_of(&step.input).is_some_and(|action| OBSERVE_ONLY.contains(&action))
+    OBSERVE_ONLY_TOOLS.contains(&base_name(&step.name))
+        || action_of(&step.input).is_some_and(|action| {
+            OBSERVE_ONLY_TOOLS.contains(&action)
+                || crate::computer_actions::kind_of(action) == Some(ActionKind::Observe)
+        })
 }
 
 /// The step's action (`left_click`), or its tool's base name (`mouse_click`).
@@ -294,12 +279,16 @@ mod tests {
             "computer",
             json!({"action": "left_click", "coordinate": [1, 2]})
         )));
-        assert!(
-            OBSERVE_ONLY
-                .iter()
-                .take(3)
-                .all(|a| COMPUTER_ACTIONS.contains(a))
-        );
+        assert!(is_observe_only(&ToolUseBlock::new(
+            "1",
+            "computer",
+            json!({"action": "zoom", "region": [0, 0, 1, 1]})
+        )));
+        assert!(!is_observe_only(&ToolUseBlock::new(
+            "1",
+            "computer",
+            json!({"action": "wait", "duration": 1})
+        )));
     }
 
     #[test]

@@ -26,6 +26,9 @@ use retrace_agent::tool::AgentTool;
 use retrace_agent::tool::FatalToolError;
 use retrace_agent::tool::ToolKind;
 use retrace_agent::tool::ToolReply;
+use retrace_protocol::computer_actions;
+use retrace_protocol::computer_actions::ActionKind;
+use retrace_protocol::computer_actions::ComputerAction;
 use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 
@@ -198,10 +201,14 @@ impl AgentTool for ObservingTool {
     async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
         let point = retrace_protocol::tool_input::action_point(&input);
         let action = input.get("action").and_then(Value::as_str).unwrap_or("");
-        let observes = !matches!(
-            action,
-            "screenshot" | "cursor_position" | "wait" | "zoom" | ""
-        );
+        // Only an action that acts on the UI has an effect to observe.
+        let observes = match computer_actions::kind_of(action) {
+            Some(kind) => !matches!(kind, ActionKind::Observe | ActionKind::Wait),
+            None => !action.is_empty(),
+        };
+        let parsed = computer_actions::parse(&input).ok();
+        let clicks = matches!(parsed, Some(ComputerAction::Click { .. }));
+        let types = matches!(parsed, Some(ComputerAction::Type(_)));
         let element = match point {
             Some(at) if observes => self.element_at(at, "before acting").await,
             // Its value is left out: no check compares it, and it may be a secret typed before.
@@ -229,17 +236,15 @@ impl AgentTool for ObservingTool {
             None => None,
         };
         let element_after = match point {
-            Some(at) if action.ends_with("click") => {
-                self.element_at(at, "after acting").await.filter(has_state)
-            }
+            Some(at) if clicks => self.element_at(at, "after acting").await.filter(has_state),
             _ => None,
         };
-        let focused_after = match action {
-            "type" => self
+        let focused_after = match types {
+            true => self
                 .focused("after typing")
                 .await
                 .filter(|element| element.editable),
-            _ => None,
+            false => None,
         };
         let observation = Observation {
             input,

@@ -17,6 +17,9 @@ use retrace_cache::CacheError;
 use retrace_cache::CacheFile;
 use retrace_cache::fields;
 use retrace_protocol::ToolUseBlock;
+use retrace_protocol::computer_actions;
+use retrace_protocol::computer_actions::ActionKind;
+use retrace_protocol::computer_actions::askui;
 use retrace_protocol::element::ElementInfo;
 use retrace_protocol::tool_input;
 use retrace_vision::ImageHash;
@@ -90,13 +93,14 @@ impl PlannedStep {
     }
 }
 
-/// Actions that act on the focused element rather than at a point.
-const KEYBOARD_ACTIONS: [&str; 4] = ["type", "key", "keyboard_tap", "hold_key"];
+/// askui's tools that act on the focused element rather than at a point.
+const ASKUI_KEYBOARD_TOOLS: [&str; 2] = [askui::TYPE, askui::KEYBOARD_TAP];
 
-/// Whether the computer tool's `action` acts on the focused element (types or presses keys)
-/// rather than at a point.
+/// Whether the computer tool's `action` (or askui's tool) acts on the focused element (types
+/// or presses keys) rather than at a point: keyboard input by the action catalogue.
 pub fn acts_on_focus(action: &str) -> bool {
-    KEYBOARD_ACTIONS.contains(&action)
+    computer_actions::kind_of(action) == Some(ActionKind::Keyboard)
+        || ASKUI_KEYBOARD_TOOLS.contains(&action)
 }
 
 /// A trajectory ready to replay.
@@ -460,7 +464,7 @@ mod tests {
         let problem = retrace_cache::check(&bad)[0].to_string();
         assert_eq!(error, format!("flow.json: {problem}"));
         assert!(
-            problem.starts_with("step 1: trajectory[0].input.action: unknown action \"teleport\""),
+            problem.starts_with("step 1: trajectory[0].input.action: unknown action `teleport`"),
             "{problem}"
         );
     }

@@ -24,6 +24,7 @@ use retrace_demo::Latency;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_protocol::Message;
+use retrace_protocol::computer_actions::names;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::FailureKind;
 use retrace_protocol::events::SessionReport;
@@ -75,28 +76,28 @@ pub const PHASES: [(&str, &str); 2] = [
 pub fn demo_script() -> Vec<(String, serde_json::Value)> {
     let computer = |input: serde_json::Value| (COMPUTER.to_owned(), input);
     vec![
-        computer(json!({"action": "screenshot"})),
+        computer(json!({"action": names::SCREENSHOT})),
         // The login form's fields (x 481..799) and the "Sign in" button.
-        computer(json!({"action": "left_click", "coordinate": [640, 311]})),
-        computer(json!({"action": "type", "text": retrace_demo::DEMO_USERNAME})),
-        computer(json!({"action": "left_click", "coordinate": [640, 389]})),
-        computer(json!({"action": "type", "text": retrace_demo::DEMO_PASSWORD})),
+        computer(json!({"action": names::LEFT_CLICK, "coordinate": [640, 311]})),
+        computer(json!({"action": names::TYPE, "text": retrace_demo::DEMO_USERNAME})),
+        computer(json!({"action": names::LEFT_CLICK, "coordinate": [640, 389]})),
+        computer(json!({"action": names::TYPE, "text": retrace_demo::DEMO_PASSWORD})),
         // The sign-in submit is the app's slow response; its effect check waits it out.
-        computer(json!({"action": "left_click", "coordinate": [551, 467]})),
+        computer(json!({"action": names::LEFT_CLICK, "coordinate": [551, 467]})),
         // "New invoice" (x 702..819, y 185..221): v2 relabels and restyles it.
-        computer(json!({"action": "left_click", "coordinate": [761, 203]})),
+        computer(json!({"action": names::LEFT_CLICK, "coordinate": [761, 203]})),
         // The modal's fields (x 444..836), right of where their carets sit, so each region
         // holds the end of the field's label and none of its caret.
-        computer(json!({"action": "left_click", "coordinate": [540, 266]})),
-        computer(json!({"action": "type", "text": "Acme Corp"})),
-        computer(json!({"action": "left_click", "coordinate": [540, 344]})),
-        computer(json!({"action": "type", "text": "120.00"})),
+        computer(json!({"action": names::LEFT_CLICK, "coordinate": [540, 266]})),
+        computer(json!({"action": names::TYPE, "text": "Acme Corp"})),
+        computer(json!({"action": names::LEFT_CLICK, "coordinate": [540, 344]})),
+        computer(json!({"action": names::TYPE, "text": "120.00"})),
         // "Save draft" (x 732..836, y 388..428): closes the modal and appends INV-1049.
-        computer(json!({"action": "left_click", "coordinate": [784, 408]})),
+        computer(json!({"action": names::LEFT_CLICK, "coordinate": [784, 408]})),
         // Onto the lower part of the new row's "Draft" badge (x 715..763, y 602..624): the
         // region then also holds the moved table foot, so it only matches once the row is
         // there, both before this step and in its after-action (effect) check.
-        computer(json!({"action": "mouse_move", "coordinate": [735, 622]})),
+        computer(json!({"action": names::MOUSE_MOVE, "coordinate": [735, 622]})),
     ]
 }
 

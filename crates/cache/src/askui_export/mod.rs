@@ -16,11 +16,15 @@
 //! indices name the old steps). A step askui cannot express (a held key, web executor
 //! commands, a key without an askui name) is an [`ExportError`] naming it.
 
+mod actions;
 mod keys;
 
 use std::collections::BTreeMap;
 
 use retrace_protocol::ToolUseBlock;
+use retrace_protocol::computer_actions;
+use retrace_protocol::computer_actions::Askui;
+use retrace_protocol::computer_actions::askui;
 use retrace_protocol::tool_names::COMPUTER;
 use retrace_protocol::tool_names::WEB_EXECUTOR;
 use serde_json::Value;
@@ -40,35 +44,35 @@ struct AskuiTool {
 }
 
 const SCREENSHOT: AskuiTool = AskuiTool {
-    base: "screenshot",
+    base: askui::SCREENSHOT,
     tags: &["computer", "scaled_agent_os"],
 };
 const MOVE_MOUSE: AskuiTool = AskuiTool {
-    base: "move_mouse",
+    base: askui::MOVE_MOUSE,
     tags: &["computer", "scaled_agent_os"],
 };
 const MOUSE_CLICK: AskuiTool = AskuiTool {
-    base: "mouse_click",
+    base: askui::MOUSE_CLICK,
     tags: &["computer"],
 };
 const MOUSE_HOLD_DOWN: AskuiTool = AskuiTool {
-    base: "mouse_hold_down",
+    base: askui::MOUSE_HOLD_DOWN,
     tags: &["computer"],
 };
 const MOUSE_RELEASE: AskuiTool = AskuiTool {
-    base: "mouse_release",
+    base: askui::MOUSE_RELEASE,
     tags: &["computer"],
 };
 const MOUSE_SCROLL: AskuiTool = AskuiTool {
-    base: "mouse_scroll",
+    base: askui::MOUSE_SCROLL,
     tags: &["computer", "scaled_agent_os"],
 };
 const TYPE: AskuiTool = AskuiTool {
-    base: "type",
+    base: askui::TYPE,
     tags: &["computer"],
 };
 const KEYBOARD_TAP: AskuiTool = AskuiTool {
-    base: "keyboard_tap",
+    base: askui::KEYBOARD_TAP,
     tags: &["computer"],
 };
 
@@ -230,147 +234,25 @@ fn convert(step: &ToolUseBlock, number: usize, out: &mut Out) -> Result<(), Expo
         out.steps.push(step.clone());
         return Ok(());
     }
-    let input = &step.input;
-    let action = input.get("action").and_then(Value::as_str).unwrap_or("");
+    let name = step
+        .input
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let err = |message: String| ExportError {
         step: number,
-        action: action.to_owned(),
+        action: name.to_owned(),
         message,
     };
-    let point = |field: &str| -> Result<Option<(i64, i64)>, ExportError> {
-        match input.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(value) => match value.as_array().map(Vec::as_slice) {
-                Some([x, y]) => match (x.as_i64(), y.as_i64()) {
-                    (Some(x), Some(y)) => Ok(Some((x, y))),
-                    _ => Err(err(format!("`{field}` must be two integers, got {value}"))),
-                },
-                _ => Err(err(format!("`{field}` must be [x, y], got {value}"))),
-            },
+    let action = computer_actions::parse(&step.input).map_err(|error| err(error.message))?;
+    match computer_actions::spec(name).map(|spec| spec.askui) {
+        Some(Askui::Dropped(reason)) => {
+            out.drop_note(&format!("`{name}` ({reason})"), number);
+            Ok(())
         }
-    };
-    let held_keys = input
-        .get("text")
-        .and_then(Value::as_str)
-        .is_some_and(|text| !text.trim().is_empty());
-    match action {
-        "screenshot" => {
-            out.push(SCREENSHOT, step.id.clone(), json!({}));
-        }
-        "left_click" | "right_click" | "middle_click" | "double_click" | "triple_click" => {
-            if held_keys {
-                return Err(err(
-                    "askui's mouse_click cannot hold keys while clicking".to_owned()
-                ));
-            }
-            let (button, clicks) = match action {
-                "right_click" => ("right", 1),
-                "middle_click" => ("middle", 1),
-                "double_click" => ("left", 2),
-                "triple_click" => ("left", 3),
-                _ => ("left", 1),
-            };
-            if let Some(at) = point("coordinate")? {
-                out.move_to(step, at, true, number);
-            }
-            out.push(
-                MOUSE_CLICK,
-                step.id.clone(),
-                json!({"mouse_button": button, "number_of_clicks": clicks}),
-            );
-        }
-        "mouse_move" => {
-            let at = point("coordinate")?.ok_or_else(|| err("needs `coordinate`".into()))?;
-            out.move_to(step, at, true, number);
-        }
-        "left_click_drag" => {
-            let from =
-                point("start_coordinate")?.ok_or_else(|| err("needs `start_coordinate`".into()))?;
-            let to = point("coordinate")?.ok_or_else(|| err("needs `coordinate`".into()))?;
-            out.move_to(step, from, true, number);
-            out.push(
-                MOUSE_HOLD_DOWN,
-                format!("{}_down", step.id),
-                json!({"mouse_button": "left"}),
-            );
-            out.move_to(step, to, false, number);
-            out.push(
-                MOUSE_RELEASE,
-                step.id.clone(),
-                json!({"mouse_button": "left"}),
-            );
-        }
-        "left_mouse_down" => {
-            out.push(
-                MOUSE_HOLD_DOWN,
-                step.id.clone(),
-                json!({"mouse_button": "left"}),
-            );
-        }
-        "left_mouse_up" => {
-            out.push(
-                MOUSE_RELEASE,
-                step.id.clone(),
-                json!({"mouse_button": "left"}),
-            );
-        }
-        "scroll" => {
-            if held_keys {
-                return Err(err(
-                    "askui's mouse_scroll cannot hold keys while scrolling".into()
-                ));
-            }
-            let amount = input
-                .get("scroll_amount")
-                .and_then(Value::as_i64)
-                .ok_or_else(|| err("needs `scroll_amount` (an integer)".into()))?;
-            let pixels = amount.saturating_mul(PIXELS_PER_NOTCH);
-            let (dx, dy) = match input.get("scroll_direction").and_then(Value::as_str) {
-                Some("up") => (0, -pixels),
-                Some("down") => (0, pixels),
-                Some("left") => (-pixels, 0),
-                Some("right") => (pixels, 0),
-                other => {
-                    return Err(err(format!(
-                        "`scroll_direction` must be up, down, left or right, got {other:?}"
-                    )));
-                }
-            };
-            if let Some(at) = point("coordinate")? {
-                out.move_to(step, at, true, number);
-            }
-            out.push(MOUSE_SCROLL, step.id.clone(), json!({"dx": dx, "dy": dy}));
-        }
-        "type" => {
-            let text = input
-                .get("text")
-                .and_then(Value::as_str)
-                .ok_or_else(|| err("needs `text`".into()))?;
-            let typed = out.push(TYPE, step.id.clone(), json!({"text": text}));
-            typed.extra = step.extra.clone();
-        }
-        "key" => {
-            let combo = input
-                .get("text")
-                .and_then(Value::as_str)
-                .ok_or_else(|| err("needs `text` (the key combination)".into()))?;
-            let (key, modifiers) = keys::keyboard_tap(combo).map_err(err)?;
-            let mut tap = json!({"key": key});
-            if !modifiers.is_empty() {
-                tap["modifier_keys"] = json!(modifiers);
-            }
-            out.push(KEYBOARD_TAP, step.id.clone(), tap);
-        }
-        "wait" => out.drop_note("`wait` (askui has no wait tool)", number),
-        "cursor_position" => out.drop_note("`cursor_position` (it only observes)", number),
-        "hold_key" => {
-            return Err(err(
-                "askui 0.48's keyboard_tap cannot hold a key for a duration".into(),
-            ));
-        }
-        other => return Err(err(format!("unknown computer action `{other}`"))),
+        Some(Askui::Unsupported(reason)) => Err(err(reason.to_owned())),
+        Some(Askui::Tools(_)) | None => actions::convert(step, number, &action, out).map_err(err),
     }
-    Ok(())
 }
 
 fn refuse(step: &ToolUseBlock, number: usize, message: &str) -> ExportError {

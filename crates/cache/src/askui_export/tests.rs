@@ -172,3 +172,36 @@ fn history_is_cleared_and_other_tools_are_kept() {
     // The same file exports to the same names.
     assert_eq!(export_askui(&source).unwrap(), export);
 }
+
+/// A `key` pressed `repeat` times is that many taps; a `zoom` only looks, so it is left out
+/// like `cursor_position`; an input the catalogue's parser refuses is refused in its words.
+#[test]
+fn repeats_zooms_and_bad_inputs_follow_the_catalogue() {
+    let export = export_askui(&file(vec![
+        computer("k", json!({"action": "key", "text": "Tab", "repeat": 3})),
+        computer("z", json!({"action": "zoom", "region": [0, 0, 10, 10]})),
+    ]))
+    .unwrap();
+    let bases: Vec<String> = summary(&export)
+        .into_iter()
+        .map(|(base, ..)| base)
+        .collect();
+    assert_eq!(bases, ["keyboard_tap", "keyboard_tap", "keyboard_tap"]);
+    let ids: Vec<&str> = export
+        .file
+        .trajectory
+        .iter()
+        .map(|s| s.id.as_str())
+        .collect();
+    assert_eq!(ids, ["k", "k_1", "k_2"], "ids stay unique");
+    assert_eq!(
+        export.notes,
+        vec!["left out `zoom` (it only observes) at steps 2".to_owned()]
+    );
+    let error =
+        export_askui(&file(vec![computer("m", json!({"action": "mouse_move"}))])).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "step 1 (`mouse_move`): `mouse_move` needs `coordinate`: [x, y]"
+    );
+}

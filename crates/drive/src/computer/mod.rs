@@ -77,8 +77,6 @@ impl std::fmt::Debug for ComputerTool {
     }
 }
 
-use retrace_protocol::computer_tool::DESCRIPTION;
-
 impl ComputerTool {
     /// A tool acting on `backend`; reads the display size once to set up scaling.
     pub async fn new(
@@ -331,7 +329,7 @@ impl Tool for ComputerTool {
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        retrace_protocol::computer_tool::description()
     }
 
     fn input_schema(&self) -> serde_json::Value {

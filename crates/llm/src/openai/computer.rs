@@ -14,7 +14,7 @@ pub fn computer_function(width: u32, height: u32) -> Value {
             "name": retrace_protocol::tool_names::COMPUTER,
             "description": format!(
                 "{} The display is {width}x{height} pixels: x < {width}, y < {height}.",
-                retrace_protocol::computer_tool::DESCRIPTION
+                retrace_protocol::computer_tool::description()
             ),
             "parameters": retrace_protocol::computer_tool::input_schema(),
         }

@@ -180,6 +180,7 @@ impl Compiler<'_> {
             let check = match keyword.as_str() {
                 k if ANNOTATIONS.contains(&k) || k == "$defs" => continue,
                 "$schema" | "$id" if is_root => continue,
+                // not ours: JSON Schema's
                 "type" => match value.as_str().and_then(type_bits) {
                     Some(bits) => Check::Type(bits, value.as_str().unwrap_or_default().into()),
                     None => return unsupported(&at, format_args!("type {value}")),

@@ -19,6 +19,11 @@
 //! Going back, an action OpenAI has no form for (`triple_click`, `hold_key`, `zoom`...,
 //! only found in histories handed over from another model) is sent as `screenshot`.
 
+use retrace_protocol::computer_actions;
+use retrace_protocol::computer_actions::ComputerAction;
+use retrace_protocol::computer_actions::MouseButton;
+use retrace_protocol::computer_actions::ScrollDirection;
+use retrace_protocol::computer_actions::names;
 use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
@@ -126,11 +131,11 @@ pub fn to_computer_input(action: &Value, at: &str) -> Result<Value, String> {
                 .and_then(Value::as_str)
                 .unwrap_or("left");
             let name = match button {
-                "left" => "left_click",
-                "right" => "right_click",
-                "wheel" => "middle_click",
+                "left" => names::LEFT_CLICK,
+                "right" => names::RIGHT_CLICK,
+                "wheel" => names::MIDDLE_CLICK,
                 "back" | "forward" => {
-                    set("action", json!("key"));
+                    set("action", json!(names::KEY));
                     let arrow = if button == "back" { "Left" } else { "Right" };
                     set("text", json!(format!("alt+{arrow}")));
                     return Ok(Value::Object(input));
@@ -140,12 +145,13 @@ pub fn to_computer_input(action: &Value, at: &str) -> Result<Value, String> {
             set("action", json!(name));
             set("coordinate", point()?);
         }
+        // not ours: OpenAI's action type
         "double_click" => {
-            set("action", json!("double_click"));
+            set("action", json!(names::DOUBLE_CLICK));
             set("coordinate", point()?);
         }
         "move" => {
-            set("action", json!("mouse_move"));
+            set("action", json!(names::MOUSE_MOVE));
             set("coordinate", point()?);
         }
         "drag" => {
@@ -165,10 +171,11 @@ pub fn to_computer_input(action: &Value, at: &str) -> Result<Value, String> {
                     )),
                 }
             };
-            set("action", json!("left_click_drag"));
+            set("action", json!(names::LEFT_CLICK_DRAG));
             set("start_coordinate", xy(&path[0])?);
             set("coordinate", xy(&path[path.len() - 1])?);
         }
+        // not ours: OpenAI's action type
         "scroll" => {
             let (dx, dy) = (int("scroll_x")?, int("scroll_y")?);
             let (direction, pixels) = if dy.abs() >= dx.abs() {
@@ -176,7 +183,7 @@ pub fn to_computer_input(action: &Value, at: &str) -> Result<Value, String> {
             } else {
                 (if dx < 0 { "left" } else { "right" }, dx.abs())
             };
-            set("action", json!("scroll"));
+            set("action", json!(names::SCROLL));
             set("coordinate", point()?);
             set("scroll_direction", json!(direction));
             set(
@@ -190,22 +197,24 @@ pub fn to_computer_input(action: &Value, at: &str) -> Result<Value, String> {
                 .and_then(Value::as_array)
                 .filter(|keys| !keys.is_empty())
                 .ok_or_else(|| format!("{at} (keypress) has no `keys`"))?;
-            set("action", json!("key"));
+            set("action", json!(names::KEY));
             set("text", json!(combination(keys)));
         }
+        // not ours: OpenAI's action type
         "type" => {
             let text = action
                 .get("text")
                 .and_then(Value::as_str)
                 .ok_or_else(|| format!("{at} (type) has no string `text`"))?;
-            set("action", json!("type"));
+            set("action", json!(names::TYPE));
             set("text", json!(text));
         }
+        // not ours: OpenAI's action type
         "wait" => {
-            set("action", json!("wait"));
+            set("action", json!(names::WAIT));
             set("duration", json!(WAIT_SECONDS));
         }
-        "screenshot" => set("action", json!("screenshot")),
+        "screenshot" => set("action", json!(names::SCREENSHOT)), // not ours: OpenAI's
         other => {
             return Err(format!(
                 "{at}: unknown action `{other}` (known: click, double_click, drag, keypress, \
@@ -221,55 +230,69 @@ pub fn to_computer_input(action: &Value, at: &str) -> Result<Value, String> {
     Ok(Value::Object(input))
 }
 
-/// The OpenAI action for a `computer` tool input from the history.
+/// The OpenAI action for a `computer` tool input from the history (parsed by the action
+/// catalogue; one OpenAI cannot express goes back as a screenshot).
 pub fn from_computer_input(input: &Value) -> Value {
-    let action = input.get("action").and_then(Value::as_str).unwrap_or("");
-    let point = |field: &str| -> Option<(i64, i64)> {
-        let xy = input.get(field)?.as_array()?;
-        Some((xy.first()?.as_i64()?, xy.get(1)?.as_i64()?))
+    let Ok(action) = computer_actions::parse(input) else {
+        return screenshot();
     };
-    let text = input.get("text").and_then(Value::as_str);
-    let held = |mut value: Value| {
-        if let Some(text) = text.filter(|text| !text.is_empty()) {
+    let held = |mut value: Value, modifiers: &Option<String>| {
+        if let Some(text) = modifiers {
             value["keys"] = json!(keys_of(text));
         }
         value
     };
-    let at = point("coordinate");
-    match (action, at) {
-        ("left_click" | "right_click" | "middle_click", Some((x, y))) => {
-            let button = match action {
-                "left_click" => "left",
-                "right_click" => "right",
-                _ => "wheel",
+    match action {
+        ComputerAction::Click {
+            button,
+            count: 1,
+            at: Some((x, y)),
+            modifiers,
+        } => {
+            let button = match button {
+                MouseButton::Left => "left",
+                MouseButton::Right => "right",
+                MouseButton::Middle => "wheel",
             };
-            held(json!({"type": "click", "button": button, "x": x, "y": y}))
+            held(
+                json!({"type": "click", "button": button, "x": x, "y": y}),
+                &modifiers,
+            )
         }
-        ("double_click", Some((x, y))) => held(json!({"type": "double_click", "x": x, "y": y})),
-        ("mouse_move", Some((x, y))) => held(json!({"type": "move", "x": x, "y": y})),
-        ("left_click_drag", Some((x, y))) => match point("start_coordinate") {
-            Some((x0, y0)) => held(json!({"type": "drag", "path": [
-                {"x": x0, "y": y0}, {"x": x, "y": y}]})),
-            None => screenshot(),
-        },
-        ("scroll", _) => {
+        ComputerAction::Click {
+            button: MouseButton::Left,
+            count: 2,
+            at: Some((x, y)),
+            modifiers,
+        } => {
+            // not ours: OpenAI's action type
+            held(json!({"type": "double_click", "x": x, "y": y}), &modifiers)
+        }
+        ComputerAction::MouseMove((x, y)) => json!({"type": "move", "x": x, "y": y}),
+        ComputerAction::Drag { from, to } => json!({"type": "drag", "path": [
+            {"x": from.0, "y": from.1}, {"x": to.0, "y": to.1}]}),
+        ComputerAction::Scroll {
+            at,
+            direction,
+            amount,
+            modifiers,
+        } => {
             let (x, y) = at.unwrap_or((0, 0));
-            let amount = input
-                .get("scroll_amount")
-                .and_then(Value::as_i64)
-                .unwrap_or(1)
-                * PIXELS_PER_NOTCH;
-            let (dx, dy) = match input.get("scroll_direction").and_then(Value::as_str) {
-                Some("up") => (0, -amount),
-                Some("left") => (-amount, 0),
-                Some("right") => (amount, 0),
-                _ => (0, amount),
+            let amount = i64::from(amount) * PIXELS_PER_NOTCH;
+            let (dx, dy) = match direction {
+                ScrollDirection::Up => (0, -amount),
+                ScrollDirection::Left => (-amount, 0),
+                ScrollDirection::Right => (amount, 0),
+                ScrollDirection::Down => (0, amount),
             };
-            held(json!({"type": "scroll", "x": x, "y": y, "scroll_x": dx, "scroll_y": dy}))
+            held(
+                json!({"type": "scroll", "x": x, "y": y, "scroll_x": dx, "scroll_y": dy}),
+                &modifiers,
+            )
         }
-        ("type", _) => json!({"type": "type", "text": text.unwrap_or("")}),
-        ("key", _) => json!({"type": "keypress", "keys": keys_of(text.unwrap_or(""))}),
-        ("wait", _) => json!({"type": "wait"}),
+        ComputerAction::Type(text) => json!({"type": "type", "text": text}),
+        ComputerAction::Key { combo, .. } => json!({"type": "keypress", "keys": keys_of(&combo)}),
+        ComputerAction::Wait(_) => json!({"type": "wait"}),
         _ => screenshot(),
     }
 }

@@ -27,6 +27,11 @@
 //! | `wait()`                                  | `wait` [`WAIT_SECONDS`] s                    |
 //! | `finished(content)` / `call_user()`       | the end of the run, with the content as text |
 
+use retrace_protocol::computer_actions;
+use retrace_protocol::computer_actions::ComputerAction;
+use retrace_protocol::computer_actions::MouseButton;
+use retrace_protocol::computer_actions::ScrollDirection;
+use retrace_protocol::computer_actions::names;
 use serde_json::Value;
 use serde_json::json;
 
@@ -228,18 +233,19 @@ fn read_action(name: &str, args: &[(String, String)], answer: &mut Answer) -> Re
     let need = |key: &str| arg(key).ok_or_else(|| format!("`{name}` needs `{key}=`"));
     let at = |key: &str| need(key).and_then(|text| point(name, key, text));
     let input = match name {
-        "click" => json!({"action": "left_click", "coordinate": at("start_box")?}),
-        "left_double" => json!({"action": "double_click", "coordinate": at("start_box")?}),
-        "right_single" => json!({"action": "right_click", "coordinate": at("start_box")?}),
-        "drag" | "select" => json!({"action": "left_click_drag",
+        "click" => json!({"action": names::LEFT_CLICK, "coordinate": at("start_box")?}),
+        "left_double" => json!({"action": names::DOUBLE_CLICK, "coordinate": at("start_box")?}),
+        "right_single" => json!({"action": names::RIGHT_CLICK, "coordinate": at("start_box")?}),
+        "drag" | "select" => json!({"action": names::LEFT_CLICK_DRAG,
             "start_coordinate": at("start_box")?, "coordinate": at("end_box")?}),
         "hotkey" => {
             let keys = arg("key")
                 .or_else(|| arg("hotkey"))
                 .ok_or("`hotkey` needs `key=`")?;
-            json!({"action": "key", "text": xdotool_combination(keys)})
+            json!({"action": names::KEY, "text": xdotool_combination(keys)})
         }
-        "type" => json!({"action": "type", "text": need("content")?}),
+        "type" => json!({"action": names::TYPE, "text": need("content")?}), // not ours: UI-TARS's
+        // not ours: UI-TARS's
         "scroll" => {
             let direction = need("direction")?.trim().to_ascii_lowercase();
             if !["up", "down", "left", "right"].contains(&direction.as_str()) {
@@ -247,14 +253,14 @@ fn read_action(name: &str, args: &[(String, String)], answer: &mut Answer) -> Re
                     "`scroll`: direction='{direction}' must be up, down, left or right"
                 ));
             }
-            let mut input = json!({"action": "scroll", "scroll_direction": direction,
+            let mut input = json!({"action": names::SCROLL, "scroll_direction": direction,
                                    "scroll_amount": SCROLL_NOTCHES});
             if arg("start_box").is_some() {
                 input["coordinate"] = at("start_box")?;
             }
             input
         }
-        "wait" => json!({"action": "wait", "duration": WAIT_SECONDS}),
+        "wait" => json!({"action": names::WAIT, "duration": WAIT_SECONDS}), // not ours: UI-TARS's
         "finished" => {
             answer.finished = Some(arg("content").unwrap_or("").to_owned());
             return Ok(());
@@ -298,41 +304,44 @@ fn ui_tars_keys(combination: &str) -> String {
 }
 
 /// A `computer` input (points in the model's space) as UI-TARS writes it; `None` for an
-/// action UI-TARS has no form for.
+/// action UI-TARS has no form for (or an input the action catalogue refuses).
 pub fn render(input: &Value) -> Option<String> {
-    let point = |field: &str| -> Option<String> {
-        let xy = input.get(field)?.as_array()?;
-        Some(format!(
-            "({},{})",
-            xy.first()?.as_i64()?,
-            xy.get(1)?.as_i64()?
-        ))
-    };
-    let text = || input.get("text").and_then(Value::as_str).unwrap_or("");
+    let point = |(x, y): (i64, i64)| format!("({x},{y})");
     let escape = |text: &str| {
         text.replace('\\', "\\\\")
             .replace('\'', "\\'")
             .replace('\n', "\\n")
     };
-    Some(match input.get("action").and_then(Value::as_str)? {
-        "left_click" => format!("click(start_box='{}')", point("coordinate")?),
-        "double_click" => format!("left_double(start_box='{}')", point("coordinate")?),
-        "right_click" => format!("right_single(start_box='{}')", point("coordinate")?),
-        "left_click_drag" => format!(
-            "drag(start_box='{}', end_box='{}')",
-            point("start_coordinate")?,
-            point("coordinate")?
-        ),
-        "key" => format!("hotkey(key='{}')", ui_tars_keys(text())),
-        "type" => format!("type(content='{}')", escape(text())),
-        "scroll" => {
-            let direction = input.get("scroll_direction").and_then(Value::as_str)?;
-            match point("coordinate") {
-                Some(at) => format!("scroll(start_box='{at}', direction='{direction}')"),
+    Some(match computer_actions::parse(input).ok()? {
+        ComputerAction::Click {
+            button,
+            count,
+            at: Some(at),
+            ..
+        } => match (button, count) {
+            (MouseButton::Left, 1) => format!("click(start_box='{}')", point(at)),
+            (MouseButton::Left, 2) => format!("left_double(start_box='{}')", point(at)),
+            (MouseButton::Right, 1) => format!("right_single(start_box='{}')", point(at)),
+            _ => return None,
+        },
+        ComputerAction::Drag { from, to } => {
+            format!("drag(start_box='{}', end_box='{}')", point(from), point(to))
+        }
+        ComputerAction::Key { combo, .. } => format!("hotkey(key='{}')", ui_tars_keys(&combo)),
+        ComputerAction::Type(text) => format!("type(content='{}')", escape(&text)),
+        ComputerAction::Scroll { at, direction, .. } => {
+            let direction = match direction {
+                ScrollDirection::Up => "up",
+                ScrollDirection::Down => "down",
+                ScrollDirection::Left => "left",
+                ScrollDirection::Right => "right",
+            };
+            match at {
+                Some(at) => format!("scroll(start_box='{}', direction='{direction}')", point(at)),
                 None => format!("scroll(direction='{direction}')"),
             }
         }
-        "wait" => "wait()".to_owned(),
+        ComputerAction::Wait(_) => "wait()".to_owned(),
         _ => return None,
     })
 }
