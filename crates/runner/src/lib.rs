@@ -20,6 +20,8 @@ pub mod approve;
 pub mod browser;
 pub mod check;
 pub mod collect;
+pub mod desktop;
+mod desktop_run;
 pub mod demo;
 pub mod error;
 pub mod models;

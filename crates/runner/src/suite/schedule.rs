@@ -214,6 +214,8 @@ fn replay_job(
         final_screenshot: evidence.map(|(out, dir)| out.join(dir).join("final.png")),
         // Kept only for a test that did not pass (see `keep_evidence`).
         final_screenshot_when_passed: false,
+        desktop: None,
+        allow_app_commands: false,
     }
 }
 

@@ -1,0 +1,61 @@
+//! The desktop flags the commands share, declared once: `--display :N` or `--desktop`
+//! (`$DISPLAY`) instead of `--url`, `--app "COMMAND"` and `--window NAME|CLASS`.
+
+use std::time::Duration;
+
+use anyhow::bail;
+use retrace_runner::desktop::DesktopConfig;
+
+/// Which desktop, application and window a command works on.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DesktopArgs {
+    /// Work on this X11 display (`:99`, an Xvfb or a real desktop) instead of a browser.
+    #[arg(long, value_name = ":N", conflicts_with = "desktop")]
+    pub display: Option<String>,
+    /// Work on the X11 display `$DISPLAY` names instead of a browser.
+    #[arg(long)]
+    pub desktop: bool,
+    /// Start this application for the run (a shell command, its own process group); it is
+    /// ended, with every process it started, when the run ends. Needs --window.
+    #[arg(long, value_name = "COMMAND")]
+    pub app: Option<String>,
+    /// Target one window: a title containing NAME, or a WM_CLASS equal to it. Points are
+    /// relative to it (a window that opens elsewhere replays), and screenshots show only the
+    /// application's windows (its menus and dialogs included).
+    #[arg(long, value_name = "NAME|CLASS")]
+    pub window: Option<String>,
+    /// The longest wait, in seconds, for the window to show and its content to be still.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub window_timeout: f64,
+}
+
+impl DesktopArgs {
+    /// The desktop these flags name, `None` for a browser command. `url` is the command's
+    /// `--url`: exactly one of the two targets is needed.
+    pub fn config(&self, url: Option<&str>) -> anyhow::Result<Option<DesktopConfig>> {
+        let on_desktop = self.display.is_some() || self.desktop;
+        match (on_desktop, url) {
+            (true, Some(url)) => {
+                bail!("give either --url ({url}) or --display/--desktop, not both")
+            }
+            (false, None) => bail!("give the target: --url URL, or --display :N / --desktop"),
+            (false, Some(_)) => {
+                for (flag, given) in [
+                    ("--app", self.app.is_some()),
+                    ("--window", self.window.is_some()),
+                ] {
+                    if given {
+                        bail!("{flag} is for a desktop target: add --display :N or --desktop");
+                    }
+                }
+                Ok(None)
+            }
+            (true, None) => Ok(Some(DesktopConfig {
+                display: self.display.clone(),
+                app: self.app.clone(),
+                window: self.window.clone(),
+                timeout: Some(Duration::from_secs_f64(self.window_timeout.max(0.0))),
+            })),
+        }
+    }
+}
