@@ -329,7 +329,8 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
             let recorded = if job.cache.records() {
                 let mut recording = job.recording(ended.observations.clone());
                 if let Some((target, size)) = &ended.desktop {
-                    recording.display_size = job.model_size.unwrap_or(recommended_model_size(*size));
+                    recording.display_size =
+                        job.model_size.unwrap_or(recommended_model_size(*size));
                     recording.viewport = *size;
                     recording.target = Some(target.clone());
                 }

@@ -141,7 +141,7 @@ impl DesktopConfig {
         if let Some(app) = &mut app {
             say_whose_window(app, &window, &display, events);
         }
-        if !window.wait_still(timeout).await? {
+        if !window.wait_until_still(timeout).await? {
             return Err(RunnerError::Input(format!(
                 "the window `{name}` on {display} kept changing for {} s: it never was still \
                  (two identical captures)",

@@ -146,7 +146,10 @@ async fn converse(
 
 /// The desktop a replay of `job` runs on: the flags' target, the window the file recorded
 /// when none is given, the file's application command when `allow_app_commands`.
-fn replay_target(job: &ReplayJob, desktop: &DesktopConfig) -> Result<(DesktopConfig, Option<(i32, i32)>), RunnerError> {
+fn replay_target(
+    job: &ReplayJob,
+    desktop: &DesktopConfig,
+) -> Result<(DesktopConfig, Option<(i32, i32)>), RunnerError> {
     let file = retrace_cache::read_cache_file(&job.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
     let recorded = RecordedTarget::of(&file.metadata).unwrap_or_default();
     let mut config = desktop.clone();

@@ -26,6 +26,8 @@ pub enum Need {
     HeadlessShell,
     /// The Xvfb X server, for the X11 desktop tests.
     Xvfb,
+    /// Mousepad, the GTK text editor the desktop end-to-end tests drive.
+    Mousepad,
 }
 
 impl Need {
@@ -36,6 +38,7 @@ impl Need {
             Need::HeadlessShell => Some(PathBuf::from("/usr/lib/chromium/chromium-headless-shell"))
                 .filter(|p| p.is_file()),
             Need::Xvfb => crate::xvfb::Xvfb::binary(),
+            Need::Mousepad => Some(PathBuf::from("/usr/bin/mousepad")).filter(|p| p.is_file()),
         }
     }
 
@@ -45,6 +48,7 @@ impl Need {
             Need::Chromium => "apt-get install chromium",
             Need::HeadlessShell => "apt-get install chromium-headless-shell",
             Need::Xvfb => "apt-get install xvfb x11-apps x11-utils",
+            Need::Mousepad => "apt-get install mousepad",
         }
     }
 }

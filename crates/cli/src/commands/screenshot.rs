@@ -11,9 +11,9 @@ use retrace_runner::browser::write_png;
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
 use super::desktop_args::DesktopArgs;
-use retrace_protocol::events::Events;
 use crate::outcome::Outcome;
 use crate::output::out;
+use retrace_protocol::events::Events;
 
 /// Save a PNG of a web page as headless Chromium renders it at a fixed viewport size.
 ///

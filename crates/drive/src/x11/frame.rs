@@ -133,6 +133,10 @@ mod tests {
             },
         );
         assert_eq!(&frame[0..3], BLANK, "left of the screen");
-        assert_eq!(&frame[3..6], [0, 0, 9], "the app's pixel, a hidden window does not cover");
+        assert_eq!(
+            &frame[3..6],
+            [0, 0, 9],
+            "the app's pixel, a hidden window does not cover"
+        );
     }
 }

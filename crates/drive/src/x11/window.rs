@@ -217,7 +217,7 @@ impl DesktopWindow {
     /// Waits until the window's content is still: a picture equal to one of the last few
     /// (two identical captures; a caret blinking between two pictures does not hold it), for
     /// at most `timeout`. Returns whether it became still.
-    pub async fn wait_still(&self, timeout: Duration) -> Result<bool, DriveError> {
+    pub async fn wait_until_still(&self, timeout: Duration) -> Result<bool, DriveError> {
         let started = Instant::now();
         let mut seen: Vec<Vec<u8>> = Vec::new();
         loop {
@@ -324,6 +324,10 @@ impl Backend for DesktopWindow {
 
     async fn key_up(&self, combo: &str) -> Result<(), DriveError> {
         self.desktop.key_up(combo).await
+    }
+
+    async fn wait_still(&self, timeout: Duration) -> Result<Option<bool>, DriveError> {
+        self.wait_until_still(timeout).await.map(Some)
     }
 
     async fn cursor_position(&self) -> Result<Point, DriveError> {

@@ -91,12 +91,23 @@ impl Display {
         let name = match self.text_property(id, atoms.net_wm_name, atoms.utf8_string)? {
             Some(name) => name,
             None => self
-                .text_property(id, xproto::AtomEnum::WM_NAME.into(), xproto::AtomEnum::ANY.into())?
+                .text_property(
+                    id,
+                    xproto::AtomEnum::WM_NAME.into(),
+                    xproto::AtomEnum::ANY.into(),
+                )?
                 .unwrap_or_default(),
         };
         let pid = self
             .conn
-            .get_property(false, id, atoms.net_wm_pid, xproto::AtomEnum::CARDINAL, 0, 1)?
+            .get_property(
+                false,
+                id,
+                atoms.net_wm_pid,
+                xproto::AtomEnum::CARDINAL,
+                0,
+                1,
+            )?
             .reply()?
             .value32()
             .and_then(|mut values| values.next());
@@ -133,7 +144,14 @@ impl Display {
     fn has_class(&self, window: u32) -> Result<bool, Failure> {
         let reply = self
             .conn
-            .get_property(false, window, xproto::AtomEnum::WM_CLASS, xproto::AtomEnum::STRING, 0, 0)?
+            .get_property(
+                false,
+                window,
+                xproto::AtomEnum::WM_CLASS,
+                xproto::AtomEnum::STRING,
+                0,
+                0,
+            )?
             .reply()?;
         Ok(reply.type_ != u32::from(xproto::AtomEnum::NONE))
     }
@@ -155,7 +173,12 @@ impl Display {
     }
 
     /// A text property of `window` (at most 4 KiB), `None` when it is not set.
-    fn text_property(&self, window: u32, property: u32, kind: u32) -> Result<Option<String>, Failure> {
+    fn text_property(
+        &self,
+        window: u32,
+        property: u32,
+        kind: u32,
+    ) -> Result<Option<String>, Failure> {
         let reply = self
             .conn
             .get_property(false, window, property, kind, 0, 1024)?
