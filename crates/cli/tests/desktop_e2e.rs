@@ -85,7 +85,12 @@ impl Editor {
     /// Live processes working in this editor's working directory (Mousepad and anything it
     /// started): none may outlive a run.
     fn processes(&self) -> Vec<u32> {
-        let work = self.work();
+        self.processes_in(&self.work())
+    }
+
+    /// Live processes whose working directory is `dir`.
+    fn processes_in(&self, dir: &Path) -> Vec<u32> {
+        let work = dir.to_owned();
         std::fs::read_dir("/proc")
             .unwrap()
             .filter_map(Result::ok)
@@ -265,6 +270,78 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     );
     assert_eq!(other.saved(), None);
     assert_eq!(other.processes(), Vec::<u32>::new());
+
+    // `retrace run` replays the file on the desktop it names, starting the application
+    // command the file records only because it is allowed to.
+    std::fs::remove_file(recorded.work().join(FILE_NAME)).unwrap();
+    let output = retrace(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--display",
+            &display,
+            "--allow-app-commands",
+            "--step-timeout",
+            "20",
+            "--json",
+        ],
+        None,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
+        panic!(
+            "{error}: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert_eq!(report["tests"][0]["status"], "passed", "{report}");
+    assert_eq!(
+        recorded.saved().as_deref(),
+        Some(TEXT),
+        "run saved the text"
+    );
+    assert_eq!(
+        recorded.processes(),
+        Vec::<u32>::new(),
+        "run ended the editor"
+    );
+}
+
+#[test]
+fn an_app_that_never_shows_its_window_is_an_error_naming_both_and_is_ended() {
+    let Some(server) = Xvfb::start(640, 480, 24) else {
+        retrace_test_support::requirements::missing(Need::Xvfb);
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // A command that never opens a window, working in a folder of its own (to find it by).
+    let app = format!("cd {} && sleep 600", dir.path().display());
+    let output = retrace(
+        &[
+            "screenshot",
+            "--display",
+            &server.display(),
+            "--app",
+            &app,
+            "--window",
+            "No Such Window",
+            "--window-timeout",
+            "1",
+            "-o",
+            dir.path().join("shot.png").to_str().unwrap(),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&app), "names the command: {stderr}");
+    assert!(
+        stderr.contains("`No Such Window`"),
+        "names the window: {stderr}"
+    );
+    let left = processes_working_in(dir.path());
+    assert_eq!(left, Vec::<u32>::new(), "the app's processes were ended");
 }
 
 #[test]

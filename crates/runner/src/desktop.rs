@@ -126,27 +126,21 @@ impl DesktopConfig {
         };
         let timeout = self.timeout.unwrap_or(DEFAULT_WINDOW_TIMEOUT);
         let anchor = anchor.map(|(x, y)| Point { x, y });
-        let found =
-            DesktopWindow::find(desktop.clone(), WindowQuery(name.clone()), anchor, timeout).await;
-        let window = match (found, &app) {
+        let ready = ready_window(name, anchor, timeout, &desktop, &display).await;
+        let window = match (ready, &mut app) {
             (Ok(window), _) => window,
             (Err(error), Some(app)) => {
+                // Ended now, not left to a kill on drop: nothing of it outlives the error.
+                app.end().await;
                 return Err(RunnerError::Input(format!(
-                    "the app `{}` never showed its window: {error}",
+                    "the app `{}` did not show its window: {error}",
                     app.command()
                 )));
             }
-            (Err(error), None) => return Err(error.into()),
+            (Err(error), None) => return Err(error),
         };
         if let Some(app) = &mut app {
             say_whose_window(app, &window, &display, events);
-        }
-        if !window.wait_until_still(timeout).await? {
-            return Err(RunnerError::Input(format!(
-                "the window `{name}` on {display} kept changing for {} s: it never was still \
-                 (two identical captures)",
-                timeout.as_secs()
-            )));
         }
         Ok(DesktopTarget {
             desktop,
@@ -157,6 +151,26 @@ impl DesktopConfig {
             size,
         })
     }
+}
+
+/// The window `name` shown on `desktop` (anchored at `anchor`), once its content is still.
+async fn ready_window(
+    name: &str,
+    anchor: Option<Point>,
+    timeout: Duration,
+    desktop: &Arc<X11Backend>,
+    display: &str,
+) -> Result<DesktopWindow, RunnerError> {
+    let query = WindowQuery(name.to_owned());
+    let window = DesktopWindow::find(desktop.clone(), query, anchor, timeout).await?;
+    if !window.wait_until_still(timeout).await? {
+        return Err(RunnerError::Input(format!(
+            "the window `{name}` on {display} kept changing for {} s: it never was still \
+             (two identical captures)",
+            timeout.as_secs()
+        )));
+    }
+    Ok(window)
 }
 
 /// Says so when the window shown is not the started application's: a single-instance program
