@@ -85,21 +85,18 @@ impl Editor {
     /// Live processes working in this editor's working directory (Mousepad and anything it
     /// started): none may outlive a run.
     fn processes(&self) -> Vec<u32> {
-        self.processes_in(&self.work())
+        processes_working_in(&self.work())
     }
+}
 
-    /// Live processes whose working directory is `dir`.
-    fn processes_in(&self, dir: &Path) -> Vec<u32> {
-        let work = dir.to_owned();
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(Result::ok)
-            .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|pid| {
-                std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == work)
-            })
-            .collect()
-    }
+/// Live processes whose working directory is `dir`.
+fn processes_working_in(dir: &Path) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir))
+        .collect()
 }
 
 /// The model's points, in the 1280x800 it sees of the 1600x1000 screen (the editor at
@@ -384,4 +381,54 @@ fn a_trajectory_naming_an_app_command_starts_it_only_when_allowed() {
         "{stdout}\n{stderr}"
     );
     assert!(!marker.exists(), "the file's app command ran");
+}
+
+#[test]
+fn a_window_another_process_shows_is_said_to_be_handed_over_and_left_running() {
+    if Need::Mousepad.find().is_none() {
+        retrace_test_support::requirements::missing(Need::Mousepad);
+        return;
+    }
+    let Some(server) = Xvfb::start(SCREEN.0, SCREEN.1, 24) else {
+        retrace_test_support::requirements::missing(Need::Xvfb);
+        return;
+    };
+    // The instance already running: started here, not by retrace.
+    let running = Editor::new(RECORDED_AT);
+    let mut instance = server
+        .command("sh")
+        .args(["-c", &running.command()])
+        .spawn()
+        .unwrap();
+    // The command retrace starts exits at once, as a single-instance program's second
+    // launch does after handing its window over.
+    let shot = running.dir.path().join("shot.png");
+    let output = retrace(
+        &[
+            "screenshot",
+            "--display",
+            &server.display(),
+            "--app",
+            "true",
+            "--window",
+            "Mousepad",
+            "-o",
+            shot.to_str().unwrap(),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("which `true` did not start") && stderr.contains("single-instance"),
+        "{stderr}"
+    );
+    assert!(shot.is_file());
+    assert_eq!(
+        instance.try_wait().unwrap(),
+        None,
+        "the running instance was not retrace's to end"
+    );
+    instance.kill().unwrap();
+    instance.wait().unwrap();
 }

@@ -4,6 +4,9 @@
 use std::time::Duration;
 
 use anyhow::bail;
+use retrace_protocol::events::Events;
+use retrace_report::ConsoleSink;
+use retrace_report::secrets::Secrets;
 use retrace_runner::desktop::DesktopConfig;
 
 /// Which desktop, application and window a command works on.
@@ -58,4 +61,15 @@ impl DesktopArgs {
             })),
         }
     }
+}
+
+/// Events for a command with no event display of its own (`screenshot`, `do`): what the
+/// desktop target has to say (`target_notice`) goes to stderr, keeping stdout for results.
+pub fn notices() -> Events {
+    let mut events = Events::none();
+    events.subscribe(ConsoleSink::to_writer(
+        Box::new(std::io::stderr()),
+        Secrets::default(),
+    ));
+    events
 }

@@ -12,7 +12,6 @@ use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::tool::Tool;
 use retrace_drive::tool::ToolError;
 
-use retrace_protocol::events::Events;
 use retrace_runner::browser::PageLoad;
 use retrace_runner::browser::open_page;
 use retrace_runner::browser::write_png;
@@ -64,10 +63,10 @@ pub struct DoArgs {
 /// Parses every action first (so a typo fails before the browser starts), then runs them.
 pub fn run(mut args: DoArgs) -> anyhow::Result<Outcome> {
     // On a desktop there is no page: the first argument is an action.
-    if args.desktop.display.is_some() || args.desktop.desktop {
-        if let Some(first) = args.url.take() {
-            args.actions.insert(0, first);
-        }
+    if (args.desktop.display.is_some() || args.desktop.desktop)
+        && let Some(first) = args.url.take()
+    {
+        args.actions.insert(0, first);
     }
     if args.actions.is_empty() {
         anyhow::bail!("give at least one ACTION_JSON, such as '{{\"action\": \"screenshot\"}}'");
@@ -88,7 +87,7 @@ pub fn run(mut args: DoArgs) -> anyhow::Result<Outcome> {
     retrace_runner::runtime()?.block_on(async {
         match desktop {
             Some(desktop) => {
-                let events = Events::none();
+                let events = super::desktop_args::notices();
                 let target = desktop.open(None, &events).await?;
                 let done = run_actions(&args, target.backend(), actions).await;
                 target.end(&events).await;

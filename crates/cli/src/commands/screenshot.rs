@@ -13,7 +13,6 @@ use super::browser_args::parse_size;
 use super::desktop_args::DesktopArgs;
 use crate::outcome::Outcome;
 use crate::output::out;
-use retrace_protocol::events::Events;
 
 /// Save a PNG of a web page as headless Chromium renders it at a fixed viewport size.
 ///
@@ -58,7 +57,7 @@ pub fn run(args: ScreenshotArgs) -> anyhow::Result<Outcome> {
     let runtime = retrace_runner::runtime()?;
     let (shot, of) = match &desktop {
         Some(desktop) => runtime.block_on(async {
-            let events = Events::none();
+            let events = super::desktop_args::notices();
             let target = desktop.open(None, &events).await?;
             let shot = target.screenshot().await;
             let of = target.describe();
