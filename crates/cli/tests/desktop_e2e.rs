@@ -22,6 +22,8 @@ use retrace_test_support::cli::summary_after_exit;
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::requirements::Need;
+use retrace_test_support::suite_run::retrace_in;
+use retrace_test_support::suite_run::stdout_json;
 use retrace_test_support::xvfb::Xvfb;
 use serde_json::Value;
 use serde_json::json;
@@ -271,26 +273,18 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     // `retrace run` replays the file on the desktop it names, starting the application
     // command the file records only because it is allowed to.
     std::fs::remove_file(recorded.work().join(FILE_NAME)).unwrap();
-    let output = retrace(
-        &[
+    let output = retrace_in(env!("CARGO_BIN_EXE_retrace"), cache.path())
+        .args([
             "run",
-            file.to_str().unwrap(),
+            "note.json",
             "--display",
             &display,
             "--allow-app-commands",
-            "--step-timeout",
-            "20",
-            "--json",
-        ],
-        None,
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
-        panic!(
-            "{error}: {stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+        ])
+        .args(["--step-timeout", "20", "--json"])
+        .output()
+        .unwrap();
+    let report = stdout_json(&output);
     assert_eq!(output.status.code(), Some(0), "{report}");
     assert_eq!(report["tests"][0]["status"], "passed", "{report}");
     assert_eq!(
