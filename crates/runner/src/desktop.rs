@@ -277,3 +277,42 @@ impl DesktopTarget {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_desktop_target_reads_back_and_other_files_have_none() {
+        let mut metadata = CacheMetadata::new(jiff::Timestamp::UNIX_EPOCH, None);
+        assert_eq!(RecordedTarget::of(&metadata), None);
+        metadata.extra.insert(
+            TARGET.into(),
+            json!({"kind": "desktop", "window": "Mousepad", "window_origin": [200, 150],
+                   "app": "mousepad"}),
+        );
+        assert_eq!(
+            RecordedTarget::of(&metadata),
+            Some(RecordedTarget {
+                window: Some("Mousepad".into()),
+                window_origin: Some((200, 150)),
+                app: Some("mousepad".into()),
+            })
+        );
+        metadata
+            .extra
+            .insert(TARGET.into(), json!({"kind": "browser"}));
+        assert_eq!(RecordedTarget::of(&metadata), None);
+    }
+
+    #[test]
+    fn an_app_needs_a_window_to_wait_for() {
+        let config = DesktopConfig {
+            display: Some(":99".into()),
+            app: Some("mousepad".into()),
+            ..DesktopConfig::default()
+        };
+        let error = config.check().unwrap_err().to_string();
+        assert!(error.contains("--app needs --window"), "{error}");
+    }
+}

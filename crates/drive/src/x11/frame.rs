@@ -69,9 +69,59 @@ pub fn compose(rgb: &[u8], size: (u32, u32), owned: &[bool], view: View) -> Vec<
     frame
 }
 
+/// How many earlier pictures a still window may come back to: a caret blinking in a focused
+/// field alternates between two, and must not hold a wait.
+const REMEMBERED_PICTURES: usize = 4;
+
+/// Tells, picture by picture, when a window is still: a picture equal to one of the last few
+/// (two identical captures in a row, or a caret blinking back to a picture seen a moment ago).
+/// Pictures are remembered by a 64-bit hash, not kept.
+#[derive(Debug, Default)]
+pub struct Stillness {
+    seen: std::collections::VecDeque<u64>,
+}
+
+impl Stillness {
+    /// Whether, with `picture` (the next capture), the window is still.
+    pub fn still_after(&mut self, picture: &[u8]) -> bool {
+        use std::hash::Hash as _;
+        use std::hash::Hasher as _;
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        picture.hash(&mut hasher);
+        let hash = hasher.finish();
+        if self.seen.contains(&hash) {
+            return true;
+        }
+        self.seen.push_back(hash);
+        if self.seen.len() > REMEMBERED_PICTURES {
+            self.seen.pop_front();
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn still_after_a_repeat_or_a_blink_never_while_it_keeps_changing() {
+        let mut steady = Stillness::default();
+        assert!(!steady.still_after(b"a"));
+        assert!(steady.still_after(b"a"), "two identical captures");
+
+        // A caret: on, off, on: still at the third picture.
+        let mut blinking = Stillness::default();
+        assert!(!blinking.still_after(b"caret on"));
+        assert!(!blinking.still_after(b"caret off"));
+        assert!(blinking.still_after(b"caret on"));
+
+        // A progress bar that keeps growing is never still.
+        let mut moving = Stillness::default();
+        for step in 0..20u8 {
+            assert!(!moving.still_after(&[step]), "step {step}");
+        }
+    }
 
     fn window(client: u32, x: i32, y: i32, width: u32, height: u32) -> TopLevel {
         TopLevel {

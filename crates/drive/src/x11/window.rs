@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use super::X11Backend;
 use super::display::Display;
 use super::frame;
+use super::frame::Stillness;
 use super::frame::View;
 use super::windows::TopLevel;
 use crate::backend::Backend;
@@ -75,10 +76,6 @@ impl std::fmt::Debug for DesktopWindow {
 
 /// How often the window and its pictures are polled while waiting.
 const POLL: Duration = Duration::from_millis(100);
-
-/// How many earlier pictures a still window may come back to: a caret blinking in a focused
-/// field alternates between two, and must not hold the wait.
-const REMEMBERED_PICTURES: usize = 4;
 
 impl DesktopWindow {
     /// Waits up to `timeout` for a shown window `query` names on `desktop`. Its top-left sits
@@ -219,18 +216,14 @@ impl DesktopWindow {
     /// at most `timeout`. Returns whether it became still.
     pub async fn wait_until_still(&self, timeout: Duration) -> Result<bool, DriveError> {
         let started = Instant::now();
-        let mut seen: Vec<Vec<u8>> = Vec::new();
+        let mut stillness = Stillness::default();
         loop {
             let picture = self.frame_rgb().await?;
-            if seen.contains(&picture) {
+            if stillness.still_after(&picture) {
                 return Ok(true);
             }
             if started.elapsed() >= timeout {
                 return Ok(false);
-            }
-            seen.push(picture);
-            if seen.len() > REMEMBERED_PICTURES {
-                seen.remove(0);
             }
             tokio::time::sleep(POLL).await;
         }
@@ -337,5 +330,50 @@ impl Backend for DesktopWindow {
             x: on_screen.x - view.origin.0,
             y: on_screen.y - view.origin.1,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(name: &str, class: &str, size: (u32, u32)) -> TopLevel {
+        TopLevel {
+            id: 1,
+            frame: 1,
+            x: 0,
+            y: 0,
+            width: size.0,
+            height: size.1,
+            viewable: true,
+            override_redirect: false,
+            name: name.to_owned(),
+            class: (class.to_lowercase(), class.to_owned()),
+            pid: None,
+            client: 0,
+        }
+    }
+
+    #[test]
+    fn a_query_names_a_title_part_or_a_class_and_the_main_window_is_the_largest() {
+        let main = window("Untitled 1 - Mousepad", "Mousepad", (800, 600));
+        let mut menu = window("Mousepad", "Mousepad", (300, 350));
+        menu.override_redirect = true;
+        let mut hidden = window("Mousepad", "Mousepad", (1000, 1000));
+        hidden.viewable = false;
+        let small = window("Mousepad", "Mousepad", (10, 10));
+        let other = window("xmessage", "Xmessage", (2000, 2000));
+        let windows = [small, menu, hidden, main.clone(), other];
+        let query = WindowQuery("mousepad".into());
+        assert_eq!(query.main_window(&windows), Some(&main));
+        assert!(
+            WindowQuery("untitled".into()).matches(&main),
+            "part of the title"
+        );
+        assert!(
+            !WindowQuery("Mouse".into()).matches(&window("x", "Mousepad", (1, 1))),
+            "a class is whole"
+        );
+        assert_eq!(WindowQuery("gedit".into()).main_window(&windows), None);
     }
 }
