@@ -16,14 +16,18 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::process::Output;
 
+use retrace_runner::demo::DEMO_RECORDING;
 use retrace_test_support::cli::run_retrace;
 use retrace_test_support::cli::runtime;
 use retrace_test_support::cli::summary_after_exit;
+use retrace_test_support::demo::DemoConfig;
+use retrace_test_support::demo::DemoThread;
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::requirements::Need;
 use retrace_test_support::suite_run::retrace_in;
 use retrace_test_support::suite_run::stdout_json;
+use retrace_test_support::suite_run::write_recording;
 use retrace_test_support::xvfb::Xvfb;
 use serde_json::Value;
 use serde_json::json;
@@ -169,6 +173,7 @@ fn step_clicking(trajectory: &Value, at: [i64; 2]) -> u64 {
 
 #[test]
 fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file() {
+    retrace_test_support::require!(Chromium);
     if Need::Mousepad.find().is_none() {
         retrace_test_support::requirements::missing(Need::Mousepad);
         return;
@@ -270,23 +275,29 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     assert_eq!(other.saved(), None);
     assert_eq!(other.processes(), Vec::<u32>::new());
 
-    // `retrace run` replays the file on the desktop it names, starting the application
-    // command the file records only because it is allowed to.
+    // One `retrace run` of a suite holding this desktop file beside a browser flow (the demo
+    // app's login in Chromium): one report. The desktop file replays on the desktop it names,
+    // starting the application command it records only because it is allowed to.
     std::fs::remove_file(recorded.work().join(FILE_NAME)).unwrap();
+    let demo = DemoThread::start(DemoConfig::default());
+    write_recording(cache.path(), "web/login.json", DEMO_RECORDING);
+    let password = format!("password={}", retrace_demo::DEMO_PASSWORD);
     let output = retrace_in(env!("CARGO_BIN_EXE_retrace"), cache.path())
-        .args([
-            "run",
-            "note.json",
-            "--display",
-            &display,
-            "--allow-app-commands",
-        ])
+        .args(["run", "note.json", "web", "--url", demo.url()])
+        .args(["--param", "username=demo", "--param", &password])
+        .args(["--display", &display, "--allow-app-commands"])
         .args(["--step-timeout", "20", "--json"])
         .output()
         .unwrap();
     let report = stdout_json(&output);
+    let statuses: Vec<&Value> = report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|test| &test["status"])
+        .collect();
+    assert_eq!(statuses, [&json!("passed"), &json!("passed")], "{report}");
     assert_eq!(output.status.code(), Some(0), "{report}");
-    assert_eq!(report["tests"][0]["status"], "passed", "{report}");
     assert_eq!(
         recorded.saved().as_deref(),
         Some(TEXT),
