@@ -165,9 +165,9 @@ async fn ready_window(
     let window = DesktopWindow::find(desktop.clone(), query, anchor, timeout).await?;
     if !window.wait_until_still(timeout).await? {
         return Err(RunnerError::Input(format!(
-            "the window `{name}` on {display} kept changing for {} s: it never was still \
+            "the window `{name}` on {display} kept changing for {:.1} s: it never was still \
              (two identical captures)",
-            timeout.as_secs()
+            timeout.as_secs_f64()
         )));
     }
     Ok(window)

@@ -53,12 +53,20 @@ impl DesktopArgs {
                 }
                 Ok(None)
             }
-            (true, None) => Ok(Some(DesktopConfig {
-                display: self.display.clone(),
-                app: self.app.clone(),
-                window: self.window.clone(),
-                timeout: Some(Duration::from_secs_f64(self.window_timeout.max(0.0))),
-            })),
+            (true, None) => {
+                let Ok(timeout) = Duration::try_from_secs_f64(self.window_timeout) else {
+                    bail!(
+                        "--window-timeout {}: expected a number of seconds, 0 or more",
+                        self.window_timeout
+                    );
+                };
+                Ok(Some(DesktopConfig {
+                    display: self.display.clone(),
+                    app: self.app.clone(),
+                    window: self.window.clone(),
+                    timeout: Some(timeout),
+                }))
+            }
         }
     }
 }
@@ -72,4 +80,56 @@ pub fn notices() -> Events {
         Secrets::default(),
     ));
     events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DesktopArgs;
+
+    fn args() -> DesktopArgs {
+        DesktopArgs {
+            display: Some(":99".into()),
+            desktop: false,
+            app: None,
+            window: Some("Mousepad".into()),
+            window_timeout: 30.0,
+        }
+    }
+
+    #[test]
+    fn one_target_is_needed_and_bad_values_say_what_is_expected() {
+        let config = args().config(None).unwrap().unwrap();
+        assert_eq!(config.display.as_deref(), Some(":99"));
+        assert_eq!(config.window.as_deref(), Some("Mousepad"));
+        let both = args().config(Some("http://x/")).unwrap_err().to_string();
+        assert!(both.contains("not both"), "{both}");
+        let browser = DesktopArgs {
+            display: None,
+            ..args()
+        };
+        let window_only = browser.config(Some("http://x/")).unwrap_err().to_string();
+        assert!(
+            window_only.contains("--window is for a desktop target"),
+            "{window_only}"
+        );
+        let none = DesktopArgs {
+            window: None,
+            ..browser
+        };
+        assert!(none.config(Some("http://x/")).unwrap().is_none());
+        assert!(
+            none.config(None)
+                .unwrap_err()
+                .to_string()
+                .contains("--url URL")
+        );
+        for bad in [f64::INFINITY, -1.0, f64::NAN] {
+            let timeout = DesktopArgs {
+                window_timeout: bad,
+                ..args()
+            };
+            let error = timeout.config(None).unwrap_err().to_string();
+            assert!(error.contains("--window-timeout"), "{error}");
+        }
+    }
 }

@@ -73,15 +73,19 @@ impl AppProcess {
     /// a process seen in the tree before).
     pub fn processes(&mut self) -> Vec<u32> {
         let table = process_table();
+        // Forget the processes that ended, so a number the system hands out again is not
+        // taken for one of ours.
+        self.seen
+            .retain(|pid| table.iter().any(|entry| entry.pid == *pid));
         let group = self.pid();
         let mut tree: Vec<u32> = table
             .iter()
             .filter(|entry| entry.group == group)
             .map(|entry| entry.pid)
             .collect();
-        for root in self.seen.clone() {
-            if table.iter().any(|entry| entry.pid == root) && !tree.contains(&root) {
-                tree.push(root);
+        for root in &self.seen {
+            if !tree.contains(root) {
+                tree.push(*root);
             }
         }
         // Descendants, to a fixed point.

@@ -109,8 +109,8 @@ impl DesktopWindow {
                     backend: super::NAME.to_owned(),
                     doing: format!("waiting for a window {query}"),
                     detail: format!(
-                        "none was shown within {} s on display {:?} (shown: {})",
-                        timeout.as_secs(),
+                        "none was shown within {:.1} s on display {:?} (shown: {})",
+                        timeout.as_secs_f64(),
                         desktop.display_name(),
                         shown_windows(&windows)
                     ),
