@@ -43,8 +43,8 @@ use crate::output::out;
 ///       --base-url http://localhost:8000/v1 --model qwen2.5-vl-7b --cache auto
 ///   retrace act "Log in as demo with password {{password}}" --url http://127.0.0.1:8080/ \
 ///       --mode structured --param password=s3cret --cache record --cache-file login.json
-///   retrace act "Write hello, save it as note.txt" --display :99 --app mousepad \
-///       --window Mousepad --cache record --cache-file note.json
+///   retrace act "Write hello, save it as note.txt" --display :99 \
+///       --app "mousepad --disable-server" --window Mousepad --cache record --cache-file note.json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ActArgs {

@@ -32,7 +32,7 @@ use crate::output::out;
 ///     '{"action": "left_click", "coordinate": [640, 300]}' \
 ///     '{"action": "type", "text": "demo"}' '{"action": "key", "text": "Return"}' \
 ///     --screenshots shots/
-///   retrace do --display :99 --app mousepad --window Mousepad \
+///   retrace do --display :99 --app "mousepad --disable-server" --window Mousepad \
 ///     '{"action": "left_click", "coordinate": [300, 200]}' '{"action": "type", "text": "hi"}'
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]

@@ -41,7 +41,8 @@ use crate::output::out;
 ///   retrace replay .retrace_cache/login.json --url http://127.0.0.1:8080/ --param password=s3cret
 ///   retrace replay login.json --url http://127.0.0.1:8080/?layout=v2 --wait fixed:1.0 --json
 ///   AWS_ENDPOINT_URL=http://127.0.0.1:9000 retrace replay s3://qa/flows/login.json --url ...
-///   retrace replay .retrace_cache/note.json --display :99 --app mousepad --window Mousepad
+///   retrace replay .retrace_cache/note.json --display :99 \
+///       --app "mousepad --disable-server" --window Mousepad
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ReplayArgs {

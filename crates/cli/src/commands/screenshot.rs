@@ -21,7 +21,7 @@ use crate::output::out;
 /// Examples:
 ///   retrace screenshot http://127.0.0.1:8080/ -o page.png
 ///   retrace screenshot https://example.com -o full.png --size 1024x768 --full-page
-///   retrace screenshot --display :99 --app mousepad --window Mousepad -o editor.png
+///   retrace screenshot --display :99 --app "mousepad --disable-server" --window Mousepad -o editor.png
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ScreenshotArgs {
