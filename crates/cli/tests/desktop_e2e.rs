@@ -386,6 +386,23 @@ fn a_trajectory_naming_an_app_command_starts_it_only_when_allowed() {
         "{stdout}\n{stderr}"
     );
     assert!(!marker.exists(), "the file's app command ran");
+
+    // In a browser, it would fail at its first step: said before anything starts.
+    let output = retrace(
+        &[
+            "replay",
+            file.to_str().unwrap(),
+            "--url",
+            "http://127.0.0.1:9/",
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("recorded on a desktop (window Mousepad)") && stderr.contains("--display"),
+        "{stderr}"
+    );
 }
 
 #[test]

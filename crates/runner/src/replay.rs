@@ -104,6 +104,16 @@ impl ReplayJob {
         let file =
             retrace_cache::read_cache_file(&self.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
         retrace_cache::refuse(&self.file, &file)?;
+        if self.desktop.is_none()
+            && let Some(target) = crate::desktop::RecordedTarget::of(&file.metadata)
+        {
+            return Err(RunnerError::Input(format!(
+                "{} was recorded on a desktop (window {}): replay it with --display :N or \
+                 --desktop instead of --url",
+                self.file.display(),
+                target.window.as_deref().unwrap_or("none")
+            )));
+        }
         let missing = self.parameters.missing_for(&file.trajectory);
         if !missing.is_empty() {
             return Err(RunnerError::Input(format!(
