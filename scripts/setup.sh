@@ -14,6 +14,9 @@ command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v xedit >/dev/null 2>&1 || need+=(x11-apps)
 command -v xev >/dev/null 2>&1 || need+=(x11-utils)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
+# A real GTK program from Debian for the desktop end-to-end tests (crates/cli/tests/desktop_e2e):
+# Mousepad, a text editor with a menu bar, a text area and GTK's file dialog.
+command -v mousepad >/dev/null 2>&1 || need+=(mousepad)
 # nginx lives in /usr/sbin, which is not on every user's PATH.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need+=(nginx)
 # xmllint validates the JUnit report against the Jenkins JUnit XSD (crates/report tests).

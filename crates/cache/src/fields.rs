@@ -51,6 +51,11 @@ pub const DISPLAY_SIZE: &str = "display_size";
 /// [`DISPLAY_SIZE`] (the model saw the screen scaled to the display size).
 pub const VIEWPORT: &str = "viewport";
 
+/// Metadata field: the desktop target a trajectory was recorded on, `{"kind": "desktop",
+/// "display", "display_size": [w, h], "window", "window_origin": [x, y], "app"}`: the window
+/// a replay targets and anchors where it was, and the application command it may start.
+pub const TARGET: &str = "target";
+
 /// Metadata field: the model's last verdict on a replay, `{timestamp, success, notes}`.
 pub const LAST_VERIFICATION: &str = "last_verification";
 

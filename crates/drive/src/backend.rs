@@ -101,6 +101,13 @@ pub trait Backend: Send + Sync {
     }
     /// The pointer position as the backend last placed it.
     async fn cursor_position(&self) -> Result<Point, DriveError>;
+    /// Waits, at most `timeout`, until what the backend shows is still (a desktop window:
+    /// two identical captures, a blinking caret not holding it). `Some(still)` when the
+    /// backend can tell, `None` (the default) when it cannot: the caller then waits its own way.
+    async fn wait_still(&self, timeout: std::time::Duration) -> Result<Option<bool>, DriveError> {
+        let _ = timeout;
+        Ok(None)
+    }
     /// The browser-only capabilities, when this backend is a browser.
     fn as_browser(&self) -> Option<&dyn BrowserBackend> {
         None

@@ -140,6 +140,9 @@ impl EventSink for ConsoleSink {
             Event::ModelNotice { message, .. } => {
                 self.print(&format!("  warning: {message}"));
             }
+            Event::TargetNotice { target, message } => {
+                self.print(&format!("  note ({target}): {message}"));
+            }
             Event::Retry {
                 attempt,
                 delay_ms,

@@ -135,6 +135,7 @@ impl StepAssembler {
             | Event::SpeakerSwitched { .. }
             | Event::Retry { .. }
             | Event::ModelNotice { .. }
+            | Event::TargetNotice { .. }
             | Event::ModelCall { .. }
             | Event::StructuredDecision { .. }
             | Event::StructuredAnswerRejected { .. }

@@ -66,6 +66,7 @@ use crate::browser::BrowserConfig;
 use crate::browser::PageLoad;
 use crate::browser::open_page;
 use crate::collect::Collector;
+use crate::desktop::DesktopConfig;
 use crate::error::RunnerError;
 use crate::parameters::Parameters;
 use crate::provider::Provider;
@@ -168,6 +169,8 @@ pub struct ActJob {
     pub parameters: Parameters,
     /// Where to log every event as JSON Lines.
     pub events_log: Option<PathBuf>,
+    /// Act on a desktop instead of a browser (`url` is then not opened).
+    pub desktop: Option<DesktopConfig>,
 }
 
 impl ActJob {
@@ -240,6 +243,7 @@ impl ActJob {
             tool_format: self.tool_format,
             observations,
             parameters: self.parameters.clone(),
+            target: None,
         }
     }
 }
@@ -264,13 +268,15 @@ pub fn recommended_model_size((width, height): (u32, u32)) -> (u32, u32) {
 }
 
 /// What a conversation left behind, before the session's report is put together.
-struct Ended {
-    run: RunReport,
-    toolbox: Toolbox,
-    observations: Observations,
-    model: String,
-    pricing: Option<retrace_llm::Pricing>,
-    final_url: Option<String>,
+pub(crate) struct Ended {
+    pub(crate) run: RunReport,
+    pub(crate) toolbox: Toolbox,
+    pub(crate) observations: Observations,
+    pub(crate) model: String,
+    pub(crate) pricing: Option<retrace_llm::Pricing>,
+    pub(crate) final_url: Option<String>,
+    /// A desktop run's target (`metadata.target`) and frame size.
+    pub(crate) desktop: Option<(serde_json::Value, (u32, u32))>,
 }
 
 /// Runs `job`, sending every event to `events` (and to the job's log), and ends with a
@@ -279,7 +285,9 @@ struct Ended {
 pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
     let started = Instant::now();
     let mut report = SessionReport::new(SessionKind::Act, job.goal.clone());
-    report.url = Some(job.url.clone());
+    if job.desktop.is_none() {
+        report.url = Some(job.url.clone());
+    }
     let stored = match &job.cache_store {
         Some(url) => match StoredCacheDir::fetch(url).await {
             Ok(stored) => Some(stored),
@@ -319,8 +327,15 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
     match result {
         Ok(ended) => {
             let recorded = if job.cache.records() {
+                let mut recording = job.recording(ended.observations.clone());
+                if let Some((target, size)) = &ended.desktop {
+                    recording.display_size =
+                        job.model_size.unwrap_or(recommended_model_size(*size));
+                    recording.viewport = *size;
+                    recording.target = Some(target.clone());
+                }
                 record_run(
-                    &job.recording(ended.observations.clone()),
+                    &recording,
                     &ended.run,
                     &ended.toolbox,
                     report.replay.as_ref(),
@@ -386,6 +401,16 @@ async fn act(
     job.check()?;
     let goal = job.filled_goal()?;
     let provider = job.provider.build(events, tracker)?;
+    if let Some(desktop) = &job.desktop {
+        if job.mode != ActMode::Computer {
+            return Err(RunnerError::Input(
+                "--mode structured drives a web page by CSS selector: on a desktop, use the \
+                 default computer mode"
+                    .into(),
+            ));
+        }
+        return crate::desktop_run::act_on_desktop(job, desktop, &goal, provider, events).await;
+    }
     match job.mode {
         ActMode::Computer => act_computer(job, &goal, provider, events).await,
         ActMode::Structured {
@@ -470,6 +495,7 @@ async fn act_computer(
         model,
         pricing,
         final_url: page.current_url().await.ok(),
+        desktop: None,
     })
 }
 
@@ -548,5 +574,6 @@ async fn act_structured(
         model,
         pricing,
         final_url: page.current_url().await.ok(),
+        desktop: None,
     })
 }

@@ -242,6 +242,8 @@ impl Demo {
             events_log: Some(self.evidence.join(format!("events-{layout}.jsonl"))),
             final_screenshot: Some(self.evidence.join(format!("final-{layout}.png"))),
             final_screenshot_when_passed: true,
+            desktop: None,
+            allow_app_commands: false,
         }
     }
 

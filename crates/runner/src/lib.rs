@@ -21,6 +21,8 @@ pub mod browser;
 pub mod check;
 pub mod collect;
 pub mod demo;
+pub mod desktop;
+mod desktop_run;
 pub mod error;
 pub mod models;
 pub mod parameters;

@@ -73,6 +73,8 @@ pub struct Recording {
     pub parameters: Parameters,
     /// The tool vocabulary the file is written in.
     pub tool_format: ToolFormat,
+    /// The desktop target the run was on (`metadata.target`); `None` for a browser.
+    pub target: Option<serde_json::Value>,
 }
 
 /// Acting steps (not observing, not steering the conversation) in the history.
@@ -111,6 +113,7 @@ pub fn record_run(
         viewport: Some(recording.viewport),
         hash_size: recording.hash_size,
         observations: recording.observations.clone(),
+        target: recording.target.clone(),
         ..RecordSettings::default()
     };
     let file = recorder::build_cache_file(

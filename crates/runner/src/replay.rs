@@ -43,6 +43,7 @@ use crate::browser::PageLoad;
 use crate::browser::open_page;
 use crate::browser::write_png;
 use crate::collect::Collector;
+use crate::desktop::DesktopConfig;
 use crate::error::RunnerError;
 use crate::parameters::Parameters;
 
@@ -72,6 +73,10 @@ pub struct ReplayJob {
     /// suite keeps it only for a test that did not pass, so it is not taken for one that did
     /// (a whole screenshot and a file write a test).
     pub final_screenshot_when_passed: bool,
+    /// Replay on a desktop instead of a browser (`url` is then not opened).
+    pub desktop: Option<DesktopConfig>,
+    /// Whether the application command a desktop trajectory names may be started.
+    pub allow_app_commands: bool,
 }
 
 impl ReplayJob {
@@ -99,6 +104,16 @@ impl ReplayJob {
         let file =
             retrace_cache::read_cache_file(&self.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)?;
         retrace_cache::refuse(&self.file, &file)?;
+        if self.desktop.is_none()
+            && let Some(target) = crate::desktop::RecordedTarget::of(&file.metadata)
+        {
+            return Err(RunnerError::Input(format!(
+                "{} was recorded on a desktop (window {}): replay it with --display :N or \
+                 --desktop instead of --url",
+                self.file.display(),
+                target.window.as_deref().unwrap_or("none")
+            )));
+        }
         let missing = self.parameters.missing_for(&file.trajectory);
         if !missing.is_empty() {
             return Err(RunnerError::Input(format!(
@@ -158,7 +173,9 @@ async fn run_session(
 ) -> SessionReport {
     let started = Instant::now();
     let mut report = SessionReport::new(SessionKind::Replay, job.file.display().to_string());
-    report.url = Some(job.url.clone());
+    if job.desktop.is_none() {
+        report.url = Some(job.url.clone());
+    }
     let collector = Arc::new(Collector::default());
     let mut events = events.clone().with(collector.clone());
     let result = match session_log(
@@ -263,6 +280,10 @@ async fn replay_in_browser(
     report: &mut SessionReport,
 ) -> Result<(), RunnerError> {
     job.check()?;
+    if let Some(desktop) = &job.desktop {
+        return crate::desktop_run::replay_on_desktop(job, desktop, events, collector, report)
+            .await;
+    }
     let size = job.viewport();
     let browser = match shared {
         Some(browser) => browser.new_run(),

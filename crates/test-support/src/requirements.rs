@@ -28,6 +28,8 @@ pub enum Need {
     Xvfb,
     /// mdBook, which renders the documentation book under `docs/`.
     MdBook,
+    /// Mousepad, the GTK text editor the desktop end-to-end tests drive.
+    Mousepad,
 }
 
 impl Need {
@@ -39,6 +41,7 @@ impl Need {
                 .filter(|p| p.is_file()),
             Need::Xvfb => crate::xvfb::Xvfb::binary(),
             Need::MdBook => on_path("mdbook"),
+            Need::Mousepad => Some(PathBuf::from("/usr/bin/mousepad")).filter(|p| p.is_file()),
         }
     }
 
@@ -51,6 +54,7 @@ impl Need {
             Need::MdBook => {
                 "cargo install mdbook --version 0.5.4 --locked --no-default-features --features search"
             }
+            Need::Mousepad => "apt-get install mousepad",
         }
     }
 }

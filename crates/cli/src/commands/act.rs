@@ -1,4 +1,5 @@
-//! `retrace act`: a model works a web page in headless Chromium towards a goal, optionally
+//! `retrace act`: a model works a web page in headless Chromium (or an X11 desktop) towards a
+//! goal, optionally
 //! recording the run as a trajectory or replaying a recorded one through the cache tools.
 
 use std::path::PathBuf;
@@ -14,6 +15,7 @@ use retrace_runner::store::Location;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
+use super::desktop_args::DesktopArgs;
 use super::finish::print_session;
 use super::provider_args::ProviderArgs;
 use super::replay::ParameterArgs;
@@ -41,14 +43,18 @@ use crate::output::out;
 ///       --base-url http://localhost:8000/v1 --model qwen2.5-vl-7b --cache auto
 ///   retrace act "Log in as demo with password {{password}}" --url http://127.0.0.1:8080/ \
 ///       --mode structured --param password=s3cret --cache record --cache-file login.json
+///   retrace act "Write hello, save it as note.txt" --display :99 \
+///       --app "mousepad --disable-server" --window Mousepad --cache record --cache-file note.json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ActArgs {
     /// What the model should achieve; `{{name}}` placeholders are filled from `--param`.
     pub goal: String,
-    /// The page to open first.
+    /// The page to open first (or a desktop: --display / --desktop).
     #[arg(long)]
-    pub url: String,
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub desktop: DesktopArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
     /// Stop after this many turns.
@@ -111,7 +117,8 @@ pub struct ActArgs {
 }
 
 impl ActArgs {
-    fn job(&self) -> ActJob {
+    fn job(&self) -> anyhow::Result<ActJob> {
+        let desktop = self.desktop.config(self.url.as_deref())?;
         let mode = if self.mode == "structured" {
             ActMode::Structured {
                 max_attempts: self.max_attempts,
@@ -120,9 +127,9 @@ impl ActArgs {
         } else {
             ActMode::Computer
         };
-        ActJob {
+        Ok(ActJob {
             goal: self.goal.clone(),
-            url: self.url.clone(),
+            url: self.url.clone().unwrap_or_default(),
             mode,
             provider: self
                 .provider
@@ -143,13 +150,14 @@ impl ActArgs {
             cache_file: self.cache_file.clone(),
             parameters: self.parameters.parameters(),
             events_log: self.events.clone(),
-        }
+            desktop,
+        })
     }
 }
 
 /// Runs `retrace act` and prints what happened.
 pub fn run(args: ActArgs) -> anyhow::Result<Outcome> {
-    let job = args.job();
+    let job = args.job()?;
     // Fail on a missing key, an unfillable goal or a missing trajectory before a browser
     // starts.
     job.check()?;
@@ -159,13 +167,25 @@ pub fn run(args: ActArgs) -> anyhow::Result<Outcome> {
             ActMode::Computer => "",
             ActMode::Structured { .. } => " (structured)",
         };
-        out!(
-            "acting{mode} on {} at {}x{}: {}",
-            args.url,
-            args.size.0,
-            args.size.1,
-            args.goal
-        );
+        match (&job.desktop, &args.url) {
+            (Some(desktop), _) => out!(
+                "acting{mode} on desktop {}{}: {}",
+                desktop.display_name(),
+                desktop
+                    .window
+                    .as_ref()
+                    .map(|window| format!(", window `{window}`"))
+                    .unwrap_or_default(),
+                args.goal
+            ),
+            (None, url) => out!(
+                "acting{mode} on {} at {}x{}: {}",
+                url.as_deref().unwrap_or_default(),
+                args.size.0,
+                args.size.1,
+                args.goal
+            ),
+        }
         events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
     }
     let report = retrace_runner::runtime()?.block_on(retrace_runner::run_act(&job, &events));

@@ -1,11 +1,12 @@
-//! `retrace do`: runs `computer` tool actions on a page, in order, saving the screenshot
-//! after each. Handy for trying actions and for debugging recordings.
+//! `retrace do`: runs `computer` tool actions on a page (or an X11 desktop), in order, saving
+//! the screenshot after each. Handy for trying actions and for debugging recordings.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
 use anyhow::anyhow;
+use retrace_drive::Backend;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::tool::Tool;
@@ -17,6 +18,7 @@ use retrace_runner::browser::write_png;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
+use super::desktop_args::DesktopArgs;
 use crate::outcome::Outcome;
 use crate::output::out;
 
@@ -30,14 +32,18 @@ use crate::output::out;
 ///     '{"action": "left_click", "coordinate": [640, 300]}' \
 ///     '{"action": "type", "text": "demo"}' '{"action": "key", "text": "Return"}' \
 ///     --screenshots shots/
+///   retrace do --display :99 --app "mousepad --disable-server" --window Mousepad \
+///     '{"action": "left_click", "coordinate": [300, 200]}' '{"action": "type", "text": "hi"}'
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct DoArgs {
-    /// The page to open.
-    pub url: String,
+    /// The page to open; none with --display / --desktop (actions only).
+    pub url: Option<String>,
     /// Actions as JSON objects, e.g. '{"action": "key", "text": "Tab"}'.
-    #[arg(value_name = "ACTION_JSON", required = true)]
+    #[arg(value_name = "ACTION_JSON")]
     pub actions: Vec<String>,
+    #[command(flatten)]
+    pub desktop: DesktopArgs,
     /// Save the screenshot after each action here, as `NNN-<action>.png`.
     #[arg(long, value_name = "DIR")]
     pub screenshots: Option<PathBuf>,
@@ -55,7 +61,17 @@ pub struct DoArgs {
 }
 
 /// Parses every action first (so a typo fails before the browser starts), then runs them.
-pub fn run(args: DoArgs) -> anyhow::Result<Outcome> {
+pub fn run(mut args: DoArgs) -> anyhow::Result<Outcome> {
+    // On a desktop there is no page: the first argument is an action.
+    if (args.desktop.display.is_some() || args.desktop.desktop)
+        && let Some(first) = args.url.take()
+    {
+        args.actions.insert(0, first);
+    }
+    if args.actions.is_empty() {
+        anyhow::bail!("give at least one ACTION_JSON, such as '{{\"action\": \"screenshot\"}}'");
+    }
+    let desktop = args.desktop.config(args.url.as_deref())?;
     let actions = args
         .actions
         .iter()
@@ -68,14 +84,32 @@ pub fn run(args: DoArgs) -> anyhow::Result<Outcome> {
             anyhow::Ok(value)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    retrace_runner::runtime()?.block_on(run_actions(&args, actions))
+    retrace_runner::runtime()?.block_on(async {
+        match desktop {
+            Some(desktop) => {
+                let events = super::desktop_args::notices();
+                let target = desktop.open(None, &events).await?;
+                let done = run_actions(&args, target.backend(), actions).await;
+                target.end(&events).await;
+                done
+            }
+            None => {
+                let url = args.url.clone().unwrap_or_default();
+                let browser = args.browser.config(args.size).open().await?;
+                let page = open_page(&browser, &url, PageLoad::Quiet).await?;
+                run_actions(&args, Arc::new(page), actions).await
+            }
+        }
+    })
 }
 
-async fn run_actions(args: &DoArgs, actions: Vec<serde_json::Value>) -> anyhow::Result<Outcome> {
-    let browser = args.browser.config(args.size).open().await?;
-    let page = open_page(&browser, &args.url, PageLoad::Quiet).await?;
+async fn run_actions(
+    args: &DoArgs,
+    backend: Arc<dyn Backend>,
+    actions: Vec<serde_json::Value>,
+) -> anyhow::Result<Outcome> {
     let tool = ComputerTool::new(
-        Arc::new(page),
+        backend,
         ComputerToolConfig {
             model_size: args.model_size,
             screenshot_after_action: true,

@@ -12,6 +12,7 @@ mod cache;
 mod check;
 mod check_report;
 mod demo;
+mod desktop_args;
 mod diff;
 mod do_actions;
 mod finish;

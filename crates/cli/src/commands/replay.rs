@@ -17,6 +17,7 @@ use retrace_runner::stored_replay::StoredTrajectory;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
+use super::desktop_args::DesktopArgs;
 use super::finish::print_session;
 use crate::outcome::Outcome;
 use crate::output::out;
@@ -40,6 +41,8 @@ use crate::output::out;
 ///   retrace replay .retrace_cache/login.json --url http://127.0.0.1:8080/ --param password=s3cret
 ///   retrace replay login.json --url http://127.0.0.1:8080/?layout=v2 --wait fixed:1.0 --json
 ///   AWS_ENDPOINT_URL=http://127.0.0.1:9000 retrace replay s3://qa/flows/login.json --url ...
+///   retrace replay .retrace_cache/note.json --display :99 \
+///       --app "mousepad --disable-server" --window Mousepad
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ReplayArgs {
@@ -47,9 +50,15 @@ pub struct ReplayArgs {
     /// from the AWS_* variables, AWS_ENDPOINT_URL for S3-compatible stores); then the run is
     /// also counted in the run state beside it (`s3://bucket/prefix/.retrace_state/`).
     pub file: PathBuf,
-    /// The page to open before replaying.
+    /// The page to open before replaying (or a desktop: --display / --desktop).
     #[arg(long)]
-    pub url: String,
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub desktop: DesktopArgs,
+    /// Start the application command a desktop trajectory names (`metadata.target.app`);
+    /// without it, such a file needs --app or the application already running.
+    #[arg(long)]
+    pub allow_app_commands: bool,
     #[command(flatten)]
     pub parameters: ParameterArgs,
     /// Viewport size `WxH`; default: the size recorded in the file, else 1280x800.
@@ -118,6 +127,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         write_metadata: args.write_metadata,
         ..ReplaySettings::default()
     };
+    let desktop = args.desktop.config(args.url.as_deref())?;
     let parameters = args.parameters.parameters();
     let runtime = retrace_runner::runtime()?;
     // A trajectory in object storage is read into a private folder and replayed from there.
@@ -136,7 +146,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         file: stored
             .as_ref()
             .map_or_else(|| args.file.clone(), |(_, file, _)| file.clone()),
-        url: args.url.clone(),
+        url: args.url.clone().unwrap_or_default(),
         size: args.size,
         settings,
         browser: args.browser.config((0, 0)),
@@ -144,6 +154,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         final_screenshot: None,
         final_screenshot_when_passed: false,
         parameters,
+        desktop,
+        allow_app_commands: args.allow_app_commands,
     };
     // A file that cannot be read or that replay refuses (in `cache check`'s words), or
     // parameters that are missing, end the session before a browser starts
@@ -151,12 +163,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
     // log all carry.
     let mut events = Events::none();
     if !args.json {
-        let (width, height) = job.viewport();
-        out!(
-            "replaying {} on {} at {width}x{height}",
-            args.file.display(),
-            args.url
-        );
+        match (&job.desktop, &args.url) {
+            (Some(desktop), _) => out!(
+                "replaying {} on desktop {}",
+                args.file.display(),
+                desktop.display_name()
+            ),
+            (None, url) => {
+                let (width, height) = job.viewport();
+                out!(
+                    "replaying {} on {} at {width}x{height}",
+                    args.file.display(),
+                    url.as_deref().unwrap_or_default()
+                );
+            }
+        }
         events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
     }
     let report = runtime.block_on(retrace_runner::run_replay(&job, &events));

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
+use retrace_runner::desktop::DesktopConfig;
 use retrace_runner::store::Location;
 use retrace_runner::store::Store;
 use retrace_runner::stored_replay::download_suite;
@@ -61,6 +62,7 @@ use retrace_report::suite::ReportKind;
 ///   retrace run 'flows/**/login*.json' --list
 ///   retrace run flows/ --shard 2/4 --report junit,json --out reports/
 ///   AWS_ENDPOINT_URL=http://127.0.0.1:9000 retrace run s3://qa/suite/ --jobs 4
+///   retrace run flows/ --url http://127.0.0.1:8080/ --display :99 --allow-app-commands
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunArgs {
@@ -124,6 +126,14 @@ pub struct RunArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub browser: BrowserArgs,
+    /// The X11 display files recorded on a desktop (`metadata.target`) replay on (default:
+    /// `$DISPLAY`), one at a time, beside the browser files.
+    #[arg(long, value_name = ":N")]
+    pub display: Option<String>,
+    /// Start the application commands desktop files name (`metadata.target.app`); without
+    /// it, a file naming one fails to start rather than running a command from a file.
+    #[arg(long)]
+    pub allow_app_commands: bool,
     /// Print the suite report as one JSON document instead of progress lines.
     #[arg(long)]
     pub json: bool,
@@ -206,6 +216,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
             retries: loaded.retries,
             write_metadata: args.write_metadata,
             out_dir: evidence.then(|| args.out.clone()),
+            desktop: DesktopConfig {
+                display: args.display.clone(),
+                ..DesktopConfig::default()
+            },
+            allow_app_commands: args.allow_app_commands,
         },
         suite: loaded,
         include_invalid: args.include_invalid,

@@ -1,4 +1,5 @@
-//! `retrace screenshot`: opens a URL in headless Chromium and saves a PNG of it.
+//! `retrace screenshot`: opens a URL in headless Chromium (or looks at an X11 desktop) and
+//! saves a PNG of it.
 
 use std::path::PathBuf;
 
@@ -9,6 +10,7 @@ use retrace_runner::browser::write_png;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
+use super::desktop_args::DesktopArgs;
 use crate::outcome::Outcome;
 use crate::output::out;
 
@@ -19,11 +21,14 @@ use crate::output::out;
 /// Examples:
 ///   retrace screenshot http://127.0.0.1:8080/ -o page.png
 ///   retrace screenshot https://example.com -o full.png --size 1024x768 --full-page
+///   retrace screenshot --display :99 --app "mousepad --disable-server" --window Mousepad -o editor.png
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct ScreenshotArgs {
-    /// The page to open (http, https, file or data URL).
-    pub url: String,
+    /// The page to open (http, https, file or data URL); none with --display / --desktop.
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub desktop: DesktopArgs,
     /// Where to write the PNG.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -48,11 +53,24 @@ pub fn run(args: ScreenshotArgs) -> anyhow::Result<Outcome> {
             args.output.display()
         );
     }
-    let shot = retrace_runner::runtime()?.block_on(async {
-        let browser = args.browser.config(args.size).open().await?;
-        let page = open_page(&browser, &args.url, PageLoad::Quiet).await?;
-        anyhow::Ok(page.capture(args.full_page).await?)
-    })?;
+    let desktop = args.desktop.config(args.url.as_deref())?;
+    let runtime = retrace_runner::runtime()?;
+    let (shot, of) = match &desktop {
+        Some(desktop) => runtime.block_on(async {
+            let events = super::desktop_args::notices();
+            let target = desktop.open(None, &events).await?;
+            let shot = target.screenshot().await;
+            let of = target.describe();
+            target.end(&events).await;
+            anyhow::Ok((shot?, of))
+        })?,
+        None => runtime.block_on(async {
+            let url = args.url.clone().unwrap_or_default();
+            let browser = args.browser.config(args.size).open().await?;
+            let page = open_page(&browser, &url, PageLoad::Quiet).await?;
+            anyhow::Ok((page.capture(args.full_page).await?, url))
+        })?,
+    };
     write_png(&args.output, &shot.png)?;
     if args.json {
         let line = serde_json::json!({
@@ -67,7 +85,7 @@ pub fn run(args: ScreenshotArgs) -> anyhow::Result<Outcome> {
             args.output.display(),
             shot.width,
             shot.height,
-            args.url
+            of
         );
     }
     Ok(Outcome::Pass)

@@ -234,7 +234,13 @@ impl ComputerTool {
                     }
                 }
             }
-            None => tokio::time::sleep(Duration::from_millis(self.config.settle_ms)).await,
+            // A desktop window tells when its content is still; elsewhere, a short pause.
+            None => {
+                let timeout = Duration::from_millis(self.config.settle_timeout_ms);
+                if !matches!(self.backend.wait_still(timeout).await, Ok(Some(_))) {
+                    tokio::time::sleep(Duration::from_millis(self.config.settle_ms)).await;
+                }
+            }
         }
     }
 

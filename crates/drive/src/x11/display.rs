@@ -54,8 +54,8 @@ impl From<ReplyError> for Failure {
 
 /// An open display with XTEST, and the keyboard map input is typed through.
 pub(crate) struct Display {
-    conn: RustConnection,
-    root: xproto::Window,
+    pub(super) conn: RustConnection,
+    pub(super) root: xproto::Window,
     width: u16,
     height: u16,
     /// Guards the keymap and serialises operations, so two callers' events never interleave.
@@ -364,6 +364,13 @@ impl Display {
 
     /// Grabs the whole root window as PNG.
     pub(crate) fn capture(&self) -> Result<Screenshot, Failure> {
+        let (rgb, width, height) = self.capture_rgb()?;
+        let png = capture::encode_png(&rgb, width, height).map_err(Failure::Failed)?;
+        Ok(Screenshot { png, width, height })
+    }
+
+    /// Grabs the whole root window as packed RGB rows, with its width and height.
+    pub(crate) fn capture_rgb(&self) -> Result<(Vec<u8>, u32, u32), Failure> {
         let geometry = self.conn.get_geometry(self.root)?.reply()?;
         let (width, height) = (geometry.width, geometry.height);
         let image = self
@@ -381,8 +388,7 @@ impl Display {
         let layout = self.layout(image.depth, image.visual)?;
         let (width, height) = (u32::from(width), u32::from(height));
         let rgb = capture::to_rgb(layout, &image.data, width, height).map_err(Failure::Failed)?;
-        let png = capture::encode_png(&rgb, width, height).map_err(Failure::Failed)?;
-        Ok(Screenshot { png, width, height })
+        Ok((rgb, width, height))
     }
 
     /// The pixel layout of images of `depth` on `visual`, from the connection setup.

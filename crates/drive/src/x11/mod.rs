@@ -8,6 +8,10 @@
 //! manager: input goes wherever the server sends it (under Xvfb with no window manager, the
 //! keyboard follows the pointer).
 //!
+//! On top of it, the desktop target: [`DesktopWindow`] is one application's window as a
+//! backend (points relative to it, screenshots of its windows only, see [`frame`]), and
+//! [`AppProcess`] the application started for a run and ended with its whole process tree.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), retrace_drive::DriveError> {
 //! use retrace_drive::Backend;
@@ -21,10 +25,18 @@
 //! # }
 //! ```
 
+pub mod app;
 mod capture;
 mod display;
+pub mod frame;
 mod keymap;
 mod keysym;
+pub mod window;
+pub mod windows;
+
+pub use app::AppProcess;
+pub use window::DesktopWindow;
+pub use window::WindowQuery;
 
 use std::sync::Arc;
 use std::sync::Mutex;

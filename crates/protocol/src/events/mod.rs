@@ -104,6 +104,14 @@ pub enum Event {
         /// What to know, in one sentence or two.
         message: String,
     },
+    /// Something about the target a user should know: the desktop application under test
+    /// handed its window to an instance already running, or left processes behind.
+    TargetNotice {
+        /// The target (`desktop :99`, a window).
+        target: String,
+        /// What to know, in a sentence or two.
+        message: String,
+    },
     /// A tool ran.
     ToolCalled {
         /// Turn number.

@@ -103,6 +103,9 @@ pub struct RecordSettings {
     /// What the page said about each action while the run was recorded (browser runs, see
     /// [`crate::observe`]): stored beside each step's hashes for replay's semantic checks.
     pub observations: Observations,
+    /// The desktop target the run was on (`metadata.target`, see
+    /// [`retrace_cache::fields::TARGET`]); `None` for a browser run.
+    pub target: Option<Value>,
     /// Store the crop of each hashed region (`visual_crop`, a small PNG) so reports show
     /// what was expected on any machine. Off for regions that may show sensitive text.
     pub store_crops: bool,
@@ -120,6 +123,7 @@ impl Default for RecordSettings {
             file_name: None,
             display_size: None,
             viewport: None,
+            target: None,
             visual_validation: true,
             keep_control_tools: false,
             observations: Observations::new(),
@@ -355,6 +359,11 @@ pub fn build_cache_file(
         metadata
             .extra
             .insert(fields::VIEWPORT.to_owned(), json!([width, height]));
+    }
+    if let Some(target) = &settings.target {
+        metadata
+            .extra
+            .insert(fields::TARGET.to_owned(), target.clone());
     }
     let mut file = CacheFile::new(metadata, trajectory);
     file.cache_parameters = parameters_in_trajectory(&file.trajectory)

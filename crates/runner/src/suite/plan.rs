@@ -67,6 +67,9 @@ pub struct TestPlan {
     pub tags: Vec<String>,
     /// Why it cannot run, if it cannot.
     pub problem: Option<String>,
+    /// The file was recorded on a desktop (`metadata.target`): it replays there, not in the
+    /// suite's browser, and needs no url.
+    pub desktop: bool,
 }
 
 impl TestPlan {
@@ -105,7 +108,11 @@ impl PlanInputs {
         }
         settings = settings.overridden_by(&self.overrides.settings());
         let mut problems = Vec::new();
-        if settings.url.is_none() {
+        let desktop = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
+            .ok()
+            .and_then(|cache| crate::desktop::RecordedTarget::of(&cache.metadata))
+            .is_some();
+        if settings.url.is_none() && !desktop {
             problems.push(
                 "no url: set `url` in retrace.toml ([defaults] or a [[files]] section), \
                  RETRACE_URL or --url"
@@ -154,6 +161,7 @@ impl PlanInputs {
             parameter_vars,
             tags,
             problem: (!problems.is_empty()).then(|| problems.join("; ")),
+            desktop,
         }
     }
 

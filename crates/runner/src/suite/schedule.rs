@@ -30,6 +30,7 @@ use super::state::RunVerdict;
 use super::suite_state::SuiteState;
 use super::test_report;
 use super::timeline::Timeline;
+use crate::desktop::DesktopConfig;
 use crate::replay::ReplayJob;
 use crate::replay::run_replay_in;
 
@@ -50,6 +51,10 @@ pub struct Schedule {
     pub write_metadata: bool,
     /// Where each test's evidence goes (`tests/<id>/` below it); `None`: nowhere.
     pub out_dir: Option<PathBuf>,
+    /// The desktop that files recorded on one replay on (`--display`; default `$DISPLAY`).
+    pub desktop: DesktopConfig,
+    /// Whether the application commands desktop files name may be started.
+    pub allow_app_commands: bool,
 }
 
 /// What every test task shares.
@@ -59,6 +64,8 @@ struct Shared {
     state: Arc<SuiteState>,
     events: Events,
     interrupt: Interrupt,
+    /// Held by the desktop test running: one display, one application at a time.
+    desktop: tokio::sync::Mutex<()>,
 }
 
 /// Runs `plans` (all runnable), emitting each test's events, and returns their reports in
@@ -78,6 +85,7 @@ pub async fn run_tests(
         state,
         events: events.clone(),
         interrupt: interrupt.clone(),
+        desktop: tokio::sync::Mutex::new(()),
     });
     // The tests run as futures of this one task, not spawned tasks: a replay's conversation
     // is not `Sync`, so its future cannot move between threads. They still run at once:
@@ -161,14 +169,11 @@ async fn attempts(plan: &TestPlan, shared: &Shared) -> TestReport {
         timeline = Arc::new(Timeline::default());
         let events = Events::none().with(timeline.clone());
         let job = replay_job(plan, shared, evidence.as_ref());
-        let mut report = match shared.pool.get(job.viewport()).await {
-            Ok(browser) => run_replay_in(&job, &browser, &events).await,
-            Err(error) => {
-                let mut report = SessionReport::new(SessionKind::Replay, plan.id.clone());
-                report.status = SessionStatus::Error;
-                report.error = Some(error.to_string());
-                report
-            }
+        let mut report = if job.desktop.is_some() {
+            let _display = shared.desktop.lock().await;
+            crate::replay::run_replay(&job, &events).await
+        } else {
+            browser_replay(&job, shared, plan, &events).await
         };
         // Named as users know the file, not after a private copy of it.
         report.name = plan.shown_file();
@@ -189,6 +194,24 @@ async fn attempts(plan: &TestPlan, shared: &Shared) -> TestReport {
         report.artifacts = keep_evidence(out, dir, &report, &timeline);
     }
     report
+}
+
+/// `job` replayed in a browser of the suite's pool.
+async fn browser_replay(
+    job: &ReplayJob,
+    shared: &Shared,
+    plan: &TestPlan,
+    events: &Events,
+) -> SessionReport {
+    match shared.pool.get(job.viewport()).await {
+        Ok(browser) => run_replay_in(job, &browser, events).await,
+        Err(error) => {
+            let mut report = SessionReport::new(SessionKind::Replay, plan.id.clone());
+            report.status = SessionStatus::Error;
+            report.error = Some(error.to_string());
+            report
+        }
+    }
 }
 
 /// The replay of `plan`, logging into its evidence folder when there is one.
@@ -214,6 +237,8 @@ fn replay_job(
         final_screenshot: evidence.map(|(out, dir)| out.join(dir).join("final.png")),
         // Kept only for a test that did not pass (see `keep_evidence`).
         final_screenshot_when_passed: false,
+        desktop: plan.desktop.then(|| shared.schedule.desktop.clone()),
+        allow_app_commands: shared.schedule.allow_app_commands,
     }
 }
 

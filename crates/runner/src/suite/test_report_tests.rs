@@ -31,6 +31,7 @@ fn plan() -> TestPlan {
         parameter_vars: BTreeMap::new(),
         tags: vec!["smoke".into()],
         problem: None,
+        desktop: false,
     }
 }
 
