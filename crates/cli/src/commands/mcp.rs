@@ -38,8 +38,8 @@ pub struct McpArgs {
     /// of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// The bearer token HTTP clients must send (required with --http).
-    #[arg(long, env = "RETRACE_MCP_TOKEN", hide_env_values = true, requires = "http")]
+    /// The bearer token HTTP clients must send (required with --http; not used over stdio).
+    #[arg(long, env = "RETRACE_MCP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
     /// A Host header name accepted over HTTP besides localhost (repeatable), for a server
     /// reached by another name.
