@@ -144,7 +144,9 @@ async def exercise(session, pid):
     passed = await call(session, "replay", {"file": "flow.json", "url": demo, "params": login, "step_timeout": 30})
     out = structured(passed, "replay v1")
     require(out["status"] == "passed" and out["steps_replayed"] >= 12 and out["failure"] is None, "the demo flow replays", out)
+    first_browser = browsers_of(pid)
     failed = await call(session, "replay", {"file": "flow.json", "url": v2, "params": login, "step_timeout": 30})
+    require(first_browser and browsers_of(pid) == first_browser, "the same browser kept warm for the next replay", (first_browser, browsers_of(pid)))
     out = structured(failed, "replay v2")
     require(out["status"] == "failed" and out["failure"]["step"] == 7, "v2 fails at step 7", out)
     require(str(7) in text_of(failed), "the step in the text", text_of(failed))
@@ -206,6 +208,13 @@ async def exercise(session, pid):
     require(approved["approved"] == "trajectory" and approved["step"] == 7 and approved["previous"], "step 7 approved", approved)
     again = structured(await call(session, "replay", {"file": "flow.json", "url": v2, "params": login, "step_timeout": 30}), "replay after approve")
     require(again["status"] == "passed", "the approved file replays on v2", again)
+
+    # A check's baseline approved into a folder, then checked against.
+    stored = structured(await call(session, "approve", {"baseline_dir": "shots", "candidate": CFG["baseline"], "pages": ["/site/pricing"]}), "approve baseline")
+    require(stored["approved"] == "check_baseline" and stored["stored"], "the baseline stored", stored)
+    for candidate, verdict in [(CFG["baseline"], "PASS"), (CFG["shifted"], "FAIL")]:
+        out = structured(await call(session, "check", {"baseline": "shots", "candidate": candidate, "pages": ["/site/pricing"], "retries": 0}), "check stored")
+        require(out["verdict"] == verdict, f"{candidate} against the stored baseline", out)
 
     # Still serving after all that.
     require(len((await session.list_tools()).tools) == 6, "the server still answers")
