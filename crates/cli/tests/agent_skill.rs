@@ -92,7 +92,9 @@ fn the_skill_has_valid_frontmatter_and_shell_blocks() {
     let commands = commands(body);
     assert!(commands.len() >= 3, "{commands:?}");
     assert!(
-        commands.iter().all(|command| command.starts_with("retrace check ")),
+        commands
+            .iter()
+            .all(|command| command.starts_with("retrace check ")),
         "every command is one the loop test knows how to run: {commands:?}"
     );
 }
@@ -144,7 +146,10 @@ fn the_skills_commands_run_as_the_loop_it_teaches() {
     let (approvals, checks): (Vec<&String>, Vec<&String>) = commands
         .iter()
         .partition(|command| command.starts_with("retrace check approve "));
-    assert!(approvals.len() >= 2, "a baseline and an approval: {commands:?}");
+    assert!(
+        approvals.len() >= 2,
+        "a baseline and an approval: {commands:?}"
+    );
     assert!(!checks.is_empty(), "a check: {commands:?}");
 
     let before = DemoThread::variant(Variant::Baseline);

@@ -31,7 +31,11 @@ fn work_dir(dir: &Path) {
     std::fs::write(dir.join("broken.json"), broken.to_string()).unwrap();
     std::fs::create_dir(dir.join("flows")).unwrap();
     for n in 1..=SUITE_SIZE {
-        std::fs::write(dir.join("flows").join(format!("flow-{n}.json")), DEMO_RECORDING).unwrap();
+        std::fs::write(
+            dir.join("flows").join(format!("flow-{n}.json")),
+            DEMO_RECORDING,
+        )
+        .unwrap();
     }
 }
 

@@ -57,7 +57,14 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: Option<JsonObject>) -> Re
         let inner = error.into_inner().to_string();
         // serde names a missing or unknown field in its message, at the path of its object.
         let name = field_in(&inner).unwrap_or(path);
-        ToolError::argument(if name == "." { "arguments".into() } else { name }, inner)
+        ToolError::argument(
+            if name == "." {
+                "arguments".into()
+            } else {
+                name
+            },
+            inner,
+        )
     })
 }
 
@@ -71,7 +78,8 @@ fn field_in(message: &str) -> Option<String> {
 
 /// Parses `WxH` (both 1..=10000) for the argument `name`.
 pub fn parse_size(name: &str, text: &str) -> Result<(u32, u32), ToolError> {
-    retrace_runner::suite::config::parse_size(text).map_err(|message| ToolError::argument(name, message))
+    retrace_runner::suite::config::parse_size(text)
+        .map_err(|message| ToolError::argument(name, message))
 }
 
 /// One call in progress: who asked, whether they still want the answer, and what must not

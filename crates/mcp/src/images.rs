@@ -3,8 +3,8 @@
 //! full-size file stays on disk and its path is in the structured result).
 
 use base64::Engine;
-use rmcp::model::ContentBlock;
 use retrace_vision::VisionError;
+use rmcp::model::ContentBlock;
 
 /// The longest side of an image sent back, in pixels.
 pub const MAX_SIDE: u32 = 800;

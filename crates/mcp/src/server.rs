@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use retrace_runner::BrowserConfig;
 use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::ServerHandler;
@@ -16,7 +17,6 @@ use rmcp::model::PaginatedRequestParams;
 use rmcp::model::ServerCapabilities;
 use rmcp::model::ServerConfig;
 use rmcp::service::RequestContext;
-use retrace_runner::BrowserConfig;
 
 use crate::call::CallContext;
 use crate::warm::WarmBrowser;
@@ -117,8 +117,7 @@ impl ServerHandler for RetraceServer {
             context.meta.get_progress_token(),
             context.ct.clone(),
         );
-        let result =
-            crate::tools::call(&self.shared, &request.name, request.arguments, call).await;
+        let result = crate::tools::call(&self.shared, &request.name, request.arguments, call).await;
         Ok(result.into())
     }
 }

@@ -47,7 +47,10 @@ impl WarmBrowser {
             return config.open().await;
         }
         let mut kept = self.kept.lock().await;
-        if let Some(warm) = kept.as_ref().filter(|warm| warm.size == size && alive(&warm.browser)) {
+        if let Some(warm) = kept
+            .as_ref()
+            .filter(|warm| warm.size == size && alive(&warm.browser))
+        {
             return Ok(warm.browser.new_run());
         }
         let browser = config.open().await?;
@@ -61,7 +64,11 @@ impl WarmBrowser {
 
     /// The process id of the kept browser, when one is.
     pub async fn pid(&self) -> Option<u32> {
-        self.kept.lock().await.as_ref().and_then(|warm| warm.browser.pid())
+        self.kept
+            .lock()
+            .await
+            .as_ref()
+            .and_then(|warm| warm.browser.pid())
     }
 
     /// Closes the kept browser (at the server's end).

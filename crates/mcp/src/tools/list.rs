@@ -134,7 +134,11 @@ fn health(store: &StateStore, id: &str, file: &std::path::Path) -> TrajectoryOut
     let state = store.load(id, file);
     let (steps, problems, unreadable) =
         match retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE) {
-            Ok(cache) => (Some(cache.trajectory.len()), retrace_cache::check(&cache), None),
+            Ok(cache) => (
+                Some(cache.trajectory.len()),
+                retrace_cache::check(&cache),
+                None,
+            ),
             Err(error) => (None, Vec::new(), Some(error.to_string())),
         };
     let refused = problems
@@ -144,7 +148,9 @@ fn health(store: &StateStore, id: &str, file: &std::path::Path) -> TrajectoryOut
     let invalid_reason = unreadable
         .or(refused)
         .or_else(|| suite::state::marked_invalid(file))
-        .or_else(|| (!state.is_valid).then(|| state.invalidation_reason.clone().unwrap_or_default()));
+        .or_else(|| {
+            (!state.is_valid).then(|| state.invalidation_reason.clone().unwrap_or_default())
+        });
     TrajectoryOutput {
         id: id.to_owned(),
         file: shown(file),

@@ -188,7 +188,9 @@ pub async fn call(
         } else {
             input.paths.iter().map(PathBuf::from).collect()
         },
-        suite_file: suite::config::suite_file_path(input.suite.as_deref().map(std::path::Path::new)),
+        suite_file: suite::config::suite_file_path(
+            input.suite.as_deref().map(std::path::Path::new),
+        ),
         flags: Defaults {
             url: input.url.clone(),
             size: input.size.clone(),

@@ -78,7 +78,10 @@ pub async fn call(
     if path.is_dir() {
         return Err(ToolError::argument(
             "output",
-            format!("{} is a folder; give a file name such as page.png", path.display()),
+            format!(
+                "{} is a folder; give a file name such as page.png",
+                path.display()
+            ),
         ));
     }
     let browser = shared.warm.run_at(size).await.map_err(ToolError::failed)?;
