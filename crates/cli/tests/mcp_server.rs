@@ -6,7 +6,8 @@
 //! `list_trajectories`, `screenshot` and `approve`; the demo password (a secret parameter) in
 //! no result, notification or log line (the server logs at debug). Over HTTP, requests
 //! without the token, or with another, get 401. The real binary, the real demo app, real
-//! headless Chromium; the checks themselves are in `tests/mcp/client.py`.
+//! headless Chromium; the checks themselves are in `tests/mcp/client.py`. The MCP Inspector's
+//! CLI mode (npm `@modelcontextprotocol/inspector`) lists the same tools.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -89,4 +90,54 @@ fn the_python_sdk_drives_every_tool_over_stdio() {
 #[test]
 fn the_python_sdk_drives_every_tool_over_http_with_the_token() {
     drive("http");
+}
+
+/// The MCP Inspector, pinned.
+const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
+
+#[test]
+fn the_mcp_inspector_cli_lists_the_tools() {
+    let Some(inspector) = retrace_test_support::npm::npm_bin(INSPECTOR, "mcp-inspector") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let output = Command::new(inspector)
+        .args([
+            "--cli",
+            env!("CARGO_BIN_EXE_retrace"),
+            "mcp",
+            "--method",
+            "tools/list",
+        ])
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let mut names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "approve",
+            "check",
+            "list_trajectories",
+            "replay",
+            "run",
+            "screenshot"
+        ]
+    );
+    for tool in listed["tools"].as_array().unwrap() {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
+    }
 }
