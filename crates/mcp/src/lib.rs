@@ -19,6 +19,7 @@
 pub mod call;
 pub mod http;
 pub mod images;
+pub mod progress;
 pub mod server;
 pub mod tools;
 pub mod warm;

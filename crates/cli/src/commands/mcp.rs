@@ -60,7 +60,11 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
     };
     let runtime = retrace_runner::runtime().context("cannot start the async runtime")?;
     let Some(address) = &args.http else {
-        runtime.block_on(retrace_mcp::serve_stdio(settings))?;
+        let served = runtime.block_on(retrace_mcp::serve_stdio(settings));
+        // A call still running when the client went away (a suite replaying on its own
+        // thread) is given a moment to end, not waited for.
+        runtime.shutdown_timeout(SHUTDOWN_GRACE);
+        served?;
         return Ok(Outcome::Pass);
     };
     let Some(token) = args.token.clone().filter(|token| !token.trim().is_empty()) else {
@@ -86,5 +90,9 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
         retrace_mcp::serve_http(listener, settings, options, shutdown).await?;
         anyhow::Ok(())
     })?;
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
     Ok(Outcome::Pass)
 }
+
+/// How long calls still running when the server stops are given to end.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);

@@ -129,7 +129,14 @@ async def exercise(session, pid):
     require(out["verdict"] == "PASS" and out["pages"][0]["verdict"] == "PASS", "an unchanged page passes", out)
     require(not images_of(same), "a PASS attaches no diff image")
 
-    shifted = await call(session, "check", {"baseline": CFG["baseline"], "candidate": CFG["shifted"], "pages": ["/site/pricing"], "retries": 0})
+    pages_done = []
+
+    async def page_done(done, total, message):
+        pages_done.append((done, total, message))
+        seen(json.dumps([done, total, message]))
+
+    shifted = await call(session, "check", {"baseline": CFG["baseline"], "candidate": CFG["shifted"], "pages": ["/site/pricing"], "retries": 0}, progress_callback=page_done)
+    require(any(d == t == 1 and m.startswith("FAIL /site/pricing @1280x720") for d, t, m in pages_done), "a progress notification for the page", pages_done)
     out = structured(shifted, "check FAIL")
     page = out["pages"][0]
     require(out["verdict"] == "FAIL" and page["verdict"] == "FAIL", "the shifted page fails", out)

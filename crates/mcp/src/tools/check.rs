@@ -10,6 +10,7 @@ use retrace_check::BrowserSource;
 use retrace_check::CheckSpec;
 use retrace_check::Viewport;
 use retrace_drive::chromium::ChromiumBrowser;
+use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Verdict;
@@ -39,7 +40,8 @@ removed, added; console errors too). Each page gets a verdict: PASS (looks the s
 (differences listed; its diff image is attached), ERROR (the comparison could not be made: \
 the page did not load or settle; not a pass). The baseline is a base URL (production) or a \
 folder of stored shots (made by `approve` with `baseline_dir`). Evidence (both screenshots, \
-the diff, result.json) is written under `out`.";
+the diff, result.json) is written under `out`. Sends a progress notification as each page is \
+done (when the call asks for progress).";
 
 /// `check`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -209,6 +211,11 @@ pub async fn call(
     let spec = spec_of(shared, &input)?;
     let browser = shared.settings.browser.clone();
     let warm = Arc::clone(&shared.warm);
+    let total = spec.pages.len() * spec.viewports.len();
+    let (sink, notifier) = crate::progress::forward(context, total, |event| match event {
+        Event::TestFinished(test) => test.check.as_ref().map(page_line),
+        _ => None,
+    });
     let cancel = context.cancel.clone();
     let checked = on_own_thread({
         let spec = spec.clone();
@@ -221,7 +228,7 @@ pub async fn call(
                 events_log: Some(spec.out_dir.join("events.jsonl")),
             };
             let source = WarmSource(&warm);
-            let events = Events::none();
+            let events = Events::none().with(sink);
             tokio::select! {
                 run = run_check_job_in(job, &source, &events) => Some(run),
                 () = cancel.cancelled() => None,
@@ -229,6 +236,7 @@ pub async fn call(
         }
     })
     .await?;
+    let _ = notifier.await;
     let Some(run) = checked else {
         return Err(ToolError::Failed("cancelled".into()));
     };
@@ -278,6 +286,20 @@ fn page_output(page: &PageCheck) -> PageOutput {
             .iter()
             .rfind(|path| path.file_name().is_some_and(|name| name == "diff.png"))
             .map(|path| shown(path)),
+    }
+}
+
+/// `FAIL /pricing @1280x720: 2 differences`, a page's progress line.
+fn page_line(page: &PageCheck) -> String {
+    let (width, height) = page.viewport;
+    let head = format!("{} {} @{width}x{height}", label(page.verdict), page.path);
+    match page.verdict {
+        Verdict::Pass => head,
+        Verdict::Fail => format!("{head}: {} differences", page.differences.len()),
+        Verdict::Error => format!(
+            "{head}: {}",
+            page.error.as_deref().unwrap_or("no reason given")
+        ),
     }
 }
 

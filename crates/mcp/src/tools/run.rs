@@ -4,10 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use retrace_protocol::events::Event;
-use retrace_protocol::events::EventSink;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::SuiteReport;
 use retrace_protocol::events::TestReport;
@@ -23,7 +21,6 @@ use rmcp::model::Tool;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
-use tokio::sync::mpsc;
 
 use super::shared_args::shown;
 use crate::call::CallContext;
@@ -138,17 +135,6 @@ pub fn tool() -> Tool {
         .with_output_schema::<Output>()
 }
 
-/// Finished tests, sent on to the notifier.
-struct Finished(mpsc::UnboundedSender<String>);
-
-impl EventSink for Finished {
-    fn emit(&self, event: &Event) {
-        if let Event::TestFinished(test) = event {
-            let _ = self.0.send(line(test));
-        }
-    }
-}
-
 /// `passed flows/login.json`, `failed flows/login.json at step 7: ...`.
 fn line(test: &TestReport) -> String {
     let status = wire_name(&test.status);
@@ -236,19 +222,11 @@ pub async fn call(
         browser: shared.settings.browser.clone(),
         state_store: None,
     };
-    let (sender, mut finished) = mpsc::unbounded_channel();
-    let events = Events::none().with(Arc::new(Finished(sender)));
-    let notifier = tokio::spawn({
-        let context = context.clone();
-        async move {
-            context.progress(0, total, "started").await;
-            let mut done = 0;
-            while let Some(line) = finished.recv().await {
-                done += 1;
-                context.progress(done, total, &line).await;
-            }
-        }
+    let (sink, notifier) = crate::progress::forward(&context, total, |event| match event {
+        Event::TestFinished(test) => Some(line(test)),
+        _ => None,
     });
+    let events = Events::none().with(sink);
     let interrupt = Interrupt::new();
     let watcher = tokio::spawn({
         let interrupt = interrupt.clone();
