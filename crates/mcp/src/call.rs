@@ -57,6 +57,14 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: Option<JsonObject>) -> Re
         let inner = error.into_inner().to_string();
         // serde names a missing or unknown field in its message, at the path of its object.
         let name = field_in(&inner).unwrap_or(path);
+        // serde's message may quote the value given; a parameter value may be a secret.
+        let inner = if name.starts_with("params") {
+            "expected an object of text values by name, such as {\"username\": \"demo\"} \
+             (the value given is not repeated: it may be a secret)"
+                .to_owned()
+        } else {
+            inner
+        };
         ToolError::argument(
             if name == "." {
                 "arguments".into()
@@ -190,6 +198,8 @@ mod tests {
         url: String,
         #[serde(default)]
         jobs: Option<u32>,
+        #[serde(default)]
+        params: std::collections::BTreeMap<String, String>,
     }
 
     fn parse(value: serde_json::Value) -> Result<Input, ToolError> {
@@ -209,5 +219,13 @@ mod tests {
             .to_string();
         assert!(unknown.starts_with("bad argument `job`"), "{unknown}");
         assert!(parse(serde_json::json!({"url": "x", "jobs": 4})).is_ok());
+        let secret = parse(serde_json::json!({"url": "x", "params": {"password": 12345678}}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            secret.starts_with("bad argument `params.password`"),
+            "{secret}"
+        );
+        assert!(!secret.contains("12345678"), "{secret}");
     }
 }
