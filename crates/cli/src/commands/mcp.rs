@@ -79,9 +79,8 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
         let shutdown = retrace_mcp::http::Shutdown::new();
         let stop = shutdown.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                stop.cancel();
-            }
+            stop_signal().await;
+            stop.cancel();
         });
         let options = HttpOptions {
             token,
@@ -92,6 +91,24 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
     })?;
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
     Ok(Outcome::Pass)
+}
+
+/// Returns on Ctrl-C or SIGTERM (what a service manager or a test sends), so the server
+/// closes its browser before it exits.
+async fn stop_signal() {
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(error) => {
+                tracing::warn!("cannot watch SIGTERM: {error}");
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
 }
 
 /// How long calls still running when the server stops are given to end.

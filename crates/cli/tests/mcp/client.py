@@ -225,6 +225,17 @@ async def exercise(session, pid):
 
     # Still serving after all that.
     require(len((await session.list_tools()).tools) == 6, "the server still answers")
+    return browsers_of(pid)
+
+
+async def gone(pids):
+    """Waits (a minute at most) until none of `pids` is alive: the server's browsers end with it."""
+    def alive():
+        return {pid for pid in pids if os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().split(") ", 1)[1][0] != "Z"}
+    deadline = time.monotonic() + 60
+    while alive() and time.monotonic() < deadline:
+        await anyio.sleep(0.1)
+    require(not alive(), "no browser of the server left once it stopped", sorted(alive()))
 
 
 async def over_stdio():
@@ -238,7 +249,9 @@ async def over_stdio():
         async with stdio_client(params, errlog=log) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
-                await exercise(session, server_pid())
+                left = await exercise(session, server_pid())
+    require(left, "the warm browser while serving")
+    await gone(left)
 
 
 async def over_http():
@@ -263,10 +276,12 @@ async def over_http():
                 async with streamable_http_client(url, http_client=client) as (read, write):
                     async with ClientSession(read, write) as session:
                         await session.initialize()
-                        await exercise(session, server.pid)
+                        left = await exercise(session, server.pid)
         finally:
             server.terminate()
             server.wait(timeout=30)
+    require(server.returncode == 0, "the server stops cleanly on SIGTERM", server.returncode)
+    await gone(left)
 
 
 def main():
