@@ -25,6 +25,9 @@ command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # The demo app's pixels (and so the hashes in its bundled recording) depend on the fonts
 # Chromium finds: Liberation is what Debian's chromium recommends and what it was recorded with.
 [ -e /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ] || need+=(fonts-liberation)
+# `retrace mcp` is listed by the MCP Inspector's CLI mode (crates/cli/tests/mcp_server.rs),
+# which the test npm-installs (retrace_test_support::npm); Debian's npm brings Node.js.
+command -v npm >/dev/null 2>&1 || need+=(npm)
 # The imagehash cross-check (crates/cli/tests/imagehash_crosscheck.rs) makes a Python venv and
 # pip-installs imagehash into it, as the object-storage tests do with moto's S3 server
 # (retrace_test_support::moto); Debian ships venv's pip bootstrap (ensurepip) separately.

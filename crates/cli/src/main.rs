@@ -53,15 +53,24 @@ fn main() -> ExitCode {
 /// (`RETRACE_LOG=debug`, `RETRACE_LOG=retrace_agent=debug`).
 const LOG_ENV: &str = "RETRACE_LOG";
 
+/// `directives` with `target=off` added unless they name `target`: chromiumoxide's protocol
+/// logs carry page traffic (typed text, cookies) and rmcp's carry tool arguments (parameter
+/// values, passwords among them), which must not reach a log by accident.
+fn quiet_unless_named(directives: String, target: &str) -> String {
+    if directives.contains(target) {
+        directives
+    } else {
+        format!("{directives},{target}=off")
+    }
+}
+
 /// Sends retrace's own warnings (a metadata update that could not be written, a screenshot
-/// retried) to stderr; `RETRACE_LOG` widens or narrows that. chromiumoxide stays silent
-/// unless `RETRACE_LOG` names it: its protocol logs carry page traffic (typed text, cookies),
-/// which must not reach a log by accident.
+/// retried) to stderr; `RETRACE_LOG` widens or narrows that. chromiumoxide and rmcp stay
+/// silent unless `RETRACE_LOG` names them ([`quiet_unless_named`]).
 fn init_logging() {
     use std::io::IsTerminal;
     let directives = match std::env::var(LOG_ENV) {
-        Ok(value) if value.contains("chromiumoxide") => value,
-        Ok(value) => format!("{value},chromiumoxide=off"),
+        Ok(value) => quiet_unless_named(quiet_unless_named(value, "chromiumoxide"), "rmcp"),
         Err(_) => "retrace=warn".to_owned(),
     };
     let filter = tracing_subscriber::EnvFilter::try_new(&directives).unwrap_or_else(|error| {

@@ -88,6 +88,17 @@ pub fn shard_ids(spec: &CheckSpec, shard: Option<&ShardSelection>) -> Option<Has
 /// Runs `job`: its shard's pages, in its browsers; results through `events` (and the job's
 /// log) as the check reports them.
 pub async fn run_check_job(job: CheckJob<'_>, events: &Events) -> Result<CheckRun, RunnerError> {
+    let browsers = CheckBrowsers(job.browser.clone());
+    run_check_job_in(job, &browsers, events).await
+}
+
+/// Like [`run_check_job`], with the browsers from `browsers` instead of `job.browser`'s
+/// (the MCP server's warm browser, in which each viewport gets a run of its own).
+pub async fn run_check_job_in(
+    job: CheckJob<'_>,
+    browsers: &dyn BrowserSource,
+    events: &Events,
+) -> Result<CheckRun, RunnerError> {
     let mut events = events.clone();
     if let Some(path) = &job.events_log {
         // A check has no secret parameters; the judge's key never reaches an event.
@@ -96,11 +107,10 @@ pub async fn run_check_job(job: CheckJob<'_>, events: &Events) -> Result<CheckRu
         events.subscribe(sink);
     }
     let only = shard_ids(job.spec, job.shard.as_ref());
-    let browsers = CheckBrowsers(job.browser);
     let session = CheckSession {
         spec: job.spec,
         judge: job.judge,
-        browsers: &browsers,
+        browsers,
         only: only.as_ref(),
     };
     Ok(retrace_check::run_session(session, &events).await?)

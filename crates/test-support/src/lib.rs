@@ -2,7 +2,8 @@
 //!
 //! One place for what several crates' tests need: where the shared reference vectors and
 //! askui example files live, fake model servers, the demo app on a random port, nginx as a
-//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages,
+//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages and
+//! npm packages ([`npm`]),
 //! request and response bodies checked against the official Anthropic and OpenAI SDKs' types
 //! ([`sdk_check`]), what a test needs from the machine ([`requirements`], [`require!`]), CPU
 //! load beside a test ([`cpu_load`]), a sample suite report with real evidence files
@@ -18,6 +19,7 @@ pub mod fake_model;
 pub mod html_server;
 pub mod moto;
 pub mod nginx;
+pub mod npm;
 pub mod processes;
 pub mod python;
 pub mod remote_browser;

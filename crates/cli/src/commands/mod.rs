@@ -17,6 +17,7 @@ mod diff;
 mod do_actions;
 mod finish;
 mod hash;
+mod mcp;
 mod models;
 mod provider_args;
 mod replay;
@@ -47,6 +48,7 @@ pub enum Command {
     Schema(schema::SchemaArgs),
     Report(report::ReportArgs),
     Models(models::ModelsArgs),
+    Mcp(mcp::McpArgs),
 }
 
 /// Runs one subcommand to its end.
@@ -67,5 +69,6 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Schema(args) => schema::run(args),
         Command::Report(args) => report::run(args),
         Command::Models(args) => models::run(args),
+        Command::Mcp(args) => mcp::run(args),
     }
 }

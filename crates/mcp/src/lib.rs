@@ -1,0 +1,67 @@
+//! retrace-mcp: retrace as a Model Context Protocol server, so a coding agent can ask "does
+//! this page still look and behave as it did?" after every step of a refactoring.
+//!
+//! [`RetraceServer`] answers `tools/list` and `tools/call` for six tools, each declared once
+//! in its own module under [`tools`] (name, description, input and output types whose JSON
+//! Schemas schemars generates, and the call): `check`, `replay`, `run`, `screenshot`,
+//! `list_trajectories` and `approve`. Every tool calls the runner functions the CLI commands
+//! call (`retrace_runner`), never the binary. A bad argument is a tool error naming it
+//! ([`call::ToolError`]); nothing a caller sends ends the server. The values of secret
+//! parameters are scrubbed from every result and progress message ([`call::CallContext`]).
+//!
+//! The server keeps one launched browser warm between calls ([`warm::WarmBrowser`]); each
+//! call runs in a browser context of its own in it. [`serve_stdio`] serves one client over
+//! stdin and stdout; [`http::serve_http`] serves Streamable HTTP behind a bearer token.
+//!
+//! It does not print: stdout is the protocol's channel. Its warnings go to `tracing`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod call;
+pub mod http;
+pub mod images;
+pub mod progress;
+pub mod server;
+pub mod tools;
+pub mod warm;
+
+pub use http::HttpOptions;
+pub use http::serve_http;
+pub use server::RetraceServer;
+pub use server::ServerSettings;
+
+use rmcp::ServiceExt;
+
+/// Why the server stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    /// The transport could not start or failed.
+    #[error("MCP transport: {0}")]
+    Transport(String),
+    /// The HTTP listener could not be bound or served.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The options are unusable (no token for HTTP...).
+    #[error("{0}")]
+    Input(String),
+}
+
+/// Serves one client over stdin and stdout until it goes away, then closes the warm browser.
+pub async fn serve_stdio(settings: ServerSettings) -> Result<(), McpError> {
+    let server = RetraceServer::new(std::sync::Arc::new(server::SharedState::new(settings)));
+    let shared = server.shared();
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|error| McpError::Transport(error.to_string()))?;
+    let ended = running
+        .waiting()
+        .await
+        .map_err(|error| McpError::Transport(error.to_string()));
+    shared.warm.close().await;
+    ended.map(|_| ())
+}
