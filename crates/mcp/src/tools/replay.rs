@@ -3,6 +3,7 @@
 //! the step that failed and why.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -143,12 +144,16 @@ pub async fn call(
             step_timeout: input
                 .step_timeout
                 .map_or(defaults.step_timeout, Duration::from_secs_f64),
+            // The run is counted in `.retrace_state/` (below), as `retrace replay` counts it.
+            write_metadata: false,
             ..defaults
         },
         browser: shared.settings.browser.clone(),
         events_log: Some(dir.join("events.jsonl")),
         final_screenshot: Some(dir.join("final.png")),
         final_screenshot_when_passed: false,
+        desktop: None,
+        allow_app_commands: false,
     };
     // A file or parameters replay refuses: a tool error naming them, before any browser.
     job.check().map_err(ToolError::failed)?;
@@ -169,6 +174,10 @@ pub async fn call(
     let Some(report) = replayed else {
         return Err(ToolError::Failed("cancelled".into()));
     };
+    // The run happened whatever the state says: a state that cannot be written is logged.
+    if let Err(error) = retrace_runner::record_replay_state(Path::new(&input.file), &report) {
+        tracing::warn!("could not record the run state of {}: {error}", input.file);
+    }
     let images = report
         .evidence
         .iter()

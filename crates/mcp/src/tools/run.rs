@@ -216,6 +216,8 @@ pub async fn call(
             retries: loaded.retries,
             write_metadata: false,
             out_dir: Some(out.clone()),
+            desktop: retrace_runner::desktop::DesktopConfig::default(),
+            allow_app_commands: false,
         },
         suite: loaded,
         include_invalid: input.include_invalid,
