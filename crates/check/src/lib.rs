@@ -97,6 +97,7 @@ pub use baseline::FINGERPRINT_FILE;
 pub use baseline::Fingerprint;
 pub use baseline::approve_baseline;
 pub use baseline::approve_baseline_in;
+pub use baseline::load_fingerprint;
 pub use baseline::shot_path;
 pub use capture::CaptureError;
 pub use classify::classify;

@@ -166,7 +166,7 @@ async fn attempts(plan: &TestPlan, shared: &Shared) -> TestReport {
             Err(error) => {
                 let mut report = SessionReport::new(SessionKind::Replay, plan.id.clone());
                 report.status = SessionStatus::Error;
-                report.error = Some(error.to_string());
+                report.error = Some(retrace_report::error_chain(&error));
                 report
             }
         };
