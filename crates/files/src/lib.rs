@@ -41,9 +41,17 @@ fn parent_dir(path: &Path) -> &Path {
     }
 }
 
-/// `error` with what was being done in front of its text, its kind kept.
+/// `error` with what was being done in front of its text, its kind kept. The temporary
+/// file's path, which tempfile adds to its errors (`... at path "/out/.x.tmp"`), is left out:
+/// `what` names the folder, and the temporary file is gone by the time anyone reads this.
 fn context(what: String) -> impl FnOnce(std::io::Error) -> std::io::Error {
-    move |error| std::io::Error::new(error.kind(), format!("{what}: {error}"))
+    move |error| {
+        let cause = error
+            .get_ref()
+            .and_then(|inner| inner.source())
+            .map_or_else(|| error.to_string(), ToString::to_string);
+        std::io::Error::new(error.kind(), format!("{what}: {cause}"))
+    }
 }
 
 /// A new temporary file beside `path`, with the permissions `path` has (0644 for a new file).
