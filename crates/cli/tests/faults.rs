@@ -57,9 +57,18 @@ fn kill(signal: &str, pid: u32) {
     assert!(status.success(), "kill -{signal} {pid}");
 }
 
-/// Waits (with a deadline) for `child` to end; its output.
-fn finish(mut child: Child) -> Output {
-    poll(Duration::from_secs(120), || child.try_wait().unwrap()).expect("retrace did not stop");
+/// Waits (with a deadline) for `child` to end; its output. One that does not end is killed
+/// with its `browsers` (whole process groups), so a failing test leaves nothing running.
+fn finish(mut child: Child, browsers: &[u32]) -> Output {
+    if poll(Duration::from_secs(120), || child.try_wait().unwrap()).is_none() {
+        for browser in browsers {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{browser}")])
+                .status();
+        }
+        let _ = child.kill();
+        panic!("retrace did not stop");
+    }
     child.wait_with_output().unwrap()
 }
 
@@ -114,7 +123,7 @@ fn sigterm_ends_a_replay_with_exit_2_its_event_log_and_no_browser() {
     let mut child = slow_replay(dir.path(), app.url(), 600);
     let browsers = browsers_once(&mut child, || a_step_started(dir.path()));
     kill("TERM", child.id());
-    let output = finish(child);
+    let output = finish(child, &browsers);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -145,7 +154,7 @@ fn sigterm_ends_a_suite_run_with_exit_2_every_report_and_no_browser() {
         .unwrap();
     let browsers = browsers_once(&mut child, || suite.join("out/tests").is_dir());
     kill("TERM", child.id());
-    let output = finish(child);
+    let output = finish(child, &browsers);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     for name in ["report.json", "junit.xml", "report.html"] {
@@ -260,7 +269,7 @@ fn a_browser_killed_mid_step_is_exit_2_naming_its_exit() {
     let mut child = slow_replay(dir.path(), app.url(), 10);
     let browsers = browsers_once(&mut child, || a_step_started(dir.path()));
     kill("KILL", browsers[0]);
-    let output = finish(child);
+    let output = finish(child, &browsers);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -46,10 +46,10 @@ fn parent_dir(path: &Path) -> &Path {
 /// `what` names the folder, and the temporary file is gone by the time anyone reads this.
 fn context(what: String) -> impl FnOnce(std::io::Error) -> std::io::Error {
     move |error| {
-        let cause = error
-            .get_ref()
-            .and_then(|inner| inner.source())
-            .map_or_else(|| error.to_string(), ToString::to_string);
+        let text = error.to_string();
+        let cause = text
+            .split_once(" at path \"")
+            .map_or(text.as_str(), |(cause, _)| cause);
         std::io::Error::new(error.kind(), format!("{what}: {cause}"))
     }
 }
