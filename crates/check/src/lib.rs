@@ -99,6 +99,7 @@ pub use baseline::approve_baseline;
 pub use baseline::approve_baseline_in;
 pub use baseline::load_fingerprint;
 pub use baseline::shot_path;
+pub use baseline::stored_capture;
 pub use capture::CaptureError;
 pub use classify::classify;
 pub use cluster::PixelBox;

@@ -72,6 +72,16 @@ mod fuzz {
     }
 
     #[test]
+    fn baseline_elements() {
+        fuzz(&targets::BASELINE_ELEMENTS);
+    }
+
+    #[test]
+    fn baseline_accessibility() {
+        fuzz(&targets::BASELINE_ACCESSIBILITY);
+    }
+
+    #[test]
     fn report_merge() {
         fuzz(&targets::REPORT_MERGE);
     }

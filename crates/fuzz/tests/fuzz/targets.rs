@@ -72,6 +72,20 @@ fn baseline(path: &Path) -> Reading {
     retrace_check::load_fingerprint(dir).map(|fingerprint| format!("{fingerprint:?}"))
 }
 
+/// A stored shot's elements or accessibility tree (`index@1280x800.elements.json`,
+/// `...accessibility.json`), read with the shot as `retrace check --baseline-dir` reads it.
+fn baseline_shot(path: &Path) -> Reading {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let viewport = retrace_check::Viewport {
+        width: 1280,
+        height: 800,
+    };
+    let png = retrace_vision::encode_png_rgba(2, 2, &[255; 16]).map_err(|e| e.to_string())?;
+    std::fs::write(retrace_check::shot_path(dir, "/", viewport), png).map_err(|e| e.to_string())?;
+    retrace_check::stored_capture(dir, "/", viewport)
+        .map(|capture| format!("{:?} {:?}", capture.elements, capture.accessibility))
+}
+
 /// A report `retrace report merge` reads, merged and written as every report kind.
 fn report_merge(path: &Path) -> Reading {
     let out = tempfile::tempdir().map_err(|error| error.to_string())?;
@@ -130,6 +144,22 @@ pub const BASELINE: Target = Target {
     read: baseline,
 };
 
+pub const BASELINE_ELEMENTS: Target = Target {
+    name: "baseline_elements",
+    form: Form::Json,
+    cases: 1000,
+    file_name: "index@1280x800.elements.json",
+    read: baseline_shot,
+};
+
+pub const BASELINE_ACCESSIBILITY: Target = Target {
+    name: "baseline_accessibility",
+    form: Form::Json,
+    cases: 1000,
+    file_name: "index@1280x800.accessibility.json",
+    read: baseline_shot,
+};
+
 pub const REPORT_MERGE: Target = Target {
     name: "report_merge",
     form: Form::Json,
@@ -139,12 +169,14 @@ pub const REPORT_MERGE: Target = Target {
 };
 
 /// Every target, in the order `cargo test` lists them.
-pub const ALL: [&Target; 7] = [
+pub const ALL: [&Target; 9] = [
     &TRAJECTORY,
     &PAGES_JSON,
     &PAGES_TOML,
     &SUITE_TOML,
     &PARAMS_TOML,
     &BASELINE,
+    &BASELINE_ELEMENTS,
+    &BASELINE_ACCESSIBILITY,
     &REPORT_MERGE,
 ];
