@@ -115,24 +115,33 @@ fn a_step_started(dir: &Path) -> bool {
     std::fs::read_to_string(dir.join("events.jsonl")).is_ok_and(|log| log.contains("\"step"))
 }
 
+/// SIGINT (Ctrl-C) and SIGTERM alike: exit 2, the error naming the signal in the console,
+/// `--json` and the event log (whole lines only), no browser left.
 #[test]
-fn sigterm_ends_a_replay_with_exit_2_its_event_log_and_no_browser() {
+fn sigint_and_sigterm_end_a_replay_with_exit_2_its_event_log_and_no_browser() {
     retrace_test_support::require!(Chromium);
     let app = DemoThread::start(DemoConfig::default());
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = slow_replay(dir.path(), app.url(), 600);
-    let browsers = browsers_once(&mut child, || a_step_started(dir.path()));
-    kill("TERM", child.id());
-    let output = finish(child, &browsers);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(summary["status"], "error");
-    let error = summary["error"].as_str().unwrap();
-    assert_not_bare(error, &["interrupted by SIGTERM"]);
-    assert_not_bare(&stderr, &["interrupted by SIGTERM"]);
-    assert_eq!(logged_error(&dir.path().join("events.jsonl")), error);
-    assert_no_browser_left(&browsers);
+    for signal in ["INT", "TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = slow_replay(dir.path(), app.url(), 600);
+        let browsers = browsers_once(&mut child, || a_step_started(dir.path()));
+        kill(signal, child.id());
+        let output = finish(child, &browsers);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "SIG{signal}: {stderr}");
+        let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(summary["status"], "error");
+        let error = summary["error"].as_str().unwrap();
+        let named = format!("interrupted by SIG{signal}");
+        assert_not_bare(error, &[&named]);
+        assert_not_bare(&stderr, &[&named]);
+        let log = dir.path().join("events.jsonl");
+        for line in std::fs::read_to_string(&log).unwrap().lines() {
+            serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        }
+        assert_eq!(logged_error(&log), error);
+        assert_no_browser_left(&browsers);
+    }
 }
 
 #[test]
