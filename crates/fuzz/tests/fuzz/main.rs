@@ -57,6 +57,11 @@ mod fuzz {
     }
 
     #[test]
+    fn check_spec() {
+        fuzz(&targets::CHECK_SPEC);
+    }
+
+    #[test]
     fn suite_toml() {
         fuzz(&targets::SUITE_TOML);
     }

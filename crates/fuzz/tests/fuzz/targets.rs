@@ -53,6 +53,13 @@ fn pages(path: &Path) -> Reading {
         .map_err(|error| chain(&error))
 }
 
+/// A `retrace check --spec` file, laid over the defaults and validated.
+fn check_spec(path: &Path) -> Reading {
+    retrace_check::load_spec(path)
+        .map(|spec| format!("{spec:?}"))
+        .map_err(|error| chain(&error))
+}
+
 fn suite_file(path: &Path) -> Reading {
     retrace_runner::suite::config::SuiteFile::load(path)
         .map(|file| format!("{file:?}"))
@@ -120,6 +127,14 @@ pub const PAGES_TOML: Target = Target {
     read: pages,
 };
 
+pub const CHECK_SPEC: Target = Target {
+    name: "check_spec",
+    form: Form::Json,
+    cases: 1000,
+    file_name: "spec.json",
+    read: check_spec,
+};
+
 pub const SUITE_TOML: Target = Target {
     name: "suite_toml",
     form: Form::Toml,
@@ -169,10 +184,11 @@ pub const REPORT_MERGE: Target = Target {
 };
 
 /// Every target, in the order `cargo test` lists them.
-pub const ALL: [&Target; 9] = [
+pub const ALL: [&Target; 10] = [
     &TRAJECTORY,
     &PAGES_JSON,
     &PAGES_TOML,
+    &CHECK_SPEC,
     &SUITE_TOML,
     &PARAMS_TOML,
     &BASELINE,
