@@ -22,3 +22,5 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked --no-fail-fast
+echo "== fuzz targets find a planted panic within their budget"
+cargo test -p retrace-fuzz --test fuzz --locked --features planted-panic

@@ -7,7 +7,6 @@
 
 use std::fs::File;
 use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -80,50 +79,11 @@ fn parent_dir(path: &Path) -> &Path {
     }
 }
 
-/// Writes `bytes` to `path` atomically: temporary file in the same directory, fsync, rename,
-/// fsync of the directory. An existing file keeps its permissions; a new one gets 0644.
-/// Callers that read-modify-write hold a [`FileLock`] around this.
+/// Writes `bytes` to `path` atomically ([`retrace_files::write_atomic`]: a temporary file in
+/// the same directory, flushed, renamed over `path`). An existing file keeps its permissions;
+/// a new one gets 0644. Callers that read-modify-write hold a [`FileLock`] around this.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = parent_dir(path);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| CacheError::io(dir, "cannot create a temporary file in", e))?;
-    let permissions = match std::fs::metadata(path) {
-        Ok(meta) => temp.as_file().set_permissions(meta.permissions()),
-        Err(_) => set_new_file_permissions(temp.as_file()),
-    };
-    permissions.map_err(|e| CacheError::io(temp.path(), "cannot set permissions", e))?;
-    temp.write_all(bytes)
-        .map_err(|e| CacheError::io(temp.path(), "cannot write", e))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| CacheError::io(temp.path(), "cannot flush to disk", e))?;
-    temp.persist(path)
-        .map_err(|e| CacheError::io(path, "cannot rename into place", e.error))?;
-    let dir_handle = File::open(dir).map_err(|e| CacheError::io(dir, "cannot open", e))?;
-    dir_handle
-        .sync_all()
-        .map_err(|e| CacheError::io(dir, "cannot flush the directory to disk", e))?;
-    Ok(())
-}
-
-/// Gives a new file ordinary permissions (0644) instead of the temporary file's 0600.
-#[cfg(unix)]
-fn set_new_file_permissions(file: &File) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(std::fs::Permissions::from_mode(0o644))
-}
-
-/// Off Unix a temporary file's default permissions are already ordinary ones.
-#[cfg(not(unix))]
-fn set_new_file_permissions(_file: &File) -> std::io::Result<()> {
-    Ok(())
+    retrace_files::write_atomic(path, bytes).map_err(|e| CacheError::io(path, "cannot write", e))
 }
 
 #[cfg(test)]

@@ -231,7 +231,8 @@ pub async fn approve_baseline_in(
     if let Some(fingerprint) = fingerprint {
         let file = dir.join(FINGERPRINT_FILE);
         let text = serde_json::to_vec_pretty(&fingerprint).map_err(|e| failed(e.to_string()))?;
-        std::fs::write(&file, text).map_err(|error| failed(error.to_string()))?;
+        retrace_files::write_atomic(&file, &text)
+            .map_err(|error| failed(format!("{}: {error}", file.display())))?;
         written.push(file);
     }
     Ok(written)
@@ -256,17 +257,19 @@ async fn approve_at(
         .await
         .map_err(|error| format!("{path} @{viewport}: {error}"))?;
         let file = shot_path(dir, path, viewport);
-        std::fs::write(&file, &shot.png).map_err(|error| format!("{}: {error}", file.display()))?;
+        retrace_files::write_atomic(&file, &shot.png)
+            .map_err(|error| format!("{}: {error}", file.display()))?;
         written.push(file);
         let listed = elements_path(dir, path, viewport);
         let text = serde_json::to_vec(&shot.elements).map_err(|error| error.to_string())?;
-        std::fs::write(&listed, text).map_err(|error| format!("{}: {error}", listed.display()))?;
+        retrace_files::write_atomic(&listed, &text)
+            .map_err(|error| format!("{}: {error}", listed.display()))?;
         written.push(listed);
         let file = accessibility_path(dir, path, viewport);
         match &shot.accessibility {
             Some(tree) => {
                 let text = serde_json::to_vec(tree).map_err(|error| error.to_string())?;
-                std::fs::write(&file, text)
+                retrace_files::write_atomic(&file, &text)
                     .map_err(|error| format!("{}: {error}", file.display()))?;
                 written.push(file);
             }

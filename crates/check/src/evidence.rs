@@ -77,7 +77,8 @@ pub fn draw_boxes(rgba: &mut [u8], width: u32, height: u32, boxes: &[PixelBox]) 
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join(name);
-    std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    retrace_files::write_atomic(&path, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }
 

@@ -45,13 +45,8 @@ pub fn store(dir: &Path, key: &str, model: &str, answer: &str) -> Result<PathBuf
     let json =
         serde_json::to_vec_pretty(&entry).map_err(|e| format!("cannot encode a judgement: {e}"))?;
     let path = entry_path(dir, key);
-    let temporary = dir.join(format!(".{key}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, json)
-        .map_err(|e| format!("cannot write {}: {e}", temporary.display()))?;
-    std::fs::rename(&temporary, &path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot move a judgement to {}: {e}", path.display())
-    })?;
+    retrace_files::write_atomic(&path, &json)
+        .map_err(|e| format!("cannot write a judgement to {}: {e}", path.display()))?;
     Ok(path)
 }
 

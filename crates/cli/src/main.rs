@@ -10,6 +10,7 @@ mod commands;
 mod outcome;
 mod output;
 mod progress;
+mod signals;
 mod suite_reports;
 
 use std::process::ExitCode;
@@ -43,7 +44,7 @@ fn main() -> ExitCode {
         // The reader went away (`retrace hash *.png | head -1`): nothing more to say.
         Err(error) if output::is_broken_pipe(&error) => outcome::Outcome::Pass.exit_code(),
         Err(error) => {
-            eprintln!("retrace: {error:#}");
+            eprintln!("retrace: {}", retrace_report::error_chain(error.as_ref()));
             outcome::Outcome::Error.exit_code()
         }
     }

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use retrace_runner::demo::CAUGHT_STEP;
 use retrace_runner::demo::DEMO_RECORDING;
+use retrace_test_support::cli::poll;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::demo::Latency;
@@ -267,22 +268,6 @@ fn ctrl_c_stops_the_suite_writes_the_report_and_leaves_no_browser() {
         "Chromium processes left: {:?}",
         group_of_browsers()
     );
-}
-
-/// Calls `ready` every 50 ms until it returns something, for at most `timeout`.
-fn poll<T>(timeout: Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
-    retrace_test_support::cli::runtime().block_on(async {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(value) = ready() {
-                return Some(value);
-            }
-            if Instant::now() > deadline {
-                return None;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
 }
 
 /// Ten runs of a committed trajectory leave it byte-identical (the runs are counted in

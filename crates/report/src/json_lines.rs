@@ -1,11 +1,11 @@
 //! [`JsonLinesSink`]: every event as one JSON object per line, the machine-readable log of a
 //! run, with secrets scrubbed value by value so every line stays valid JSON.
 
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 
+use retrace_files::AtomicLog;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
 
@@ -14,19 +14,20 @@ use crate::secrets::Secrets;
 /// Writes one JSON object per event to a file.
 #[derive(Debug)]
 pub struct JsonLinesSink {
-    file: Mutex<std::io::BufWriter<std::fs::File>>,
+    file: Mutex<AtomicLog>,
     secrets: Secrets,
 }
 
 impl JsonLinesSink {
-    /// Creates (or truncates) the log file at `path`; every line is scrubbed of `secrets`.
+    /// Starts the log file at `path`, which replaces any earlier log there once its first line
+    /// is whole ([`AtomicLog`]); every line is scrubbed of `secrets`.
     pub fn create(path: &Path, secrets: Secrets) -> std::io::Result<Arc<Self>> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
-        let file = std::fs::File::create(path)?;
+        let file = AtomicLog::create(path)?;
         Ok(Arc::new(Self {
-            file: Mutex::new(std::io::BufWriter::new(file)),
+            file: Mutex::new(file),
             secrets,
         }))
     }
@@ -42,8 +43,7 @@ impl EventSink for JsonLinesSink {
             return;
         };
         // A log write that fails must not stop the run; the run's result is unaffected.
-        let _ = writeln!(file, "{value}");
-        let _ = file.flush();
+        let _ = file.write_line(&value.to_string());
     }
 }
 

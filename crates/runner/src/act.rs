@@ -293,7 +293,7 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
             Ok(stored) => Some(stored),
             Err(error) => {
                 report.status = SessionStatus::Error;
-                report.error = Some(error.to_string());
+                report.error = Some(retrace_report::error_chain(&error));
                 events.emit(Event::SessionFinished(Box::new(report.clone())));
                 return report;
             }
@@ -365,14 +365,14 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
             });
             if let Err(error) = recorded {
                 report.status = SessionStatus::Error;
-                report.error = Some(error.to_string());
+                report.error = Some(retrace_report::error_chain(&error));
             } else if let Some(stored) = &stored {
                 upload_recording(stored, &mut report).await;
             }
         }
         Err(error) => {
             report.status = SessionStatus::Error;
-            report.error = Some(error.to_string());
+            report.error = Some(retrace_report::error_chain(&error));
         }
     }
     report.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -384,7 +384,7 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
 async fn upload_recording(stored: &StoredCacheDir, report: &mut SessionReport) {
     if let Err(error) = stored.upload().await {
         report.status = SessionStatus::Error;
-        report.error = Some(error.to_string());
+        report.error = Some(retrace_report::error_chain(&error));
         return;
     }
     if let Some(act) = &mut report.act {

@@ -169,5 +169,5 @@ pub fn write_png(path: &Path, png: &[u8]) -> Result<(), RunnerError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|source| RunnerError::io(parent, source))?;
     }
-    std::fs::write(path, png).map_err(|source| RunnerError::io(path, source))
+    retrace_files::write_atomic(path, png).map_err(|source| RunnerError::io(path, source))
 }

@@ -202,7 +202,7 @@ impl Demo {
         let evidence = out.join(format!("demo-{stamp}"));
         std::fs::create_dir_all(&evidence).map_err(|source| RunnerError::io(&evidence, source))?;
         let recording = evidence.join(DEMO_RECORDING_NAME);
-        std::fs::write(&recording, DEMO_RECORDING)
+        retrace_files::write_atomic(&recording, DEMO_RECORDING.as_bytes())
             .map_err(|source| RunnerError::io(&recording, source))?;
         let server = start_app(latency).await?;
         Ok(Demo {

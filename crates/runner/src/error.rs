@@ -41,6 +41,9 @@ pub enum RunnerError {
     /// The run could not be recorded.
     #[error("recording the run: {0}")]
     Record(#[from] retrace_replay::recorder::RecordError),
+    /// The run was stopped from outside (a signal) before it ended.
+    #[error("interrupted by {0}: the replay was stopped before it ended")]
+    Interrupted(String),
     /// A file could not be written.
     #[error("{}: {source}", path.display())]
     Io {

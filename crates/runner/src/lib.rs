@@ -52,6 +52,7 @@ pub use replay::ReplayJob;
 pub use replay::run_replay;
 pub use replay::run_replay_in;
 pub use replay_state::record_replay_state;
+pub use replay::run_replay_until;
 
 /// The runtime every command runs on: two workers (the machines retrace targets are small),
 /// timers and I/O enabled.

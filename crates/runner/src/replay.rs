@@ -46,6 +46,7 @@ use crate::collect::Collector;
 use crate::desktop::DesktopConfig;
 use crate::error::RunnerError;
 use crate::parameters::Parameters;
+use crate::suite::Interrupt;
 
 /// The viewport used when neither the user nor the file says.
 pub const DEFAULT_SIZE: (u32, u32) = (1280, 800);
@@ -152,7 +153,17 @@ pub fn recorded_sizes(file: &Path) -> Option<RecordedSizes> {
 /// [`Event::SessionFinished`] carrying the report it returns. Never fails: a session that
 /// cannot run is a report with status `error`.
 pub async fn run_replay(job: &ReplayJob, events: &Events) -> SessionReport {
-    run_session(job, None, events).await
+    run_session(job, None, events, None).await
+}
+
+/// Like [`run_replay`], stopped when `interrupt` is raised: the browser is killed and the
+/// session ends as an error naming the interruption (its events log and report written).
+pub async fn run_replay_until(
+    job: &ReplayJob,
+    events: &Events,
+    interrupt: &Interrupt,
+) -> SessionReport {
+    run_session(job, None, events, Some(interrupt)).await
 }
 
 /// Like [`run_replay`], but in a run of its own (a fresh browser context) of `browser`, which
@@ -163,13 +174,14 @@ pub async fn run_replay_in(
     browser: &ChromiumBrowser,
     events: &Events,
 ) -> SessionReport {
-    run_session(job, Some(browser), events).await
+    run_session(job, Some(browser), events, None).await
 }
 
 async fn run_session(
     job: &ReplayJob,
     shared: Option<&ChromiumBrowser>,
     events: &Events,
+    interrupt: Option<&Interrupt>,
 ) -> SessionReport {
     let started = Instant::now();
     let mut report = SessionReport::new(SessionKind::Replay, job.file.display().to_string());
@@ -184,13 +196,25 @@ async fn run_session(
         &mut events,
         &mut report,
     ) {
-        Ok(()) => replay_in_browser(job, shared, &events, &collector, &mut report).await,
+        Ok(()) => {
+            let replay = replay_in_browser(job, shared, &events, &collector, &mut report);
+            match interrupt {
+                // Dropping the replay drops its browser, which kills the browser's processes.
+                Some(interrupt) => tokio::select! {
+                    result = replay => result,
+                    () = interrupt.triggered() => Err(RunnerError::Interrupted(
+                        interrupt.cause().unwrap_or("an interrupt").to_owned(),
+                    )),
+                },
+                None => replay.await,
+            }
+        }
         Err(error) => Err(error),
     };
     match (result, collector.replay()) {
         (Err(error), replay) => {
             report.status = SessionStatus::Error;
-            report.error = Some(error.to_string());
+            report.error = Some(retrace_report::error_chain(&error));
             report.replay = replay;
         }
         (Ok(()), Some(replay)) => {

@@ -54,7 +54,8 @@ impl StoredCacheDir {
                 continue; // Deleted since it was listed.
             };
             let path = local.path().join(name);
-            std::fs::write(&path, &stored.bytes).map_err(|e| RunnerError::io(&path, e))?;
+            retrace_files::write_atomic(&path, &stored.bytes)
+                .map_err(|e| RunnerError::io(&path, e))?;
             read.insert(name.to_owned(), (stored.bytes, stored.revision));
         }
         Ok(StoredCacheDir {

@@ -67,7 +67,7 @@ impl StoredTrajectory {
             .map_err(|e| RunnerError::Input(e.to_string()))?
             .ok_or_else(|| RunnerError::Input(format!("{}: no such trajectory", self.url)))?;
         let path = dir.join(self.key.file_name());
-        std::fs::write(&path, &stored.bytes).map_err(|e| RunnerError::io(&path, e))?;
+        retrace_files::write_atomic(&path, &stored.bytes).map_err(|e| RunnerError::io(&path, e))?;
         Ok((path, stored.bytes))
     }
 
@@ -104,7 +104,7 @@ pub async fn download_suite(store: &Store, dir: &Path) -> Result<usize, RunnerEr
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| RunnerError::io(parent, e))?;
         }
-        std::fs::write(&path, &stored.bytes).map_err(|e| RunnerError::io(&path, e))?;
+        retrace_files::write_atomic(&path, &stored.bytes).map_err(|e| RunnerError::io(&path, e))?;
         copied += 1;
     }
     Ok(copied)

@@ -87,3 +87,46 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .expect("a tokio runtime")
 }
+
+/// Asserts that an error text a user sees is not a bare summary: it is more than "did not
+/// start", "failed" or "error", it carries a cause after its summary (`SUMMARY: CAUSE`), and
+/// it names each of `names` (the file, the folder, the signal...).
+///
+/// # Panics
+/// When it is bare or misses a name.
+pub fn assert_not_bare(error: &str, names: &[&str]) {
+    let trimmed = error.trim().trim_start_matches("retrace: ");
+    for bare in [
+        "the replay did not start",
+        "did not start",
+        "failed",
+        "error",
+    ] {
+        assert_ne!(
+            trimmed.trim_end_matches('.'),
+            bare,
+            "a bare summary: {error}"
+        );
+    }
+    assert!(trimmed.contains(": "), "{error:?} gives no cause");
+    for name in names {
+        assert!(error.contains(name), "{error:?} does not name {name}");
+    }
+}
+
+/// Calls `ready` every 50 ms until it returns something, for at most `timeout` (a deadline
+/// for a test that would otherwise hang, never a guess at how long something takes).
+pub fn poll<T>(timeout: std::time::Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+    runtime().block_on(async {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(value) = ready() {
+                return Some(value);
+            }
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+}

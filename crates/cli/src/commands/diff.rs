@@ -109,7 +109,8 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Outcome> {
     };
     if let Some(path) = &args.out {
         let png = encode_png_rgba(pixels.width, pixels.height, &pixels.diff_image)?;
-        std::fs::write(path, png).with_context(|| format!("cannot write {}", path.display()))?;
+        retrace_files::write_atomic(path, &png)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let total = u64::from(pixels.width) * u64::from(pixels.height);
     let percentage = pixels.diff_pixels as f64 * 100.0 / total as f64;

@@ -14,6 +14,7 @@ use retrace_runner::ReplayJob;
 use retrace_runner::parameters::parse_pair;
 use retrace_runner::store::Location;
 use retrace_runner::stored_replay::StoredTrajectory;
+use retrace_runner::suite::Interrupt;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
@@ -180,7 +181,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         }
         events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
     }
-    let report = runtime.block_on(retrace_runner::run_replay(&job, &events));
+    let report = runtime.block_on(async {
+        let interrupt = Interrupt::new();
+        let watcher = crate::signals::watch(&interrupt);
+        let report = retrace_runner::run_replay_until(&job, &events, &interrupt).await;
+        watcher.abort();
+        report
+    });
     // The run happened whatever the state says now: a state that cannot be written is a
     // warning, as in a suite.
     if let Some((stored, _, bytes)) = &stored {

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::path::PathBuf;
 
+use anyhow::Context;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
@@ -236,14 +237,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     }
     let report = runtime.block_on(async {
         let interrupt = Interrupt::new();
-        let watcher = tokio::spawn({
-            let interrupt = interrupt.clone();
-            async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    interrupt.trigger();
-                }
-            }
-        });
+        let watcher = crate::signals::watch(&interrupt);
         let report = suite::run_suite(job, &events, &interrupt).await;
         watcher.abort();
         report
@@ -330,7 +324,8 @@ fn fetch_suite(
     }
     let suite_file = dir.join(suite::config::SUITE_FILE);
     if !suite_file.is_file() {
-        std::fs::write(&suite_file, "")?;
+        retrace_files::write_atomic(&suite_file, b"")
+            .with_context(|| format!("cannot write {}", suite_file.display()))?;
     }
     Ok((suite_file, store))
 }

@@ -191,14 +191,20 @@ impl BrowserCore {
                 | CdpError::Io(_)
                 | CdpError::NoResponse
         );
-        let process_exited = self
+        let (process_exited, exit_status) = self
             .process
             .as_ref()
-            .and_then(|process| process.lock().ok().map(|mut p| p.has_exited()))
-            .unwrap_or(false);
+            .and_then(|process| {
+                let mut process = process.lock().ok()?;
+                Some((process.has_exited(), process.exit_status()))
+            })
+            .unwrap_or((false, None));
         if connection_lost || process_exited || self.is_dead() {
             let reason = self.liveness.reason();
-            let detail = if process_exited {
+            let detail = if let Some(status) = exit_status {
+                // How it ended says who ended it: a crash, the OOM killer, someone's kill.
+                format!("the browser process exited ({status}): {error}")
+            } else if process_exited {
                 format!("the browser process exited ({error})")
             } else if reason.is_empty() {
                 error.to_string()

@@ -147,6 +147,11 @@ impl BrowserProcess {
         !matches!(self.child.try_wait(), Ok(None))
     }
 
+    /// How the browser process ended (`exit status: 1`, `signal: 9 (SIGKILL)`), once it has.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
     /// Polls for `DevToolsActivePort`, which Chromium writes into the profile once it
     /// listens: the port on the first line, the browser target path on the second.
     async fn wait_for_endpoint(

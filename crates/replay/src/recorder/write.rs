@@ -65,9 +65,11 @@ pub fn record_replacing(
             .to_string();
         let previous_name = format!("{stem}.previous-{at}.json");
         let previous_path = store.resolve(&previous_name)?;
-        std::fs::copy(&path, &previous_path).map_err(|source| RecordError::KeepPrevious {
-            path: previous_path.clone(),
-            source,
+        retrace_files::copy_atomic(&path, &previous_path).map_err(|source| {
+            RecordError::KeepPrevious {
+                path: previous_path.clone(),
+                source,
+            }
         })?;
         let file_name = path
             .file_name()

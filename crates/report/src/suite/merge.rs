@@ -161,7 +161,7 @@ fn relocate(
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(ReportError::io(parent))?;
     }
-    std::fs::copy(&source, &target).map_err(ReportError::io(&source))?;
+    retrace_files::copy_atomic(&source, &target).map_err(ReportError::io(&target))?;
     *path = relocated;
     Ok(())
 }

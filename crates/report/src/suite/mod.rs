@@ -16,7 +16,6 @@
 //! half-written. Artefact paths in the report are relative to that directory.
 
 use std::fmt;
-use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -232,24 +231,7 @@ pub fn write_reports(
 /// # Errors
 /// The file could not be written or renamed (the temporary file is removed).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let file_name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".to_owned());
-    let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    result.map_err(|source| {
-        let _ = std::fs::remove_file(&temporary);
-        ReportError::Io {
-            path: path.to_owned(),
-            source,
-        }
-    })
+    retrace_files::write_atomic(path, bytes).map_err(ReportError::io(path))
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 //! Creation links a finished temporary file to the key's name, which fails when the name
 //! exists, so a created file is never seen half-written.
 
-use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -111,22 +110,15 @@ impl LocalStore {
         let path = self.path_of(key);
         let dir = self.parent_of(&path);
         std::fs::create_dir_all(&dir).map_err(|e| self.error(key, e))?;
-        let mut temp = tempfile::Builder::new()
-            .prefix(&format!(".{}.", key.file_name()))
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(|e| self.error(key, e))?;
-        temp.write_all(bytes).map_err(|e| self.error(key, e))?;
-        temp.as_file().sync_all().map_err(|e| self.error(key, e))?;
-        match temp.persist_noclobber(&path) {
-            Ok(_) => Ok(Revision::of_bytes(bytes)),
-            Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
+        match retrace_files::write_new_atomic(&path, bytes) {
+            Ok(()) => Ok(Revision::of_bytes(bytes)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
                 Err(StoreError::AlreadyExists {
                     store: self.name(),
                     key: key.to_string(),
                 })
             }
-            Err(error) => Err(self.error(key, error.error)),
+            Err(error) => Err(self.error(key, error)),
         }
     }
 

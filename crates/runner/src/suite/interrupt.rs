@@ -1,7 +1,9 @@
-//! [`Interrupt`]: the suite's stop signal (Ctrl-C). Whoever watches the signal triggers it;
-//! the scheduler stops starting tests and aborts the running ones when it fires.
+//! [`Interrupt`]: the stop signal of a suite or a replay (Ctrl-C, SIGTERM). Whoever watches
+//! the signal triggers it, naming it; the scheduler stops starting tests and aborts the
+//! running ones when it fires, and a replay ends as an error naming it.
 
 use std::sync::Arc;
+use std::sync::OnceLock;
 
 use tokio::sync::watch;
 
@@ -9,12 +11,14 @@ use tokio::sync::watch;
 #[derive(Debug, Clone)]
 pub struct Interrupt {
     sender: Arc<watch::Sender<bool>>,
+    cause: Arc<OnceLock<String>>,
 }
 
 impl Default for Interrupt {
     fn default() -> Self {
         Self {
             sender: Arc::new(watch::channel(false).0),
+            cause: Arc::new(OnceLock::new()),
         }
     }
 }
@@ -28,6 +32,17 @@ impl Interrupt {
     /// Raises the flag (once; later calls do nothing more).
     pub fn trigger(&self) {
         self.sender.send_replace(true);
+    }
+
+    /// Raises the flag, naming why (`SIGTERM`); the first cause given is kept.
+    pub fn trigger_by(&self, cause: &str) {
+        let _ = self.cause.set(cause.to_owned());
+        self.trigger();
+    }
+
+    /// Why the flag was raised, when [`Interrupt::trigger_by`] said.
+    pub fn cause(&self) -> Option<&str> {
+        self.cause.get().map(String::as_str)
     }
 
     /// Whether the flag is raised.

@@ -208,7 +208,7 @@ async fn browser_replay(
         Err(error) => {
             let mut report = SessionReport::new(SessionKind::Replay, plan.id.clone());
             report.status = SessionStatus::Error;
-            report.error = Some(error.to_string());
+            report.error = Some(retrace_report::error_chain(&error));
             report
         }
     }

@@ -36,6 +36,8 @@ pub(crate) fn fresh_id(prefix: &str) -> String {
 pub struct ScriptStep {
     pub(crate) delay: Duration,
     pub(crate) action: StepAction,
+    /// Send the status, the headers and half the body, then close the connection.
+    pub(crate) cut: bool,
 }
 
 /// What a step does.
@@ -63,6 +65,7 @@ impl ScriptStep {
     fn reply(blocks: Vec<ContentBlock>) -> Self {
         Self {
             delay: Duration::ZERO,
+            cut: false,
             action: StepAction::Reply {
                 blocks,
                 stop: None,
@@ -78,6 +81,7 @@ impl ScriptStep {
     fn error(status: u16, error_type: &str, message: &str) -> Self {
         Self {
             delay: Duration::ZERO,
+            cut: false,
             action: StepAction::Error {
                 status,
                 retry_after: None,
@@ -232,11 +236,20 @@ impl ScriptStep {
     pub fn raw(status: u16, body: impl Into<String>) -> Self {
         Self {
             delay: Duration::ZERO,
+            cut: false,
             action: StepAction::Raw {
                 status,
                 body: body.into(),
             },
         }
+    }
+
+    /// The same step, its answer cut off: the status, the headers (with the whole body's
+    /// length) and the first half of the body are sent, then the connection is closed, as a
+    /// server or a proxy that dies mid-answer does.
+    pub fn cut_mid_answer(mut self) -> Self {
+        self.cut = true;
+        self
     }
 
     /// The same step, answered only after `delay` (a slow response).

@@ -291,6 +291,10 @@ async fn handle<R: Render>(
         tokio::time::sleep(step.delay).await;
     }
     match &step.action {
+        reply @ StepAction::Reply { .. } if step.cut => {
+            let body = R::reply(&request_head, reply, index).to_string();
+            cut_response(&reply_headers, body)
+        }
         reply @ StepAction::Reply { .. } => {
             let body = R::reply(&request_head, reply, index).to_string();
             json_response(200, &reply_headers, body)
@@ -331,6 +335,25 @@ async fn handle<R: Render>(
 /// bodies: `req_fake_<n>`.
 pub fn request_id(n: usize) -> String {
     format!("req_fake_{n}")
+}
+
+/// HTTP 200 announcing `body`'s whole length, whose body stream ends in an error after half
+/// of it: hyper then closes the connection mid-answer.
+fn cut_response(headers: &[(&str, String)], body: String) -> Response {
+    let length = body.len();
+    let half = Bytes::from(body.into_bytes()).slice(..length / 2);
+    let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
+        Ok(half),
+        Err(std::io::Error::other("fake model server: cut mid-answer")),
+    ];
+    let mut response = json_response(200, headers, String::new());
+    *response.body_mut() = axum::body::Body::from_stream(futures::stream::iter(chunks));
+    if let Ok(value) = axum::http::HeaderValue::from_str(&length.to_string()) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::CONTENT_LENGTH, value);
+    }
+    response
 }
 
 fn json_response(status: u16, headers: &[(&str, String)], body: String) -> Response {
