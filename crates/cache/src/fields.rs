@@ -51,6 +51,13 @@ pub const DISPLAY_SIZE: &str = "display_size";
 /// [`DISPLAY_SIZE`] (the model saw the screen scaled to the display size).
 pub const VIEWPORT: &str = "viewport";
 
+/// Metadata field: how the trajectory was made, when no model made it: `"demonstration"`
+/// for a person's actions recorded by `retrace record` (no model, no tokens).
+pub const RECORDED_FROM: &str = "recorded_from";
+
+/// The [`RECORDED_FROM`] value of a recorded demonstration.
+pub const DEMONSTRATION: &str = "demonstration";
+
 /// Metadata field: the model's last verdict on a replay, `{timestamp, success, notes}`.
 pub const LAST_VERIFICATION: &str = "last_verification";
 

@@ -23,6 +23,7 @@ mod activity;
 mod browser;
 mod connection;
 mod context;
+pub mod demonstration;
 mod dom;
 mod element;
 mod input;

@@ -1,0 +1,157 @@
+#![allow(clippy::unwrap_used)]
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn field(name: &str, selector: &str, input_type: &str, value: &str) -> ElementInfo {
+    serde_json::from_value(json!({
+        "role": "textbox", "name": name, "text": "", "tag": "input", "selector": selector,
+        "box": {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0}, "disabled": false,
+        "focused": true, "editable": true, "receives_events": true, "input_type": input_type,
+        "value": value
+    }))
+    .unwrap()
+}
+
+fn frame(n: u8) -> Option<Arc<Frame>> {
+    Some(Arc::new(Frame {
+        png: vec![n],
+        at_ms: f64::from(n),
+    }))
+}
+
+fn key(key: &str, focused: Option<ElementInfo>, before: u8) -> CapturedInput {
+    CapturedInput {
+        input: PageInput::Key {
+            key: key.to_owned(),
+            ctrl: false,
+            alt: false,
+            shift: false,
+            meta: false,
+            time: f64::from(before),
+            focused,
+        },
+        before: frame(before),
+    }
+}
+
+fn click(x: f64, count: u32, before: u8) -> CapturedInput {
+    CapturedInput {
+        input: PageInput::Click {
+            button: 0,
+            count,
+            x,
+            y: 20.4,
+            time: f64::from(before),
+            element: None,
+            focused: None,
+        },
+        before: frame(before),
+    }
+}
+
+fn wheel(dy: f64, before: u8) -> CapturedInput {
+    CapturedInput {
+        input: PageInput::Wheel {
+            x: 50.0,
+            y: 60.0,
+            dx: 0.0,
+            dy,
+            time: f64::from(before),
+            element: None,
+            focused: None,
+        },
+        before: frame(before),
+    }
+}
+
+#[test]
+fn keystrokes_fold_into_one_type_step_and_backspace_takes_one_back() {
+    let mut demo = Demonstration::new();
+    let pw = |value: &str| Some(field("Password", "#password", "password", value));
+    for (n, (k, value)) in [("p", ""), ("a", "p"), ("s", "pa"), ("w", "pas"), ("Backspace", "pasw")]
+        .into_iter()
+        .enumerate()
+    {
+        demo.add(key(k, pw(value), n as u8 + 1));
+    }
+    for (n, k) in "sword".chars().enumerate() {
+        demo.add(key(&k.to_string(), pw("x"), n as u8 + 10));
+    }
+    let noted = demo.add(key("Tab", pw("password"), 20));
+    assert_eq!(
+        noted,
+        Noted::Step {
+            step: 2,
+            summary: "key Tab on textbox 'Password'".to_owned()
+        }
+    );
+    let steps = demo.finish(frame(30), None);
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[0].input, json!({"action": "type", "text": "password"}));
+    // The frames: before the first keystroke, and before the next input (the Tab).
+    assert_eq!(steps[0].before.as_ref().unwrap().png, vec![1]);
+    assert_eq!(steps[0].after.as_ref().unwrap().png, vec![20]);
+    // The field it was typed into, without its value then, and with it after.
+    assert_eq!(steps[0].element.as_ref().unwrap().value, None);
+    let after = steps[0].focused_after.as_ref().unwrap();
+    assert_eq!(after.value.as_ref().unwrap().expose(), "password");
+    assert_eq!(steps[1].input, json!({"action": "key", "text": "Tab"}));
+    assert_eq!(steps[1].after.as_ref().unwrap().png, vec![30]);
+    // Summaries never carry typed text.
+    assert!(!steps[0].summary().contains("password"), "{}", steps[0].summary());
+}
+
+#[test]
+fn a_second_click_at_the_same_point_makes_a_double_click() {
+    let mut demo = Demonstration::new();
+    demo.add(click(10.2, 1, 1));
+    demo.add(click(11.0, 2, 2));
+    demo.add(click(300.0, 1, 3));
+    let steps = demo.finish(None, None);
+    assert_eq!(
+        steps.iter().map(|s| s.input.clone()).collect::<Vec<_>>(),
+        vec![
+            json!({"action": "double_click", "coordinate": [10, 20]}),
+            json!({"action": "left_click", "coordinate": [300, 20]}),
+        ]
+    );
+    assert_eq!(steps[0].before.as_ref().unwrap().png, vec![1]);
+}
+
+#[test]
+fn wheel_turns_one_way_merge_and_pointer_moves_make_no_step() {
+    let mut demo = Demonstration::new();
+    let moved = demo.add(CapturedInput {
+        input: PageInput::Pointer {
+            x: 10.0,
+            y: 20.0,
+            screen_x: 10.0,
+            screen_y: 163.0,
+        },
+        before: None,
+    });
+    assert_eq!(moved, Noted::Viewport { x: 0, y: 143 });
+    for n in 1..=3 {
+        demo.add(wheel(120.0, n));
+    }
+    demo.add(wheel(-100.0, 4));
+    let steps = demo.finish(None, None);
+    assert_eq!(
+        steps.iter().map(|s| s.input.clone()).collect::<Vec<_>>(),
+        vec![
+            json!({"action": "scroll", "coordinate": [50, 60], "scroll_direction": "down", "scroll_amount": 4}),
+            json!({"action": "scroll", "coordinate": [50, 60], "scroll_direction": "up", "scroll_amount": 1}),
+        ]
+    );
+}
+
+#[test]
+fn typing_deleted_entirely_leaves_no_step() {
+    let mut demo = Demonstration::new();
+    let user = || Some(field("Username", "#username", "text", ""));
+    demo.add(key("x", user(), 1));
+    assert_eq!(demo.add(key("Backspace", user(), 2)), Noted::Nothing);
+    assert!(demo.finish(None, None).is_empty());
+}
