@@ -254,6 +254,13 @@ impl InputCapture {
         Some(CapturedInput { input, before })
     }
 
+    /// The next input already reported, without waiting (what is left when the person stops).
+    pub fn try_next(&mut self) -> Option<CapturedInput> {
+        let input = self.inputs.try_recv().ok()?;
+        let before = input.time().and_then(|time| self.frame_before(time));
+        Some(CapturedInput { input, before })
+    }
+
     /// The last frame drawn at or before `time` (ms since the epoch).
     pub fn frame_before(&self, time: f64) -> Option<Arc<Frame>> {
         let frames = self.frames.lock().ok()?;
