@@ -33,6 +33,7 @@ use retrace_drive::computer::ComputerToolConfig;
 use retrace_protocol::events::DemonstrationEvent;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
+use retrace_replay::checks::navigation::PageLocation;
 use retrace_replay::demonstration::Demonstration;
 use retrace_replay::demonstration::Noted;
 use retrace_replay::demonstration::build::demonstrated_file;
@@ -112,12 +113,12 @@ pub async fn record_demonstration(
         take(&mut demonstration, captured, &page, events).await;
     }
     let window_open = stopped_by == "interrupted";
-    let (screen, focused) = if window_open {
+    let (screen, focused, place) = if window_open {
         last_screen(&page).await
     } else {
-        (capture.latest_frame(), None)
+        (capture.latest_frame(), None, None)
     };
-    let steps = demonstration.finish(screen, focused);
+    let steps = demonstration.finish(screen, focused, place);
     if steps.is_empty() {
         return Err(RunnerError::Input(
             "nothing was recorded: no click, key or wheel turn was made in the page".to_owned(),
@@ -185,9 +186,15 @@ async fn take(
     }
 }
 
-/// The screen and the focused field when the person stopped (a fresh capture, as replay
-/// takes them).
-async fn last_screen(page: &ChromiumPage) -> (Option<Arc<Frame>>, Option<retrace_protocol::ElementInfo>) {
+/// The screen (a fresh capture, as replay takes them), the focused field and where the page
+/// is when the person stopped.
+async fn last_screen(
+    page: &ChromiumPage,
+) -> (
+    Option<Arc<Frame>>,
+    Option<retrace_protocol::ElementInfo>,
+    Option<PageLocation>,
+) {
     let now_ms = jiff::Timestamp::now().as_millisecond() as f64;
     let screen = match page.capture(false).await {
         Ok(shot) => Some(Arc::new(Frame {
@@ -200,7 +207,11 @@ async fn last_screen(page: &ChromiumPage) -> (Option<Arc<Frame>>, Option<retrace
         }
     };
     let focused = page.focused_element().await.ok().flatten();
-    (screen, focused)
+    let place = match page.evaluate(PageLocation::EXPRESSION).await {
+        Ok(value) => serde_json::from_value(value).ok(),
+        Err(_) => None,
+    };
+    (screen, focused, place)
 }
 
 /// The computer tool the recorded steps are calls of.

@@ -13,6 +13,7 @@
   const report = (input) => { try { BINDING(JSON.stringify(input)); } catch (e) { /* gone */ } };
   const at = (e) => performance.timeOrigin + e.timeStamp;
   const point = (e) => ({x: e.clientX, y: e.clientY});
+  const place = () => ({path: location.pathname, title: document.title});
 
   // Where the viewport is on the screen, once (pointer moves are not recorded).
   let located = false;
@@ -28,7 +29,7 @@
   addEventListener('mousedown', (e) => {
     if (!e.isTrusted) return;
     down = {button: e.button, ...point(e), time: at(e),
-      element: describe('at', point(e)), focused: describe('focused', null)};
+      element: describe('at', point(e)), focused: describe('focused', null), place: place()};
   }, true);
   const clicked = (e) => {
     if (!e.isTrusted || !down || down.button !== e.button) return;
@@ -42,13 +43,13 @@
   addEventListener('keydown', (e) => {
     if (!e.isTrusted || e.isComposing) return;
     report({kind: 'key', key: e.key, ctrl: e.ctrlKey, alt: e.altKey, shift: e.shiftKey,
-      meta: e.metaKey, time: at(e), focused: describe('focused', null)});
+      meta: e.metaKey, time: at(e), focused: describe('focused', null), place: place()});
   }, true);
 
   addEventListener('wheel', (e) => {
     if (!e.isTrusted) return;
     const scale = e.deltaMode === 1 ? 40 : e.deltaMode === 2 ? innerHeight : 1;
     report({kind: 'wheel', ...point(e), dx: e.deltaX * scale, dy: e.deltaY * scale, time: at(e),
-      element: describe('at', point(e)), focused: describe('focused', null)});
+      element: describe('at', point(e)), focused: describe('focused', null), place: place()});
   }, {capture: true, passive: true});
 })();

@@ -79,6 +79,9 @@ pub enum PageInput {
         element: Option<ElementInfo>,
         /// The element with the focus then.
         focused: Option<ElementInfo>,
+        /// Where the page was (`None` from an older page script).
+        #[serde(default)]
+        place: Option<PagePlace>,
     },
     /// A key went down.
     Key {
@@ -96,6 +99,9 @@ pub enum PageInput {
         time: f64,
         /// The element with the focus then (where the key goes).
         focused: Option<ElementInfo>,
+        /// Where the page was (`None` from an older page script).
+        #[serde(default)]
+        place: Option<PagePlace>,
     },
     /// The wheel turned.
     Wheel {
@@ -113,7 +119,19 @@ pub enum PageInput {
         element: Option<ElementInfo>,
         /// The element with the focus.
         focused: Option<ElementInfo>,
+        /// Where the page was (`None` from an older page script).
+        #[serde(default)]
+        place: Option<PagePlace>,
     },
+}
+
+/// Where the page was when an input was made: what replay's navigation check compares.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PagePlace {
+    /// The URL path (`/dashboard`).
+    pub path: String,
+    /// The document's title.
+    pub title: String,
 }
 
 impl PageInput {
@@ -124,6 +142,16 @@ impl PageInput {
             PageInput::Click { time, .. }
             | PageInput::Key { time, .. }
             | PageInput::Wheel { time, .. } => Some(*time),
+        }
+    }
+
+    /// Where the page was when the input was made.
+    pub fn place(&self) -> Option<&PagePlace> {
+        match self {
+            PageInput::Pointer { .. } => None,
+            PageInput::Click { place, .. }
+            | PageInput::Key { place, .. }
+            | PageInput::Wheel { place, .. } => place.as_ref(),
         }
     }
 

@@ -50,7 +50,7 @@ pub fn demonstrated_file(
             element: step.element.clone(),
             element_after: step.element_after.clone(),
             focused_after: step.focused_after.clone(),
-            page_after: None,
+            page_after: step.page_after.clone(),
         });
     }
     let settings = RecordSettings {

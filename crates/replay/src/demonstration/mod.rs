@@ -21,9 +21,12 @@ use std::sync::Arc;
 use retrace_drive::chromium::demonstration::CapturedInput;
 use retrace_drive::chromium::demonstration::Frame;
 use retrace_drive::chromium::demonstration::PageInput;
+use retrace_drive::chromium::demonstration::PagePlace;
 use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 use serde_json::json;
+
+use crate::checks::navigation::PageLocation;
 
 pub mod build;
 mod keys;
@@ -52,6 +55,11 @@ pub struct DemonstratedStep {
     pub element_after: Option<ElementInfo>,
     /// The field typed into, after typing (with its value).
     pub focused_after: Option<ElementInfo>,
+    /// Where the page was when the step began.
+    pub place: Option<PageLocation>,
+    /// Where the page went, when the person's next input was on another page (the step
+    /// navigated: replay checks it arrives there).
+    pub page_after: Option<PageLocation>,
     /// Scroll distance so far, in pixels.
     scrolled: f64,
 }
@@ -65,6 +73,8 @@ impl DemonstratedStep {
             element,
             element_after: None,
             focused_after: None,
+            place: None,
+            page_after: None,
             scrolled: 0.0,
         }
     }
@@ -133,6 +143,23 @@ pub struct Demonstration {
     steps: Vec<DemonstratedStep>,
 }
 
+fn location(place: &PagePlace) -> PageLocation {
+    PageLocation {
+        path: place.path.clone(),
+        title: place.title.clone(),
+    }
+}
+
+/// Notes that `step` led to `place` when it began elsewhere (first move only).
+fn moved(step: &mut DemonstratedStep, place: Option<&PageLocation>) {
+    if step.page_after.is_none()
+        && let (Some(from), Some(to)) = (&step.place, place)
+        && from != to
+    {
+        step.page_after = Some(to.clone());
+    }
+}
+
 /// A point in whole CSS pixels.
 fn whole(x: f64, y: f64) -> (i64, i64) {
     // Viewport coordinates are small and finite; `as` saturates on anything else.
@@ -175,10 +202,13 @@ impl Demonstration {
             let (x, y) = whole(screen_x - x, screen_y - y);
             return Noted::Viewport { x, y };
         }
-        // The screen before this input is the one the previous step left.
+        // The screen before this input is the one the previous step left, and the page it
+        // is on is where that step went.
         let focused = input.focused().cloned();
+        let place = input.place().map(location);
         if let Some(last) = self.steps.last_mut() {
             last.after.clone_from(&before);
+            moved(last, place.as_ref());
             if last.action() == "type"
                 && let Some(focused) = &focused
                 && last.element.as_ref().map(|e| &e.selector) == Some(&focused.selector)
@@ -186,6 +216,18 @@ impl Demonstration {
                 last.focused_after = Some(focused.clone());
             }
         }
+        let steps_before = self.steps.len();
+        let noted = self.fold(input, before);
+        if self.steps.len() > steps_before
+            && let Some(new) = self.steps.last_mut()
+        {
+            new.place = place;
+        }
+        noted
+    }
+
+    /// Folds an input (not a pointer report) into the steps.
+    fn fold(&mut self, input: PageInput, before: Option<Arc<Frame>>) -> Noted {
         match input {
             PageInput::Pointer { .. } => Noted::Nothing,
             PageInput::Click {
@@ -237,13 +279,16 @@ impl Demonstration {
     }
 
     /// Ends the demonstration: the last step's after frame is `screen` (the screen when the
-    /// person stopped) and a last `type` step's field is `focused` (read then).
+    /// person stopped), a last `type` step's field is `focused` and its page is `place` (all
+    /// read then).
     pub fn finish(
         mut self,
         screen: Option<Arc<Frame>>,
         focused: Option<ElementInfo>,
+        place: Option<PageLocation>,
     ) -> Vec<DemonstratedStep> {
         if let Some(last) = self.steps.last_mut() {
+            moved(last, place.as_ref());
             if screen.is_some() {
                 last.after = screen;
             }

@@ -31,6 +31,7 @@ fn key(key: &str, focused: Option<ElementInfo>, before: u8) -> CapturedInput {
             meta: false,
             time: f64::from(before),
             focused,
+            place: None,
         },
         before: frame(before),
     }
@@ -46,6 +47,7 @@ fn click(x: f64, count: u32, before: u8) -> CapturedInput {
             time: f64::from(before),
             element: None,
             focused: None,
+            place: None,
         },
         before: frame(before),
     }
@@ -61,6 +63,7 @@ fn wheel(dy: f64, before: u8) -> CapturedInput {
             time: f64::from(before),
             element: None,
             focused: None,
+            place: None,
         },
         before: frame(before),
     }
@@ -87,7 +90,7 @@ fn keystrokes_fold_into_one_type_step_and_backspace_takes_one_back() {
             summary: "key Tab on textbox 'Password'".to_owned()
         }
     );
-    let steps = demo.finish(frame(30), None);
+    let steps = demo.finish(frame(30), None, None);
     assert_eq!(steps.len(), 2);
     assert_eq!(steps[0].input, json!({"action": "type", "text": "password"}));
     // The frames: before the first keystroke, and before the next input (the Tab).
@@ -109,7 +112,7 @@ fn a_second_click_at_the_same_point_makes_a_double_click() {
     demo.add(click(10.2, 1, 1));
     demo.add(click(11.0, 2, 2));
     demo.add(click(300.0, 1, 3));
-    let steps = demo.finish(None, None);
+    let steps = demo.finish(None, None, None);
     assert_eq!(
         steps.iter().map(|s| s.input.clone()).collect::<Vec<_>>(),
         vec![
@@ -137,7 +140,7 @@ fn wheel_turns_one_way_merge_and_pointer_moves_make_no_step() {
         demo.add(wheel(120.0, n));
     }
     demo.add(wheel(-100.0, 4));
-    let steps = demo.finish(None, None);
+    let steps = demo.finish(None, None, None);
     assert_eq!(
         steps.iter().map(|s| s.input.clone()).collect::<Vec<_>>(),
         vec![
@@ -153,5 +156,30 @@ fn typing_deleted_entirely_leaves_no_step() {
     let user = || Some(field("Username", "#username", "text", ""));
     demo.add(key("x", user(), 1));
     assert_eq!(demo.add(key("Backspace", user(), 2)), Noted::Nothing);
-    assert!(demo.finish(None, None).is_empty());
+    assert!(demo.finish(None, None, None).is_empty());
+}
+
+#[test]
+fn a_step_after_which_the_person_acted_on_another_page_navigated_there() {
+    let at = |path: &str| {
+        Some(PagePlace {
+            path: path.to_owned(),
+            title: format!("{path} page"),
+        })
+    };
+    let mut demo = Demonstration::new();
+    let mut enter = key("Enter", None, 1);
+    if let PageInput::Key { place, .. } = &mut enter.input {
+        *place = at("/");
+    }
+    demo.add(enter);
+    let mut scroll = wheel(100.0, 2);
+    if let PageInput::Wheel { place, .. } = &mut scroll.input {
+        *place = at("/dashboard");
+    }
+    demo.add(scroll);
+    let steps = demo.finish(None, None, at("/dashboard").as_ref().map(location));
+    assert_eq!(steps[0].page_after.as_ref().unwrap().path, "/dashboard");
+    // The scroll stayed where it began.
+    assert_eq!(steps[1].page_after, None);
 }
