@@ -91,7 +91,10 @@ impl Recorder {
                 return found[count - 1].clone();
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("retrace record exited ({status}) before {needle:?}:\n{}", self.text());
+                panic!(
+                    "retrace record exited ({status}) before {needle:?}:\n{}",
+                    self.text()
+                );
             }
             assert!(
                 started.elapsed() < DEADLINE,
@@ -116,7 +119,11 @@ impl Recorder {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
             }
-            assert!(started.elapsed() < DEADLINE, "still running:\n{}", self.text());
+            assert!(
+                started.elapsed() < DEADLINE,
+                "still running:\n{}",
+                self.text()
+            );
             std::thread::sleep(POLL);
         };
         // The reader thread has the last lines once stdout closed with the process.
@@ -168,7 +175,10 @@ impl Screen {
                 return hash;
             }
             last = Some(hash);
-            assert!(started.elapsed() < DEADLINE, "the screen at {at:?} never settled as wanted");
+            assert!(
+                started.elapsed() < DEADLINE,
+                "the screen at {at:?} never settled as wanted"
+            );
             std::thread::sleep(POLL);
         }
     }
@@ -176,7 +186,10 @@ impl Screen {
     /// `xdotool` with viewport points turned into screen points.
     fn click(&self, at: (i64, i64), button: &str) {
         let (x, y) = (at.0 + self.origin.0, at.1 + self.origin.1);
-        xdotool(&self.display, &["mousemove", &x.to_string(), &y.to_string(), "click", button]);
+        xdotool(
+            &self.display,
+            &["mousemove", &x.to_string(), &y.to_string(), "click", button],
+        );
     }
 }
 
@@ -205,9 +218,16 @@ fn find_viewport(recorder: &mut Recorder, display: &str) -> (i64, i64) {
                 .collect();
             return (numbers[0], numbers[1]);
         }
-        assert!(started.elapsed() < DEADLINE, "no viewport line:\n{}", recorder.text());
+        assert!(
+            started.elapsed() < DEADLINE,
+            "no viewport line:\n{}",
+            recorder.text()
+        );
         wiggle = 1 - wiggle;
-        xdotool(display, &["mousemove", &(600 + wiggle * 10).to_string(), "500"]);
+        xdotool(
+            display,
+            &["mousemove", &(600 + wiggle * 10).to_string(), "500"],
+        );
         std::thread::sleep(POLL);
     }
 }
@@ -359,13 +379,28 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
         ("stdout", stdout.clone()),
         ("stderr", read(&stderr)),
     ] {
-        assert!(!written.contains(retrace_demo::DEMO_PASSWORD), "{what} holds the password");
-        assert!(!written.contains("retrace-demo-pq"), "{what} holds the typo'd password");
+        assert!(
+            !written.contains(retrace_demo::DEMO_PASSWORD),
+            "{what} holds the password"
+        );
+        assert!(
+            !written.contains("retrace-demo-pq"),
+            "{what} holds the typo'd password"
+        );
     }
     assert!(read(&events).contains("\"type\":\"demonstration\""));
 
-    let check = Command::new(RETRACE).args(["cache", "check"]).arg(&file).output().unwrap();
-    assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stdout));
+    let check = Command::new(RETRACE)
+        .args(["cache", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
 
     // Headless replays, no model: green every time.
     for attempt in 1..=3 {
@@ -388,7 +423,10 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
     let failure = &summary["replay"]["failure"];
     assert_eq!(failure["step"], 8, "{summary}");
     let message = failure["message"].as_str().unwrap();
-    assert!(message.contains("Visual validation failed at step 8"), "{message}");
+    assert!(
+        message.contains("Visual validation failed at step 8"),
+        "{message}"
+    );
     assert!(
         message.contains("expected button 'New invoice', found button 'Add invoice'"),
         "{message}"

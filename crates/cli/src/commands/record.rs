@@ -52,7 +52,11 @@ pub struct RecordArgs {
     #[arg(long, value_name = ":N")]
     pub display: Option<String>,
     /// The Chromium executable (a full browser with windows; default /usr/bin/chromium).
-    #[arg(long = "chromium", value_name = "PATH", env = "RETRACE_RECORD_CHROMIUM")]
+    #[arg(
+        long = "chromium",
+        value_name = "PATH",
+        env = "RETRACE_RECORD_CHROMIUM"
+    )]
     pub chromium: Option<PathBuf>,
     /// Write every event as JSON Lines to this file (parameter values redacted).
     #[arg(long, value_name = "FILE")]

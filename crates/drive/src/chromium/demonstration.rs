@@ -218,8 +218,14 @@ impl InputCapture {
         let doing = "starting to watch the page";
         let cdp = page.cdp_page();
         let fail = |e: chromiumoxide::error::CdpError| operation(doing, e);
-        let mut bindings = cdp.event_listener::<EventBindingCalled>().await.map_err(fail)?;
-        let mut screencast = cdp.event_listener::<EventScreencastFrame>().await.map_err(fail)?;
+        let mut bindings = cdp
+            .event_listener::<EventBindingCalled>()
+            .await
+            .map_err(fail)?;
+        let mut screencast = cdp
+            .event_listener::<EventScreencastFrame>()
+            .await
+            .map_err(fail)?;
         let mut binding = AddBindingParams::new(BINDING);
         binding.execution_context_name = Some(WORLD.to_owned());
         cdp.execute(binding).await.map_err(fail)?;
@@ -292,7 +298,11 @@ impl InputCapture {
     /// The last frame drawn at or before `time` (ms since the epoch).
     pub fn frame_before(&self, time: f64) -> Option<Arc<Frame>> {
         let frames = self.frames.lock().ok()?;
-        frames.iter().rev().find(|frame| frame.at_ms <= time).cloned()
+        frames
+            .iter()
+            .rev()
+            .find(|frame| frame.at_ms <= time)
+            .cloned()
     }
 
     /// The last frame drawn.
@@ -350,9 +360,12 @@ pub async fn fit_window(page: &Page, width: u32, height: u32) -> Result<(), Driv
         height: Some(i64::from(height) + extra_height),
         ..Bounds::default()
     };
-    page.execute(SetWindowBoundsParams::new(window.result.window_id.clone(), bounds))
-        .await
-        .map_err(fail)?;
+    page.execute(SetWindowBoundsParams::new(
+        window.result.window_id.clone(),
+        bounds,
+    ))
+    .await
+    .map_err(fail)?;
     Ok(())
 }
 
@@ -379,7 +392,13 @@ mod tests {
             tasks: Vec::new(),
         };
         for (png, at_ms) in [(1, 10.0), (2, 20.0), (3, 30.0)] {
-            push_frame(&capture.frames, Frame { png: vec![png], at_ms });
+            push_frame(
+                &capture.frames,
+                Frame {
+                    png: vec![png],
+                    at_ms,
+                },
+            );
         }
         assert_eq!(capture.frame_before(25.0).unwrap().png, vec![2]);
         assert_eq!(capture.frame_before(30.0).unwrap().png, vec![3]);

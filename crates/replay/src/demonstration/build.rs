@@ -80,7 +80,10 @@ fn history(steps: &[DemonstratedStep]) -> Vec<Message> {
         if let Some(before) = &step.before {
             // The screen the step was made on: a result of no call, as the first screenshot
             // of a run is.
-            history.push(Message::user(vec![screen(&format!("screen_{}", index + 1), before)]));
+            history.push(Message::user(vec![screen(
+                &format!("screen_{}", index + 1),
+                before,
+            )]));
         }
         history.push(Message::assistant(vec![ContentBlock::ToolUse(
             ToolUseBlock::new(id.clone(), tool_names::COMPUTER, step.input.clone()),

@@ -114,10 +114,19 @@ mod tests {
 
     #[test]
     fn keys_are_named_as_xdotool_names_them() {
-        assert_eq!(chord("Enter", false, false).xdotool().as_deref(), Some("Return"));
-        assert_eq!(chord("Tab", false, true).xdotool().as_deref(), Some("shift+Tab"));
+        assert_eq!(
+            chord("Enter", false, false).xdotool().as_deref(),
+            Some("Return")
+        );
+        assert_eq!(
+            chord("Tab", false, true).xdotool().as_deref(),
+            Some("shift+Tab")
+        );
         assert_eq!(chord("a", true, false).xdotool().as_deref(), Some("ctrl+a"));
-        assert_eq!(chord("T", true, true).xdotool().as_deref(), Some("ctrl+shift+t"));
+        assert_eq!(
+            chord("T", true, true).xdotool().as_deref(),
+            Some("ctrl+shift+t")
+        );
         assert_eq!(chord(" ", false, false).xdotool().as_deref(), Some("space"));
         assert_eq!(chord("Shift", false, true).xdotool(), None);
         assert_eq!(chord("Unidentified", false, false).xdotool(), None);

@@ -81,7 +81,10 @@ impl DemonstratedStep {
 
     /// The action name (`left_click`, `type`...).
     pub fn action(&self) -> &str {
-        self.input.get("action").and_then(Value::as_str).unwrap_or("")
+        self.input
+            .get("action")
+            .and_then(Value::as_str)
+            .unwrap_or("")
     }
 
     /// The text of a `type` step (may be a secret: never log it).
@@ -109,8 +112,15 @@ impl DemonstratedStep {
             text.push_str(&format!(" {key}"));
         }
         if let Some(element) = &self.element {
-            let preposition = if self.action() == "type" { "into" } else { "on" };
-            text.push_str(&format!(" {preposition} {} '{}'", element.role, element.name));
+            let preposition = if self.action() == "type" {
+                "into"
+            } else {
+                "on"
+            };
+            text.push_str(&format!(
+                " {preposition} {} '{}'",
+                element.role, element.name
+            ));
         }
         text
     }
@@ -271,7 +281,10 @@ impl Demonstration {
     /// it has a state (checked, expanded, selected, pressed).
     pub fn clicked_element_after(&mut self, step: usize, element: Option<ElementInfo>) {
         let has_state = |e: &ElementInfo| {
-            e.checked.is_some() || e.expanded.is_some() || e.selected.is_some() || e.pressed.is_some()
+            e.checked.is_some()
+                || e.expanded.is_some()
+                || e.selected.is_some()
+                || e.pressed.is_some()
         };
         if let Some(recorded) = step.checked_sub(1).and_then(|i| self.steps.get_mut(i)) {
             recorded.element_after = element.filter(has_state);

@@ -48,7 +48,10 @@ pub fn parameter_name(field: &ElementInfo) -> String {
 /// The (name, value) pairs the recording turns into placeholders: the person's `presets`
 /// first, then one per secret typed (a value already named by a preset keeps that name; a
 /// name taken by another value gets `_2`, `_3`...).
-pub fn parameters(steps: &[DemonstratedStep], presets: &[(String, String)]) -> Vec<(String, String)> {
+pub fn parameters(
+    steps: &[DemonstratedStep],
+    presets: &[(String, String)],
+) -> Vec<(String, String)> {
     let mut pairs: Vec<(String, String)> = presets.to_vec();
     for step in steps {
         let (Some(text), Some(field)) = (step.typed(), step.element.as_ref()) else {
@@ -90,15 +93,29 @@ mod tests {
         assert!(is_secret_field(&field("Your PIN", "#pw", "password")));
         assert!(is_secret_field(&field("API token", "#t", "text")));
         assert!(is_secret_field(&field("Licence key", "#k", "text")));
-        assert!(is_secret_field(&field("", "input[name=\"client_secret\"]", "text")));
+        assert!(is_secret_field(&field(
+            "",
+            "input[name=\"client_secret\"]",
+            "text"
+        )));
         assert!(!is_secret_field(&field("Username", "#username", "text")));
-        assert!(!is_secret_field(&field("Keyboard layout", "#layout", "text")));
+        assert!(!is_secret_field(&field(
+            "Keyboard layout",
+            "#layout",
+            "text"
+        )));
     }
 
     #[test]
     fn names_come_from_the_label_then_the_selector() {
-        assert_eq!(parameter_name(&field("Password", "#password", "password")), "password");
-        assert_eq!(parameter_name(&field("API token", "#t", "text")), "api_token");
+        assert_eq!(
+            parameter_name(&field("Password", "#password", "password")),
+            "password"
+        );
+        assert_eq!(
+            parameter_name(&field("API token", "#t", "text")),
+            "api_token"
+        );
         assert_eq!(parameter_name(&field("", "#pw", "password")), "pw");
         assert_eq!(parameter_name(&field("", "", "password")), "secret");
     }

@@ -73,9 +73,15 @@ fn wheel(dy: f64, before: u8) -> CapturedInput {
 fn keystrokes_fold_into_one_type_step_and_backspace_takes_one_back() {
     let mut demo = Demonstration::new();
     let pw = |value: &str| Some(field("Password", "#password", "password", value));
-    for (n, (k, value)) in [("p", ""), ("a", "p"), ("s", "pa"), ("w", "pas"), ("Backspace", "pasw")]
-        .into_iter()
-        .enumerate()
+    for (n, (k, value)) in [
+        ("p", ""),
+        ("a", "p"),
+        ("s", "pa"),
+        ("w", "pas"),
+        ("Backspace", "pasw"),
+    ]
+    .into_iter()
+    .enumerate()
     {
         demo.add(key(k, pw(value), n as u8 + 1));
     }
@@ -92,7 +98,10 @@ fn keystrokes_fold_into_one_type_step_and_backspace_takes_one_back() {
     );
     let steps = demo.finish(frame(30), None, None);
     assert_eq!(steps.len(), 2);
-    assert_eq!(steps[0].input, json!({"action": "type", "text": "password"}));
+    assert_eq!(
+        steps[0].input,
+        json!({"action": "type", "text": "password"})
+    );
     // The frames: before the first keystroke, and before the next input (the Tab).
     assert_eq!(steps[0].before.as_ref().unwrap().png, vec![1]);
     assert_eq!(steps[0].after.as_ref().unwrap().png, vec![20]);
@@ -103,7 +112,11 @@ fn keystrokes_fold_into_one_type_step_and_backspace_takes_one_back() {
     assert_eq!(steps[1].input, json!({"action": "key", "text": "Tab"}));
     assert_eq!(steps[1].after.as_ref().unwrap().png, vec![30]);
     // Summaries never carry typed text.
-    assert!(!steps[0].summary().contains("password"), "{}", steps[0].summary());
+    assert!(
+        !steps[0].summary().contains("password"),
+        "{}",
+        steps[0].summary()
+    );
 }
 
 #[test]
