@@ -15,8 +15,9 @@ use std::path::Path;
 use std::process::Child;
 use std::process::Command;
 use std::process::Stdio;
-use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::mpsc;
+use std::sync::mpsc::Receiver;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 use std::time::Instant;
 
@@ -36,13 +37,14 @@ const RETRACE: &str = env!("CARGO_BIN_EXE_retrace");
 /// How long any one thing may take on a loaded machine before the test gives up.
 const DEADLINE: Duration = Duration::from_secs(90);
 
-/// The pause between two looks at something that has not happened yet.
+/// The longest wait for a line from the recorder before looking again.
 const POLL: Duration = Duration::from_millis(20);
 
 /// `retrace record` running, its stdout lines collected as they come.
 struct Recorder {
     child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
+    incoming: Receiver<String>,
+    lines: Vec<String>,
 }
 
 impl Recorder {
@@ -59,49 +61,64 @@ impl Recorder {
             .stderr(std::fs::File::create(stderr).unwrap())
             .spawn()
             .unwrap();
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&lines);
+        let (sender, incoming) = mpsc::channel();
         let stdout = child.stdout.take().unwrap();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                sink.lock().unwrap().push(line);
+                if sender.send(line).is_err() {
+                    break;
+                }
             }
         });
-        Self { child, lines }
+        Self {
+            child,
+            incoming,
+            lines: Vec::new(),
+        }
     }
 
     fn text(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
+        self.lines.join("\n")
+    }
+
+    /// Takes the lines printed within `wait`; false once stdout closed (the process ended).
+    fn take_lines(&mut self, wait: Duration) -> bool {
+        match self.incoming.recv_timeout(wait) {
+            Ok(line) => {
+                self.lines.push(line);
+                while let Ok(line) = self.incoming.try_recv() {
+                    self.lines.push(line);
+                }
+                true
+            }
+            Err(RecvTimeoutError::Timeout) => true,
+            Err(RecvTimeoutError::Disconnected) => false,
+        }
     }
 
     /// Waits until `count` lines contain `needle`; returns the last of them.
     fn wait_lines(&mut self, needle: &str, count: usize) -> String {
         let started = Instant::now();
         loop {
-            let found: Vec<String> = self
+            let found: Vec<&String> = self
                 .lines
-                .lock()
-                .unwrap()
                 .iter()
                 .filter(|line| line.contains(needle))
-                .cloned()
                 .collect();
             if found.len() >= count {
                 return found[count - 1].clone();
-            }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!(
-                    "retrace record exited ({status}) before {needle:?}:\n{}",
-                    self.text()
-                );
             }
             assert!(
                 started.elapsed() < DEADLINE,
                 "no {count} lines with {needle:?}:\n{}",
                 self.text()
             );
-            std::thread::sleep(POLL);
+            assert!(
+                self.take_lines(POLL),
+                "retrace record ended before {needle:?}:\n{}",
+                self.text()
+            );
         }
     }
 
@@ -109,28 +126,21 @@ impl Recorder {
         self.wait_lines(needle, 1)
     }
 
-    /// Sends SIGINT (Ctrl-C) and waits for the exit code.
+    /// Sends SIGINT (Ctrl-C), reads the last lines and returns the exit code.
     fn interrupt(mut self) -> (Option<i32>, String) {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
         assert!(sent.success());
         let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
+        while self.take_lines(POLL) {
             assert!(
                 started.elapsed() < DEADLINE,
                 "still running:\n{}",
                 self.text()
             );
-            std::thread::sleep(POLL);
-        };
-        // The reader thread has the last lines once stdout closed with the process.
-        let closed = Instant::now();
-        while !self.text().contains("stopped") && closed.elapsed() < Duration::from_secs(5) {
-            std::thread::sleep(POLL);
         }
+        // Stdout closed: the process has exited.
+        let status = self.child.wait().unwrap();
         (status.code(), self.text())
     }
 }
@@ -175,11 +185,11 @@ impl Screen {
                 return hash;
             }
             last = Some(hash);
+            // No pause between looks: each is a whole screen grab, decoded and hashed.
             assert!(
                 started.elapsed() < DEADLINE,
                 "the screen at {at:?} never settled as wanted"
             );
-            std::thread::sleep(POLL);
         }
     }
 
@@ -228,7 +238,11 @@ fn find_viewport(recorder: &mut Recorder, display: &str) -> (i64, i64) {
             display,
             &["mousemove", &(600 + wiggle * 10).to_string(), "500"],
         );
-        std::thread::sleep(POLL);
+        assert!(
+            recorder.take_lines(POLL),
+            "retrace record ended:\n{}",
+            recorder.text()
+        );
     }
 }
 
@@ -374,9 +388,9 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
 
     // The password is nowhere: not in the file, the events, the terminal or the log.
     for (what, written) in [
-        ("the file", text.clone()),
+        ("the file", text),
         ("the events", read(&events)),
-        ("stdout", stdout.clone()),
+        ("stdout", stdout),
         ("stderr", read(&stderr)),
     ] {
         assert!(

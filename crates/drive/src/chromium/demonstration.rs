@@ -268,10 +268,12 @@ impl InputCapture {
                 }
             }
         });
-        let mut cast = StartScreencastParams::default();
-        cast.format = Some(StartScreencastFormat::Png);
-        cast.max_width = Some(i64::from(width));
-        cast.max_height = Some(i64::from(height));
+        let cast = StartScreencastParams {
+            format: Some(StartScreencastFormat::Png),
+            max_width: Some(i64::from(width)),
+            max_height: Some(i64::from(height)),
+            ..StartScreencastParams::default()
+        };
         cdp.execute(cast).await.map_err(fail)?;
         Ok(Self {
             inputs,
@@ -360,12 +362,9 @@ pub async fn fit_window(page: &Page, width: u32, height: u32) -> Result<(), Driv
         height: Some(i64::from(height) + extra_height),
         ..Bounds::default()
     };
-    page.execute(SetWindowBoundsParams::new(
-        window.result.window_id.clone(),
-        bounds,
-    ))
-    .await
-    .map_err(fail)?;
+    page.execute(SetWindowBoundsParams::new(window.result.window_id, bounds))
+        .await
+        .map_err(fail)?;
     Ok(())
 }
 

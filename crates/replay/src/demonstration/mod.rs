@@ -151,6 +151,8 @@ pub enum Noted {
 #[derive(Debug, Default)]
 pub struct Demonstration {
     steps: Vec<DemonstratedStep>,
+    /// Where the viewport was last said to be on the screen.
+    viewport: Option<(i64, i64)>,
 }
 
 fn location(place: &PagePlace) -> PageLocation {
@@ -210,6 +212,10 @@ impl Demonstration {
         } = input
         {
             let (x, y) = whole(screen_x - x, screen_y - y);
+            // Every new document reports it; only a change is news.
+            if self.viewport.replace((x, y)) == Some((x, y)) {
+                return Noted::Nothing;
+            }
             return Noted::Viewport { x, y };
         }
         // The screen before this input is the one the previous step left, and the page it

@@ -149,6 +149,16 @@ fn wheel_turns_one_way_merge_and_pointer_moves_make_no_step() {
         before: None,
     });
     assert_eq!(moved, Noted::Viewport { x: 0, y: 143 });
+    let again = demo.add(CapturedInput {
+        input: PageInput::Pointer {
+            x: 20.0,
+            y: 20.0,
+            screen_x: 20.0,
+            screen_y: 163.0,
+        },
+        before: None,
+    });
+    assert_eq!(again, Noted::Nothing, "the same place is said once");
     for n in 1..=3 {
         demo.add(wheel(120.0, n));
     }
