@@ -127,10 +127,15 @@ impl Recorder {
     }
 
     /// Sends SIGINT (Ctrl-C), reads the last lines and returns the exit code.
-    fn interrupt(mut self) -> (Option<i32>, String) {
+    fn interrupt(self) -> (Option<i32>, String) {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
         assert!(sent.success());
+        self.wait_exit()
+    }
+
+    /// Reads the last lines until the process ends, and returns its exit code.
+    fn wait_exit(mut self) -> (Option<i32>, String) {
         let started = Instant::now();
         while self.take_lines(POLL) {
             assert!(
@@ -445,4 +450,46 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
         message.contains("expected button 'New invoice', found button 'Add invoice'"),
         "{message}"
     );
+}
+
+#[test]
+fn closing_the_window_ends_the_recording_and_writes_the_file() {
+    retrace_test_support::require!(Chromium);
+    retrace_test_support::require!(Xvfb);
+    let demo = DemoThread::start(DemoConfig::default());
+    let xvfb = Xvfb::start(1600, 1000, 24).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("click.json");
+    let events = dir.path().join("events.jsonl");
+    let stderr = dir.path().join("stderr.log");
+    let mut recorder = Recorder::start(&xvfb.display(), demo.url(), &file, &events, &stderr);
+    recorder.wait_line("recording ");
+    let origin = find_viewport(&mut recorder, &xvfb.display());
+    let runtime = retrace_test_support::cli::runtime();
+    let x11 = runtime
+        .block_on(X11Backend::connect(Some(&xvfb.display())))
+        .unwrap();
+    let screen = Screen {
+        x11,
+        runtime,
+        display: xvfb.display(),
+        origin,
+    };
+    let _ = screen.settled_where(SIGN_IN, |hash| !hash.is_flat());
+    screen.click(USERNAME, "1");
+    recorder.wait_line("step   1  left_click at (640, 311) on textbox 'Username'");
+    // What a person does to close the window: Ctrl+W (the page never sees it).
+    xdotool(&xvfb.display(), &["key", "ctrl+w"]);
+    let (code, stdout) = recorder.wait_exit();
+    assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
+    assert!(
+        stdout.contains("stopped (window closed): recorded 1 steps to"),
+        "{stdout}"
+    );
+    let recording: Value = serde_json::from_str(&read(&file)).unwrap();
+    assert_eq!(
+        recording["trajectory"][0]["input"],
+        json!({"action": "left_click", "coordinate": [640, 311]})
+    );
+    assert!(recording["trajectory"][0]["visual_representation"].is_string());
 }

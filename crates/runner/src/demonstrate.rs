@@ -41,6 +41,10 @@ use retrace_replay::recorder::RecordSettings;
 
 use crate::error::RunnerError;
 
+/// How long the last look at the page (screen, focus, location) may take when the person
+/// stops: the browser may be on its way out.
+const LAST_LOOK: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What to record and where.
 #[derive(Debug, Clone)]
 pub struct RecordJob {
@@ -86,6 +90,7 @@ pub async fn record_demonstration(
     };
     let browser = ChromiumBrowser::launch_headed(&config, &job.display).await?;
     let page = Arc::new(browser.open_page().await?);
+    let toolbox = toolbox(&page, job.size).await?;
     fit_window(page.cdp_page(), width, height).await?;
     let mut capture = InputCapture::start(&page, width, height).await?;
     page.navigate(&job.url).await?;
@@ -113,10 +118,12 @@ pub async fn record_demonstration(
         take(&mut demonstration, captured, &page, events).await;
     }
     let window_open = stopped_by == "interrupted";
-    let (screen, focused, place) = if window_open {
-        last_screen(&page).await
-    } else {
-        (capture.latest_frame(), None, None)
+    // Bounded: a browser that went away while the person stopped must not hold the file back.
+    let (screen, focused, place) = match window_open {
+        true => tokio::time::timeout(LAST_LOOK, last_screen(&page))
+            .await
+            .unwrap_or((capture.latest_frame(), None, None)),
+        false => (capture.latest_frame(), None, None),
     };
     let steps = demonstration.finish(screen, focused, place);
     if steps.is_empty() {
@@ -124,7 +131,6 @@ pub async fn record_demonstration(
             "nothing was recorded: no click, key or wheel turn was made in the page".to_owned(),
         ));
     }
-    let toolbox = toolbox(&page, job.size).await?;
     let settings = RecordSettings {
         display_size: Some(job.size),
         viewport: Some(job.size),

@@ -21,6 +21,7 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::Bounds;
 use chromiumoxide::cdp::browser_protocol::browser::GetWindowForTargetParams;
 use chromiumoxide::cdp::browser_protocol::browser::SetWindowBoundsParams;
+use chromiumoxide::cdp::browser_protocol::inspector::EventDetached;
 use chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
 use chromiumoxide::cdp::browser_protocol::page::EventScreencastFrame;
 use chromiumoxide::cdp::browser_protocol::page::ScreencastFrameAckParams;
@@ -190,7 +191,8 @@ type FrameRing = Arc<Mutex<VecDeque<Arc<Frame>>>>;
 /// Watches one page: its inputs and its frames. Dropping it stops watching.
 #[derive(Debug)]
 pub struct InputCapture {
-    inputs: mpsc::UnboundedReceiver<PageInput>,
+    /// The page's inputs; `None` once the page is gone (its window closed).
+    inputs: mpsc::UnboundedReceiver<Option<PageInput>>,
     frames: FrameRing,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -226,6 +228,7 @@ impl InputCapture {
             .event_listener::<EventScreencastFrame>()
             .await
             .map_err(fail)?;
+        let mut detached = cdp.event_listener::<EventDetached>().await.map_err(fail)?;
         let mut binding = AddBindingParams::new(BINDING);
         binding.execution_context_name = Some(WORLD.to_owned());
         cdp.execute(binding).await.map_err(fail)?;
@@ -234,6 +237,13 @@ impl InputCapture {
         cdp.execute(script).await.map_err(fail)?;
 
         let (sender, inputs) = mpsc::unbounded_channel();
+        let closer = sender.clone();
+        let watcher = tokio::spawn(async move {
+            // The page's window was closed (or its browser went away).
+            if detached.next().await.is_some() {
+                let _ = closer.send(None);
+            }
+        });
         let reader = tokio::spawn(async move {
             while let Some(event) = bindings.next().await {
                 if event.name != BINDING {
@@ -241,7 +251,7 @@ impl InputCapture {
                 }
                 match serde_json::from_str::<PageInput>(&event.payload) {
                     Ok(input) => {
-                        if sender.send(input).is_err() {
+                        if sender.send(Some(input)).is_err() {
                             break;
                         }
                     }
@@ -278,21 +288,21 @@ impl InputCapture {
         Ok(Self {
             inputs,
             frames,
-            tasks: vec![reader, receiver],
+            tasks: vec![reader, receiver, watcher],
         })
     }
 
     /// The next input, with the frame before it; `None` once the page is gone (its window was
     /// closed, the browser ended).
     pub async fn next(&mut self) -> Option<CapturedInput> {
-        let input = self.inputs.recv().await?;
+        let input = self.inputs.recv().await.flatten()?;
         let before = input.time().and_then(|time| self.frame_before(time));
         Some(CapturedInput { input, before })
     }
 
     /// The next input already reported, without waiting (what is left when the person stops).
     pub fn try_next(&mut self) -> Option<CapturedInput> {
-        let input = self.inputs.try_recv().ok()?;
+        let input = self.inputs.try_recv().ok().flatten()?;
         let before = input.time().and_then(|time| self.frame_before(time));
         Some(CapturedInput { input, before })
     }
