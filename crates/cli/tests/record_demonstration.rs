@@ -493,3 +493,86 @@ fn closing_the_window_ends_the_recording_and_writes_the_file() {
     );
     assert!(recording["trajectory"][0]["visual_representation"].is_string());
 }
+
+/// A page with one heading, whose text the second variant changes (same place, same style).
+fn heading_page(text: &str) -> String {
+    format!(
+        "<!doctype html><html><head><title>Results</title></head>\
+         <body style=\"margin:0;background:#fff\">\
+         <h1 style=\"font:bold 32px sans-serif;margin:0;padding:40px\">{text}</h1></body></html>"
+    )
+}
+
+#[test]
+fn a_checkpoint_on_a_heading_passes_until_its_text_changes() {
+    retrace_test_support::require!(Chromium);
+    retrace_test_support::require!(Xvfb);
+    let quarterly = heading_page("Quarterly results");
+    let annual = heading_page("Annual results");
+    let pages = retrace_test_support::html_server::serve_html(&[
+        ("/report", quarterly.as_str()),
+        ("/changed", annual.as_str()),
+    ]);
+    let xvfb = Xvfb::start(1600, 1000, 24).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("heading.json");
+    let events = dir.path().join("events.jsonl");
+    let stderr = dir.path().join("stderr.log");
+    let mut recorder = Recorder::start(
+        &xvfb.display(),
+        &pages.url("/report"),
+        &file,
+        &events,
+        &stderr,
+    );
+    recorder.wait_line("recording ");
+    let origin = find_viewport(&mut recorder, &xvfb.display());
+    let heading = (120, 60);
+    let runtime = retrace_test_support::cli::runtime();
+    let x11 = runtime
+        .block_on(X11Backend::connect(Some(&xvfb.display())))
+        .unwrap();
+    let screen = Screen {
+        x11,
+        runtime,
+        display: xvfb.display(),
+        origin,
+    };
+    let _ = screen.settled_where(heading, |hash| !hash.is_flat());
+    let (x, y) = (heading.0 + origin.0, heading.1 + origin.1);
+    xdotool(
+        &xvfb.display(),
+        &["mousemove", &x.to_string(), &y.to_string()],
+    );
+    xdotool(&xvfb.display(), &["key", "ctrl+shift+k"]);
+    recorder.wait_line("step   1  checkpoint at (120, 60) on heading 'Quarterly results'");
+    let (code, stdout) = recorder.interrupt();
+    assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
+    let recording: Value = serde_json::from_str(&read(&file)).unwrap();
+    assert_eq!(
+        recording["trajectory"].as_array().unwrap().len(),
+        1,
+        "{stdout}"
+    );
+
+    let replay = |url: &str| {
+        Command::new(RETRACE)
+            .arg("replay")
+            .arg(&file)
+            .args(["--url", url, "--json", "--step-timeout", "5"])
+            .output()
+            .unwrap()
+    };
+    let same = replay(&pages.url("/report"));
+    let summary = retrace_test_support::cli::summary_after_exit(&same, 0);
+    assert_eq!(summary["replay"]["steps_replayed"], 1, "{summary}");
+    let changed = replay(&pages.url("/changed"));
+    let summary = retrace_test_support::cli::summary_after_exit(&changed, 1);
+    let failure = &summary["replay"]["failure"];
+    assert_eq!(failure["step"], 1, "{summary}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.contains("expected heading 'Quarterly results', found heading 'Annual results'"),
+        "{message}"
+    );
+}

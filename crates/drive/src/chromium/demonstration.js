@@ -15,10 +15,14 @@
   const point = (e) => ({x: e.clientX, y: e.clientY});
   const place = () => ({path: location.pathname, title: document.title});
 
-  // Where the viewport is on the screen, once (pointer moves are not recorded).
+  // Where the viewport is on the screen, once (pointer moves are not recorded), and where the
+  // pointer is now (what a checkpoint marks).
   let located = false;
+  let pointer = null;
   addEventListener('mousemove', (e) => {
-    if (located || !e.isTrusted) return;
+    if (!e.isTrusted) return;
+    pointer = point(e);
+    if (located) return;
     located = true;
     report({kind: 'pointer', x: e.clientX, y: e.clientY, screen_x: e.screenX, screen_y: e.screenY});
   }, true);
@@ -42,6 +46,15 @@
 
   addEventListener('keydown', (e) => {
     if (!e.isTrusted || e.isComposing) return;
+    // CHECKPOINT_CHORD marks the element under the pointer as a checkpoint; the page never
+    // sees the keys.
+    if (e.ctrlKey && e.shiftKey && !e.altKey && !e.metaKey && e.key.toLowerCase() === 'k') {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      if (pointer) report({kind: 'checkpoint', ...pointer, time: at(e),
+        element: describe('at', pointer), place: place()});
+      return;
+    }
     report({kind: 'key', key: e.key, ctrl: e.ctrlKey, alt: e.altKey, shift: e.shiftKey,
       meta: e.metaKey, time: at(e), focused: describe('focused', null), place: place()});
   }, true);

@@ -42,6 +42,9 @@ use crate::error::DriveError;
 /// The binding the page reports inputs through.
 const BINDING: &str = "__retraceInput";
 
+/// The key chord that marks the element under the pointer as a checkpoint (xdotool's names).
+pub const CHECKPOINT_CHORD: &str = "ctrl+shift+k";
+
 /// The isolated world the page side runs in.
 const WORLD: &str = "retrace_demonstration";
 
@@ -104,6 +107,21 @@ pub enum PageInput {
         #[serde(default)]
         place: Option<PagePlace>,
     },
+    /// The person pressed the checkpoint chord ([`CHECKPOINT_CHORD`]): the element under the
+    /// pointer is to be checked on replay.
+    Checkpoint {
+        /// Pointer x.
+        x: f64,
+        /// Pointer y.
+        y: f64,
+        /// When.
+        time: f64,
+        /// The element under the pointer.
+        element: Option<ElementInfo>,
+        /// Where the page was (`None` from an older page script).
+        #[serde(default)]
+        place: Option<PagePlace>,
+    },
     /// The wheel turned.
     Wheel {
         /// Pointer x.
@@ -142,6 +160,7 @@ impl PageInput {
             PageInput::Pointer { .. } => None,
             PageInput::Click { time, .. }
             | PageInput::Key { time, .. }
+            | PageInput::Checkpoint { time, .. }
             | PageInput::Wheel { time, .. } => Some(*time),
         }
     }
@@ -152,6 +171,7 @@ impl PageInput {
             PageInput::Pointer { .. } => None,
             PageInput::Click { place, .. }
             | PageInput::Key { place, .. }
+            | PageInput::Checkpoint { place, .. }
             | PageInput::Wheel { place, .. } => place.as_ref(),
         }
     }
@@ -159,7 +179,7 @@ impl PageInput {
     /// The element with the focus when the input was made.
     pub fn focused(&self) -> Option<&ElementInfo> {
         match self {
-            PageInput::Pointer { .. } => None,
+            PageInput::Pointer { .. } | PageInput::Checkpoint { .. } => None,
             PageInput::Click { focused, .. }
             | PageInput::Key { focused, .. }
             | PageInput::Wheel { focused, .. } => focused.as_ref(),

@@ -7,8 +7,9 @@
 //!   (a second and third click at the same point make a double and a triple click), typing
 //!   (keystrokes into one field make one `type` step; a backspace takes back the last
 //!   character), key chords in xdotool's names (`Return`, `shift+Tab`, `ctrl+a`), wheel
-//!   turns (repeated turns the same way at the same place make one `scroll`). Pointer moves
-//!   make no step. Each step keeps the frame drawn before its first input, and its after
+//!   turns (repeated turns the same way at the same place make one `scroll`), checkpoints
+//!   (the checkpoint chord marks the element under the pointer: a `mouse_move` there, whose
+//!   region hash and role and name replay checks). Pointer moves make no step. Each step keeps the frame drawn before its first input, and its after
 //!   frame is the one drawn before the person's next input (or the screen when they
 //!   stopped), so the hashes are of what the person saw.
 //! - [`secrets`]: text typed into a password field (or one whose name says password, token,
@@ -102,7 +103,11 @@ impl DemonstratedStep {
     /// What the step does, for people: the action, the point, the element's role and name;
     /// never typed text nor its length.
     pub fn summary(&self) -> String {
-        let mut text = self.action().to_owned();
+        // Only a checkpoint makes a pointer move in a demonstration.
+        let mut text = match self.action() {
+            "mouse_move" => "checkpoint".to_owned(),
+            action => action.to_owned(),
+        };
         if let Some((x, y)) = self.point() {
             text.push_str(&format!(" at ({x}, {y})"));
         }
@@ -280,6 +285,13 @@ impl Demonstration {
                 element,
                 ..
             } => self.wheel(whole(x, y), (dx, dy), element, before),
+            // A pointer move onto the element: replay checks its region and its role and
+            // name before "acting", and moving the pointer changes nothing.
+            PageInput::Checkpoint { x, y, element, .. } => {
+                let (x, y) = whole(x, y);
+                let input = json!({"action": "mouse_move", "coordinate": [x, y]});
+                self.push(DemonstratedStep::new(input, before, element))
+            }
         }
     }
 

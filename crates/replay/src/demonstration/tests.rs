@@ -206,3 +206,37 @@ fn a_step_after_which_the_person_acted_on_another_page_navigated_there() {
     // The scroll stayed where it began.
     assert_eq!(steps[1].page_after, None);
 }
+
+#[test]
+fn a_checkpoint_is_a_pointer_move_onto_the_element_checked() {
+    let heading: ElementInfo = serde_json::from_value(json!({
+        "role": "heading", "name": "Invoices", "text": "Invoices", "tag": "h2",
+        "selector": "h2", "box": {"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0},
+        "disabled": false, "focused": false, "editable": false, "receives_events": true
+    }))
+    .unwrap();
+    let mut demo = Demonstration::new();
+    let noted = demo.add(CapturedInput {
+        input: PageInput::Checkpoint {
+            x: 80.4,
+            y: 203.0,
+            time: 1.0,
+            element: Some(heading),
+            place: None,
+        },
+        before: frame(1),
+    });
+    assert_eq!(
+        noted,
+        Noted::Step {
+            step: 1,
+            summary: "checkpoint at (80, 203) on heading 'Invoices'".to_owned()
+        }
+    );
+    let steps = demo.finish(frame(2), None, None);
+    assert_eq!(
+        steps[0].input,
+        json!({"action": "mouse_move", "coordinate": [80, 203]})
+    );
+    assert_eq!(steps[0].before.as_ref().unwrap().png, vec![1]);
+}
