@@ -9,247 +9,21 @@
 //! for each reaction, with deadlines.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::BufRead;
-use std::io::BufReader;
-use std::path::Path;
-use std::process::Child;
-use std::process::Command;
-use std::process::Stdio;
-use std::sync::mpsc;
-use std::sync::mpsc::Receiver;
-use std::sync::mpsc::RecvTimeoutError;
-use std::time::Duration;
-use std::time::Instant;
+mod support;
 
-use retrace_drive::Backend;
-use retrace_drive::x11::X11Backend;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
-use retrace_test_support::xvfb::Xvfb;
-use retrace_vision::Image;
 use retrace_vision::ImageHash;
-use retrace_vision::Method;
 use serde_json::Value;
 use serde_json::json;
+use std::process::Command;
 
-const RETRACE: &str = env!("CARGO_BIN_EXE_retrace");
-
-/// How long any one thing may take on a loaded machine before the test gives up.
-const DEADLINE: Duration = Duration::from_secs(90);
-
-/// The longest wait for a line from the recorder before looking again.
-const POLL: Duration = Duration::from_millis(20);
-
-/// `retrace record` running, its stdout lines collected as they come.
-struct Recorder {
-    child: Child,
-    incoming: Receiver<String>,
-    lines: Vec<String>,
-}
-
-impl Recorder {
-    fn start(display: &str, url: &str, out: &Path, events: &Path, stderr: &Path) -> Self {
-        let mut child = Command::new(RETRACE)
-            .args(["record", "--url", url, "--out"])
-            .arg(out)
-            .arg("--events")
-            .arg(events)
-            // The user name is no secret: the person names it a parameter.
-            .args(["--param", "username=demo"])
-            .env("DISPLAY", display)
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(stderr).unwrap())
-            .spawn()
-            .unwrap();
-        let (sender, incoming) = mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            child,
-            incoming,
-            lines: Vec::new(),
-        }
-    }
-
-    fn text(&self) -> String {
-        self.lines.join("\n")
-    }
-
-    /// Takes the lines printed within `wait`; false once stdout closed (the process ended).
-    fn take_lines(&mut self, wait: Duration) -> bool {
-        match self.incoming.recv_timeout(wait) {
-            Ok(line) => {
-                self.lines.push(line);
-                while let Ok(line) = self.incoming.try_recv() {
-                    self.lines.push(line);
-                }
-                true
-            }
-            Err(RecvTimeoutError::Timeout) => true,
-            Err(RecvTimeoutError::Disconnected) => false,
-        }
-    }
-
-    /// Waits until `count` lines contain `needle`; returns the last of them.
-    fn wait_lines(&mut self, needle: &str, count: usize) -> String {
-        let started = Instant::now();
-        loop {
-            let found: Vec<&String> = self
-                .lines
-                .iter()
-                .filter(|line| line.contains(needle))
-                .collect();
-            if found.len() >= count {
-                return found[count - 1].clone();
-            }
-            assert!(
-                started.elapsed() < DEADLINE,
-                "no {count} lines with {needle:?}:\n{}",
-                self.text()
-            );
-            assert!(
-                self.take_lines(POLL),
-                "retrace record ended before {needle:?}:\n{}",
-                self.text()
-            );
-        }
-    }
-
-    fn wait_line(&mut self, needle: &str) -> String {
-        self.wait_lines(needle, 1)
-    }
-
-    /// Sends SIGINT (Ctrl-C), reads the last lines and returns the exit code.
-    fn interrupt(self) -> (Option<i32>, String) {
-        let pid = self.child.id().to_string();
-        let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
-        assert!(sent.success());
-        self.wait_exit()
-    }
-
-    /// Reads the last lines until the process ends, and returns its exit code.
-    fn wait_exit(mut self) -> (Option<i32>, String) {
-        let started = Instant::now();
-        while self.take_lines(POLL) {
-            assert!(
-                started.elapsed() < DEADLINE,
-                "still running:\n{}",
-                self.text()
-            );
-        }
-        // Stdout closed: the process has exited.
-        let status = self.child.wait().unwrap();
-        (status.code(), self.text())
-    }
-}
-
-/// The X screen, read through the same X11 backend retrace's desktop replay uses, and the
-/// place of the browser's viewport on it.
-struct Screen {
-    x11: X11Backend,
-    runtime: tokio::runtime::Runtime,
-    display: String,
-    origin: (i64, i64),
-}
-
-impl Screen {
-    fn grab(&self) -> Image {
-        let shot = self.runtime.block_on(self.x11.screenshot()).unwrap();
-        retrace_vision::decode_png(&shot.png).unwrap()
-    }
-
-    /// The hash replay stores for an action at viewport point `at` (the 100 px square, pHash).
-    fn hash_at(&self, image: &Image, at: (i64, i64)) -> ImageHash {
-        let on_screen = (at.0 + self.origin.0, at.1 + self.origin.1);
-        retrace_replay::recorder::region_hash_at(image, on_screen, Method::Phash, 100, 8).unwrap()
-    }
-
-    /// The region's hash once two looks in a row agree.
-    fn settled(&self, at: (i64, i64)) -> ImageHash {
-        self.settled_where(at, |_| true)
-    }
-
-    /// Waits until the region at `at` is no longer `before` and holds still.
-    fn changed(&self, at: (i64, i64), before: &ImageHash) -> ImageHash {
-        self.settled_where(at, |hash| hash != before)
-    }
-
-    fn settled_where(&self, at: (i64, i64), wanted: impl Fn(&ImageHash) -> bool) -> ImageHash {
-        let started = Instant::now();
-        let mut last = None;
-        loop {
-            let hash = self.hash_at(&self.grab(), at);
-            if last.as_ref() == Some(&hash) && wanted(&hash) {
-                return hash;
-            }
-            last = Some(hash);
-            // No pause between looks: each is a whole screen grab, decoded and hashed.
-            assert!(
-                started.elapsed() < DEADLINE,
-                "the screen at {at:?} never settled as wanted"
-            );
-        }
-    }
-
-    /// `xdotool` with viewport points turned into screen points.
-    fn click(&self, at: (i64, i64), button: &str) {
-        let (x, y) = (at.0 + self.origin.0, at.1 + self.origin.1);
-        xdotool(
-            &self.display,
-            &["mousemove", &x.to_string(), &y.to_string(), "click", button],
-        );
-    }
-}
-
-fn xdotool(display: &str, args: &[&str]) {
-    let status = Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", display)
-        .status()
-        .expect("xdotool runs (apt-get install xdotool)");
-    assert!(status.success(), "xdotool {args:?}: {status}");
-}
-
-/// Moves the pointer over the window until the recorder says where the viewport is.
-fn find_viewport(recorder: &mut Recorder, display: &str) -> (i64, i64) {
-    let started = Instant::now();
-    let mut wiggle = 0;
-    loop {
-        if let Some(line) = recorder
-            .text()
-            .lines()
-            .find(|line| line.contains("the viewport is at"))
-        {
-            let numbers: Vec<i64> = line
-                .split(|c: char| !c.is_ascii_digit() && c != '-')
-                .filter_map(|part| part.parse().ok())
-                .collect();
-            return (numbers[0], numbers[1]);
-        }
-        assert!(
-            started.elapsed() < DEADLINE,
-            "no viewport line:\n{}",
-            recorder.text()
-        );
-        wiggle = 1 - wiggle;
-        xdotool(
-            display,
-            &["mousemove", &(600 + wiggle * 10).to_string(), "500"],
-        );
-        assert!(
-            recorder.take_lines(POLL),
-            "retrace record ended:\n{}",
-            recorder.text()
-        );
-    }
-}
+use support::RETRACE;
+use support::Recorder;
+use support::Screen;
+use support::Session;
+use support::read;
+use support::xdotool;
 
 /// The demo's controls, in CSS pixels of the 1280x800 viewport.
 const USERNAME: (i64, i64) = (640, 311);
@@ -305,10 +79,6 @@ fn demonstrate(recorder: &mut Recorder, screen: &Screen) -> ImageHash {
     before_tick
 }
 
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_default()
-}
-
 #[test]
 fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
     retrace_test_support::require!(Chromium);
@@ -317,24 +87,15 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
         mark_sent: true,
         ..DemoConfig::default()
     });
-    let xvfb = Xvfb::start(1600, 1000, 24).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("flows").join("login.json");
-    let events = dir.path().join("events.jsonl");
-    let stderr = dir.path().join("stderr.log");
-    let mut recorder = Recorder::start(&xvfb.display(), demo.url(), &file, &events, &stderr);
-    recorder.wait_line("recording ");
-    let origin = find_viewport(&mut recorder, &xvfb.display());
-    let runtime = retrace_test_support::cli::runtime();
-    let x11 = runtime
-        .block_on(X11Backend::connect(Some(&xvfb.display())))
-        .unwrap();
-    let screen = Screen {
-        x11,
-        runtime,
-        display: xvfb.display(),
-        origin,
-    };
+    let Session {
+        mut recorder,
+        screen,
+        file,
+        events,
+        stderr,
+        dir: _dir,
+        xvfb: _xvfb,
+    } = Session::start(demo.url(), "login.json");
     let seen_before_tick = demonstrate(&mut recorder, &screen);
     let (code, stdout) = recorder.interrupt();
     assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
@@ -457,24 +218,15 @@ fn closing_the_window_ends_the_recording_and_writes_the_file() {
     retrace_test_support::require!(Chromium);
     retrace_test_support::require!(Xvfb);
     let demo = DemoThread::start(DemoConfig::default());
-    let xvfb = Xvfb::start(1600, 1000, 24).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("click.json");
-    let events = dir.path().join("events.jsonl");
-    let stderr = dir.path().join("stderr.log");
-    let mut recorder = Recorder::start(&xvfb.display(), demo.url(), &file, &events, &stderr);
-    recorder.wait_line("recording ");
-    let origin = find_viewport(&mut recorder, &xvfb.display());
-    let runtime = retrace_test_support::cli::runtime();
-    let x11 = runtime
-        .block_on(X11Backend::connect(Some(&xvfb.display())))
-        .unwrap();
-    let screen = Screen {
-        x11,
-        runtime,
-        display: xvfb.display(),
-        origin,
-    };
+    let Session {
+        mut recorder,
+        screen,
+        file,
+        stderr,
+        dir: _dir,
+        xvfb,
+        ..
+    } = Session::start(demo.url(), "click.json");
     let _ = screen.settled_where(SIGN_IN, |hash| !hash.is_flat());
     screen.click(USERNAME, "1");
     recorder.wait_line("step   1  left_click at (640, 311) on textbox 'Username'");
@@ -513,31 +265,17 @@ fn a_checkpoint_on_a_heading_passes_until_its_text_changes() {
         ("/report", quarterly.as_str()),
         ("/changed", annual.as_str()),
     ]);
-    let xvfb = Xvfb::start(1600, 1000, 24).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("heading.json");
-    let events = dir.path().join("events.jsonl");
-    let stderr = dir.path().join("stderr.log");
-    let mut recorder = Recorder::start(
-        &xvfb.display(),
-        &pages.url("/report"),
-        &file,
-        &events,
-        &stderr,
-    );
-    recorder.wait_line("recording ");
-    let origin = find_viewport(&mut recorder, &xvfb.display());
+    let Session {
+        mut recorder,
+        screen,
+        file,
+        stderr,
+        dir: _dir,
+        xvfb,
+        ..
+    } = Session::start(&pages.url("/report"), "heading.json");
     let heading = (120, 60);
-    let runtime = retrace_test_support::cli::runtime();
-    let x11 = runtime
-        .block_on(X11Backend::connect(Some(&xvfb.display())))
-        .unwrap();
-    let screen = Screen {
-        x11,
-        runtime,
-        display: xvfb.display(),
-        origin,
-    };
+    let origin = screen.origin;
     let _ = screen.settled_where(heading, |hash| !hash.is_flat());
     let (x, y) = (heading.0 + origin.0, heading.1 + origin.1);
     xdotool(
