@@ -27,7 +27,7 @@ use retrace_drive::chromium::demonstration::CapturedInput;
 use retrace_drive::chromium::demonstration::Frame;
 use retrace_drive::chromium::demonstration::InputCapture;
 use retrace_drive::chromium::demonstration::PageInput;
-use retrace_drive::chromium::demonstration::fit_window;
+use retrace_drive::chromium::window::fit_window;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_protocol::events::DemonstrationEvent;

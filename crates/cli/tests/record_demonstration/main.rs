@@ -246,12 +246,15 @@ fn closing_the_window_ends_the_recording_and_writes_the_file() {
     assert!(recording["trajectory"][0]["visual_representation"].is_string());
 }
 
-/// A page with one heading, whose text the second variant changes (same place, same style).
+/// A page with a heading, whose text the second variant changes (same place, same style), and
+/// a line fixed at the bottom of the viewport.
 fn heading_page(text: &str) -> String {
     format!(
         "<!doctype html><html><head><title>Results</title></head>\
          <body style=\"margin:0;background:#fff\">\
-         <h1 style=\"font:bold 32px sans-serif;margin:0;padding:40px\">{text}</h1></body></html>"
+         <h1 style=\"font:bold 32px sans-serif;margin:0;padding:40px\">{text}</h1>\
+         <p style=\"position:fixed;bottom:0;left:0;margin:0;padding:10px 40px;\
+         font:bold 16px sans-serif\">Page 1 of 3</p></body></html>"
     )
 }
 
@@ -275,22 +278,28 @@ fn a_checkpoint_on_a_heading_passes_until_its_text_changes() {
         ..
     } = Session::start(&pages.url("/report"), "heading.json");
     let heading = (120, 60);
-    let origin = screen.origin;
     let _ = screen.settled_where(heading, |hash| !hash.is_flat());
-    let (x, y) = (heading.0 + origin.0, heading.1 + origin.1);
-    xdotool(
-        &xvfb.display(),
-        &["mousemove", &x.to_string(), &y.to_string()],
-    );
+    screen.point_at(heading);
     xdotool(&xvfb.display(), &["key", "ctrl+shift+k"]);
     recorder.wait_line("step   1  checkpoint at (120, 60) on heading 'Quarterly results'");
+    // The viewport's last rows are on the screen too: the window shows the whole recorded
+    // screen, not a part of it.
+    let footer = (100, 782);
+    let seen_footer = screen.settled(footer);
+    screen.point_at(footer);
+    xdotool(&xvfb.display(), &["key", "ctrl+shift+k"]);
+    recorder.wait_line("step   2  checkpoint at (100, 782)");
     let (code, stdout) = recorder.interrupt();
     assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
     let recording: Value = serde_json::from_str(&read(&file)).unwrap();
     assert_eq!(
         recording["trajectory"].as_array().unwrap().len(),
-        1,
+        2,
         "{stdout}"
+    );
+    assert_eq!(
+        recording["trajectory"][1]["visual_representation"],
+        seen_footer.to_string()
     );
 
     let replay = |url: &str| {
@@ -303,7 +312,7 @@ fn a_checkpoint_on_a_heading_passes_until_its_text_changes() {
     };
     let same = replay(&pages.url("/report"));
     let summary = retrace_test_support::cli::summary_after_exit(&same, 0);
-    assert_eq!(summary["replay"]["steps_replayed"], 1, "{summary}");
+    assert_eq!(summary["replay"]["steps_replayed"], 2, "{summary}");
     let changed = replay(&pages.url("/changed"));
     let summary = retrace_test_support::cli::summary_after_exit(&changed, 1);
     let failure = &summary["replay"]["failure"];

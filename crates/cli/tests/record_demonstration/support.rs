@@ -24,6 +24,9 @@ pub const RETRACE: &str = env!("CARGO_BIN_EXE_retrace");
 /// How long any one thing may take on a loaded machine before the test gives up.
 pub const DEADLINE: Duration = Duration::from_secs(90);
 
+/// The viewport `retrace record` opens by default, in CSS pixels.
+pub const VIEWPORT: (u32, u32) = (1280, 800);
+
 /// The longest wait for a line from the recorder before looking again.
 pub const POLL: Duration = Duration::from_millis(20);
 
@@ -32,6 +35,7 @@ pub struct Recorder {
     pub child: Child,
     pub incoming: Receiver<String>,
     pub lines: Vec<String>,
+    pub stderr: PathBuf,
 }
 
 impl Recorder {
@@ -62,11 +66,13 @@ impl Recorder {
             child,
             incoming,
             lines: Vec::new(),
+            stderr: stderr.to_path_buf(),
         }
     }
 
+    /// Its stdout so far, and its stderr.
     pub fn text(&self) -> String {
-        self.lines.join("\n")
+        format!("{}\nstderr: {}", self.lines.join("\n"), read(&self.stderr))
     }
 
     /// Takes the lines printed within `wait`; false once stdout closed (the process ended).
@@ -152,10 +158,25 @@ impl Screen {
         retrace_vision::decode_png(&shot.png).unwrap()
     }
 
-    /// The hash replay stores for an action at viewport point `at` (the 100 px square, pHash).
-    pub fn hash_at(&self, image: &Image, at: (i64, i64)) -> ImageHash {
-        let on_screen = (at.0 + self.origin.0, at.1 + self.origin.1);
-        retrace_replay::recorder::region_hash_at(image, on_screen, Method::Phash, 100, 8).unwrap()
+    /// The viewport's part of a screen grab (what the person sees of the page).
+    pub fn viewport(&self, screen: &Image) -> Image {
+        let channels = screen.layout().channels();
+        let (left, top) = (self.origin.0 as usize, self.origin.1 as usize);
+        let (width, height) = VIEWPORT;
+        let stride = screen.width() as usize * channels;
+        let mut pixels = Vec::with_capacity(width as usize * height as usize * channels);
+        for row in top..top + height as usize {
+            let start = row * stride + left * channels;
+            pixels.extend_from_slice(&screen.data()[start..start + width as usize * channels]);
+        }
+        Image::new(width, height, screen.layout(), pixels).unwrap()
+    }
+
+    /// The hash replay stores for an action at viewport point `at` (the 100 px square, pHash,
+    /// clipped to the viewport as replay's screenshots are).
+    pub fn hash_at(&self, screen: &Image, at: (i64, i64)) -> ImageHash {
+        let viewport = self.viewport(screen);
+        retrace_replay::recorder::region_hash_at(&viewport, at, Method::Phash, 100, 8).unwrap()
     }
 
     /// The region's hash once two looks in a row agree.
@@ -185,7 +206,16 @@ impl Screen {
         }
     }
 
-    /// `xdotool` with viewport points turned into screen points.
+    /// Moves the pointer to viewport point `at`.
+    pub fn point_at(&self, at: (i64, i64)) {
+        let (x, y) = (at.0 + self.origin.0, at.1 + self.origin.1);
+        xdotool(
+            &self.display,
+            &["mousemove", &x.to_string(), &y.to_string()],
+        );
+    }
+
+    /// Clicks `button` (xdotool's number) at viewport point `at`.
     pub fn click(&self, at: (i64, i64), button: &str) {
         let (x, y) = (at.0 + self.origin.0, at.1 + self.origin.1);
         xdotool(

@@ -8,7 +8,7 @@
 //! before the page reacts. It also starts a PNG screencast at the viewport's size and keeps
 //! the last frames with the time each was drawn: the frame an input was made on is the last
 //! one drawn before the input's own time stamp, not a screenshot taken once the page has
-//! reacted. [`fit_window`] sizes a headed window so its viewport is the recorded size.
+//! reacted. (`super::window::fit_window` sizes the headed window first.)
 //!
 //! Folding inputs into trajectory steps is `retrace-replay`'s job; this module only watches.
 
@@ -17,10 +17,6 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use base64::Engine;
-use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::browser::Bounds;
-use chromiumoxide::cdp::browser_protocol::browser::GetWindowForTargetParams;
-use chromiumoxide::cdp::browser_protocol::browser::SetWindowBoundsParams;
 use chromiumoxide::cdp::browser_protocol::inspector::EventDetached;
 use chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
 use chromiumoxide::cdp::browser_protocol::page::EventScreencastFrame;
@@ -365,37 +361,6 @@ fn push_frame(ring: &FrameRing, frame: Frame) {
         }
         frames.push_back(Arc::new(frame));
     }
-}
-
-/// Resizes the headed window showing `page` so that its viewport (the window less the tab
-/// strip and toolbar Chromium draws) is `width` x `height` CSS pixels.
-pub async fn fit_window(page: &Page, width: u32, height: u32) -> Result<(), DriveError> {
-    let doing = "sizing the browser window";
-    let fail = |e: chromiumoxide::error::CdpError| operation(doing, e);
-    let frame: Vec<i64> = page
-        .evaluate("[outerWidth - innerWidth, outerHeight - innerHeight]")
-        .await
-        .map_err(fail)?
-        .into_value()
-        .map_err(|e| operation(doing, e))?;
-    let [extra_width, extra_height] = frame[..] else {
-        return Err(operation(doing, "the page did not say its window size"));
-    };
-    let window = page
-        .execute(GetWindowForTargetParams {
-            target_id: Some(page.target_id().clone()),
-        })
-        .await
-        .map_err(fail)?;
-    let bounds = Bounds {
-        width: Some(i64::from(width) + extra_width),
-        height: Some(i64::from(height) + extra_height),
-        ..Bounds::default()
-    };
-    page.execute(SetWindowBoundsParams::new(window.result.window_id, bounds))
-        .await
-        .map_err(fail)?;
-    Ok(())
 }
 
 #[cfg(test)]

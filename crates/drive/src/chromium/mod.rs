@@ -35,6 +35,7 @@ mod page;
 mod pipeline;
 pub mod process;
 pub mod remote;
+pub mod window;
 mod world;
 
 pub use browser::ChromiumBrowser;
