@@ -342,7 +342,9 @@ impl Demonstration {
         match self.steps.last() {
             Some(step) => Noted::Step {
                 step: self.steps.len(),
-                summary: step.summary(),
+                // A name read from the page may hold a secret typed before (a label around a
+                // password field names it with its value).
+                summary: secrets::scrub(&step.summary(), &secrets::parameters(&self.steps, &[])),
             },
             None => Noted::Nothing,
         }

@@ -72,6 +72,17 @@ pub fn parameters(
     pairs
 }
 
+/// `text` with every secret value in `pairs` replaced by its placeholder (longest first): for
+/// lines about steps, where an element's accessible name can hold a field's value (a label
+/// around a password field).
+pub fn scrub(text: &str, pairs: &[(String, String)]) -> String {
+    let mut sorted: Vec<&(String, String)> = pairs.iter().filter(|(_, v)| !v.is_empty()).collect();
+    sorted.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
+    sorted.iter().fold(text.to_owned(), |text, (name, value)| {
+        text.replace(value.as_str(), &format!("{{{{{name}}}}}"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -104,6 +115,18 @@ mod tests {
             "#layout",
             "text"
         )));
+    }
+
+    #[test]
+    fn scrubbing_replaces_values_longest_first() {
+        let pairs = vec![
+            ("pin".to_owned(), "12".to_owned()),
+            ("password".to_owned(), "s3cret-12".to_owned()),
+        ];
+        assert_eq!(
+            scrub("on generic 'Password s3cret-12 12'", &pairs),
+            "on generic 'Password {{password}} {{pin}}'"
+        );
     }
 
     #[test]

@@ -240,3 +240,32 @@ fn a_checkpoint_is_a_pointer_move_onto_the_element_checked() {
     );
     assert_eq!(steps[0].before.as_ref().unwrap().png, vec![1]);
 }
+
+#[test]
+fn a_secret_typed_before_never_shows_in_a_later_step_line() {
+    let mut demo = Demonstration::new();
+    let pw = || Some(field("Password", "#pw", "password", ""));
+    for k in ["h", "u", "n", "t", "e", "r", "2"] {
+        demo.add(key(k, pw(), 1));
+    }
+    // A label around the field is named with the field's value.
+    let mut label = field("Password hunter2", "label", "text", "");
+    label.role = "generic".to_owned();
+    let noted = demo.add(CapturedInput {
+        input: PageInput::Click {
+            button: 0,
+            count: 1,
+            x: 5.0,
+            y: 5.0,
+            time: 2.0,
+            element: Some(label),
+            focused: None,
+            place: None,
+        },
+        before: frame(2),
+    });
+    let Noted::Step { summary, .. } = noted else {
+        panic!("{noted:?}")
+    };
+    assert_eq!(summary, "left_click at (5, 5) on generic 'Password {{password}}'");
+}
