@@ -342,9 +342,12 @@ impl Demonstration {
         match self.steps.last() {
             Some(step) => Noted::Step {
                 step: self.steps.len(),
-                // A name read from the page may hold a secret typed before (a label around a
-                // password field names it with its value).
-                summary: secrets::scrub(&step.summary(), &secrets::parameters(&self.steps, &[])),
+                // A name read from the page may hold a secret typed in an earlier step (a
+                // label around a password field is named with its value).
+                summary: secrets::scrub(
+                    &step.summary(),
+                    &secrets::parameters(&self.steps[..self.steps.len() - 1], &[]),
+                ),
             },
             None => Noted::Nothing,
         }

@@ -72,11 +72,18 @@ pub fn parameters(
     pairs
 }
 
+/// Secrets shorter than this are not scrubbed from lines: they cannot be told from ordinary
+/// text (a one-letter value would mangle every word holding the letter).
+const SHORTEST_SCRUBBED: usize = 4;
+
 /// `text` with every secret value in `pairs` replaced by its placeholder (longest first): for
 /// lines about steps, where an element's accessible name can hold a field's value (a label
 /// around a password field).
 pub fn scrub(text: &str, pairs: &[(String, String)]) -> String {
-    let mut sorted: Vec<&(String, String)> = pairs.iter().filter(|(_, v)| !v.is_empty()).collect();
+    let mut sorted: Vec<&(String, String)> = pairs
+        .iter()
+        .filter(|(_, value)| value.chars().count() >= SHORTEST_SCRUBBED)
+        .collect();
     sorted.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
     sorted.iter().fold(text.to_owned(), |text, (name, value)| {
         text.replace(value.as_str(), &format!("{{{{{name}}}}}"))
@@ -120,11 +127,12 @@ mod tests {
     #[test]
     fn scrubbing_replaces_values_longest_first() {
         let pairs = vec![
-            ("pin".to_owned(), "12".to_owned()),
-            ("password".to_owned(), "s3cret-12".to_owned()),
+            ("pin".to_owned(), "1234".to_owned()),
+            ("password".to_owned(), "s3cret-1234".to_owned()),
+            ("initial".to_owned(), "r".to_owned()),
         ];
         assert_eq!(
-            scrub("on generic 'Password s3cret-12 12'", &pairs),
+            scrub("on generic 'Password s3cret-1234 1234'", &pairs),
             "on generic 'Password {{password}} {{pin}}'"
         );
     }

@@ -267,5 +267,15 @@ fn a_secret_typed_before_never_shows_in_a_later_step_line() {
     let Noted::Step { summary, .. } = noted else {
         panic!("{noted:?}")
     };
-    assert_eq!(summary, "left_click at (5, 5) on generic 'Password {{password}}'");
+    assert_eq!(
+        summary,
+        "left_click at (5, 5) on generic 'Password {{password}}'"
+    );
+    // While it is typed, its own line names the field, never a part of the value.
+    let mut demo = Demonstration::new();
+    let noted = demo.add(key("r", pw(), 1));
+    let Noted::Step { summary, .. } = noted else {
+        panic!("{noted:?}")
+    };
+    assert_eq!(summary, "type into textbox 'Password'");
 }
