@@ -81,6 +81,10 @@ pub async fn record_demonstration(
     stop: impl Future<Output = ()>,
     events: &Events,
 ) -> Result<Recorded, RunnerError> {
+    // Where the file goes is checked before the person starts, not after they finished.
+    let (dir, name) = split_out(&job.out)?;
+    let store = CacheStore::new(dir);
+    store.resolve(&name)?;
     let (width, height) = job.size;
     let config = ChromiumConfig {
         executable: job.chromium.clone(),
@@ -105,19 +109,18 @@ pub async fn record_demonstration(
     let mut demonstration = Demonstration::new();
     let stop = std::pin::pin!(stop);
     let mut stop = stop;
-    let stopped_by = loop {
+    let (stopped_by, window_open) = loop {
         tokio::select! {
-            () = &mut stop => break "interrupted",
+            () = &mut stop => break ("interrupted", true),
             next = capture.next() => match next {
                 Some(captured) => take(&mut demonstration, captured, &page, events).await,
-                None => break "window closed",
+                None => break ("window closed", false),
             },
         }
     };
     while let Some(captured) = capture.try_next() {
         take(&mut demonstration, captured, &page, events).await;
     }
-    let window_open = stopped_by == "interrupted";
     // Bounded: a browser that went away while the person stopped must not hold the file back.
     let (screen, focused, place) = match window_open {
         true => tokio::time::timeout(LAST_LOOK, last_screen(&page))
@@ -137,8 +140,7 @@ pub async fn record_demonstration(
         ..RecordSettings::default()
     };
     let file = demonstrated_file(&job.url, &steps, &job.parameters, &toolbox, &settings)?;
-    let (dir, name) = split_out(&job.out)?;
-    let path = CacheStore::new(dir).write(&name, &file)?;
+    let path = store.write(&name, &file)?;
     let parameters: Vec<String> = file.cache_parameters.keys().cloned().collect();
     emit(
         events,
@@ -241,6 +243,12 @@ async fn toolbox(page: &Arc<ChromiumPage>, size: (u32, u32)) -> Result<Toolbox, 
 
 /// The directory and file name of `--out`.
 fn split_out(out: &std::path::Path) -> Result<(PathBuf, String), RunnerError> {
+    if out.is_dir() {
+        return Err(RunnerError::Input(format!(
+            "--out {} is a directory; give a file name such as login.json",
+            out.display()
+        )));
+    }
     let name = out
         .file_name()
         .and_then(|name| name.to_str())

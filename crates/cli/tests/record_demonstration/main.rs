@@ -323,3 +323,34 @@ fn a_checkpoint_on_a_heading_passes_until_its_text_changes() {
         "{message}"
     );
 }
+
+#[test]
+fn bad_input_is_refused_before_a_browser_starts_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_display = Command::new(RETRACE)
+        .args(["record", "--url", "http://127.0.0.1:9/", "--out"])
+        .arg(dir.path().join("flow.json"))
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(no_display.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&no_display.stderr);
+    assert!(stderr.contains("set DISPLAY or give --display"), "{stderr}");
+
+    // The display is never reached: the file name is checked first.
+    let out_is_a_dir = Command::new(RETRACE)
+        .args([
+            "record",
+            "--url",
+            "http://127.0.0.1:9/",
+            "--display",
+            ":9999",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out_is_a_dir.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out_is_a_dir.stderr);
+    assert!(stderr.contains("is a directory"), "{stderr}");
+}
