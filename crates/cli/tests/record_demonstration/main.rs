@@ -194,6 +194,22 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
         assert_eq!(summary["replay"]["steps_replayed"], 10, "{summary}");
     }
 
+    // And as a suite, with `retrace run`.
+    let run = Command::new(RETRACE)
+        .arg("run")
+        .arg(&file)
+        .args(["--url", demo.url(), "--param", "username=demo", "--param"])
+        .arg(format!("password={}", retrace_demo::DEMO_PASSWORD))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+
     // v2 relabels and restyles "New invoice": the replay stops at its step, for both reasons.
     let v2 = format!("{}?layout=v2", demo.url());
     let output = retrace_test_support::cli::demo_replay(RETRACE, &file, &v2)
