@@ -1,9 +1,9 @@
 // The page side of `demonstration.rs`: reports what a person does in the page, from capture
 // listeners on the window (they run before any listener of the page's own), through the
-// binding BINDING. Runs in the isolated world WORLD of every document of the top frame, out of
-// reach of the page's scripts. Times are milliseconds since the epoch, of the input itself
+// binding `demonstration.rs` names. Runs in an isolated world of every document of the top
+// frame, out of reach of the page's scripts. Times are milliseconds since the epoch, of the input itself
 // (the event's time stamp), so the frame on the screen before it can be told from the frames
-// after. Elements are described by ELEMENT_JS, the script replay's semantic check reads them
+// after. Elements are described by `element.js`, the script replay's semantic check reads them
 // with, at the moment of the input, before the page reacts.
 (() => {
   if (window.top !== window || window.__retraceDemonstration) return;
@@ -40,13 +40,21 @@
     report({kind: 'click', count: Math.max(1, e.detail || 1), ...down});
     down = null;
   };
+  // A left button released away from where it went down is a drag (its click, if any, is
+  // not one of its own).
+  addEventListener('mouseup', (e) => {
+    if (!e.isTrusted || !down || down.button !== 0 || e.button !== 0) return;
+    if (Math.abs(e.clientX - down.x) <= 4 && Math.abs(e.clientY - down.y) <= 4) return;
+    report({kind: 'drag', ...down, to_x: e.clientX, to_y: e.clientY});
+    down = null;
+  }, true);
   addEventListener('click', clicked, true);
   addEventListener('auxclick', clicked, true);
   addEventListener('contextmenu', clicked, true);
 
   addEventListener('keydown', (e) => {
     if (!e.isTrusted || e.isComposing) return;
-    // CHECKPOINT_CHORD marks the element under the pointer as a checkpoint; the page never
+    // Ctrl+Shift+K marks the element under the pointer as a checkpoint; the page never
     // sees the keys.
     if (e.ctrlKey && e.shiftKey && !e.altKey && !e.metaKey && e.key.toLowerCase() === 'k') {
       e.preventDefault();

@@ -83,6 +83,24 @@ pub enum PageInput {
         #[serde(default)]
         place: Option<PagePlace>,
     },
+    /// The left button went down at (`x`, `y`) and up at (`to_x`, `to_y`), away from it.
+    Drag {
+        /// Where the button went down.
+        x: f64,
+        /// Where the button went down.
+        y: f64,
+        /// Where it went up.
+        to_x: f64,
+        /// Where it went up.
+        to_y: f64,
+        /// When the button went down.
+        time: f64,
+        /// The element with the focus then.
+        focused: Option<ElementInfo>,
+        /// Where the page was (`None` from an older page script).
+        #[serde(default)]
+        place: Option<PagePlace>,
+    },
     /// A key went down.
     Key {
         /// `KeyboardEvent.key` (`a`, `Enter`, `Tab`, `Backspace`).
@@ -155,6 +173,7 @@ impl PageInput {
         match self {
             PageInput::Pointer { .. } => None,
             PageInput::Click { time, .. }
+            | PageInput::Drag { time, .. }
             | PageInput::Key { time, .. }
             | PageInput::Checkpoint { time, .. }
             | PageInput::Wheel { time, .. } => Some(*time),
@@ -166,6 +185,7 @@ impl PageInput {
         match self {
             PageInput::Pointer { .. } => None,
             PageInput::Click { place, .. }
+            | PageInput::Drag { place, .. }
             | PageInput::Key { place, .. }
             | PageInput::Checkpoint { place, .. }
             | PageInput::Wheel { place, .. } => place.as_ref(),
@@ -177,6 +197,7 @@ impl PageInput {
         match self {
             PageInput::Pointer { .. } | PageInput::Checkpoint { .. } => None,
             PageInput::Click { focused, .. }
+            | PageInput::Drag { focused, .. }
             | PageInput::Key { focused, .. }
             | PageInput::Wheel { focused, .. } => focused.as_ref(),
         }

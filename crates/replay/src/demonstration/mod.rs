@@ -4,7 +4,8 @@
 //! `run` and `cache check` read the file as any other.
 //!
 //! - [`Demonstration`]: the steps so far. [`Demonstration::add`] folds one input in: clicks
-//!   (a second and third click at the same point make a double and a triple click), typing
+//!   (a second and third click at the same point make a double and a triple click), drags
+//!   (the left button released away from where it went down: `left_click_drag`), typing
 //!   (keystrokes into one field make one `type` step; a backspace takes back the last
 //!   character), key chords in xdotool's names (`Return`, `shift+Tab`, `ctrl+a`), wheel
 //!   turns (repeated turns the same way at the same place make one `scroll`), checkpoints
@@ -285,6 +286,16 @@ impl Demonstration {
                 element,
                 ..
             } => self.wheel(whole(x, y), (dx, dy), element, before),
+            // No element: replay's semantic check reads the one at the end point, which the
+            // page described only once the drag had changed it.
+            PageInput::Drag {
+                x, y, to_x, to_y, ..
+            } => {
+                let (from, to) = (whole(x, y), whole(to_x, to_y));
+                let input = json!({"action": "left_click_drag",
+                    "start_coordinate": [from.0, from.1], "coordinate": [to.0, to.1]});
+                self.push(DemonstratedStep::new(input, before, None))
+            }
             // A pointer move onto the element: replay checks its region and its role and
             // name before "acting", and moving the pointer changes nothing.
             PageInput::Checkpoint { x, y, element, .. } => {

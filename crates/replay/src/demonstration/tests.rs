@@ -279,3 +279,32 @@ fn a_secret_typed_before_never_shows_in_a_later_step_line() {
     };
     assert_eq!(summary, "type into textbox 'Password'");
 }
+
+#[test]
+fn a_button_released_away_from_where_it_went_down_is_a_drag() {
+    let mut demo = Demonstration::new();
+    let noted = demo.add(CapturedInput {
+        input: PageInput::Drag {
+            x: 10.0,
+            y: 20.0,
+            to_x: 200.4,
+            to_y: 21.0,
+            time: 1.0,
+            focused: None,
+            place: None,
+        },
+        before: frame(1),
+    });
+    assert_eq!(
+        noted,
+        Noted::Step {
+            step: 1,
+            summary: "left_click_drag at (200, 21)".to_owned()
+        }
+    );
+    let steps = demo.finish(None, None, None);
+    assert_eq!(
+        steps[0].input,
+        json!({"action": "left_click_drag", "start_coordinate": [10, 20], "coordinate": [200, 21]})
+    );
+}
