@@ -46,3 +46,26 @@ pub enum DemonstrationEvent {
         stopped_by: String,
     },
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::events::Event;
+
+    #[test]
+    fn a_demonstration_event_is_one_flat_json_object_both_ways() {
+        let event = Event::Demonstration(DemonstrationEvent::Input {
+            step: 3,
+            summary: "key Tab on textbox 'Username'".to_owned(),
+        });
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"type": "demonstration", "kind": "input", "step": 3,
+                "summary": "key Tab on textbox 'Username'"})
+        );
+        assert_eq!(serde_json::from_value::<Event>(json).unwrap(), event);
+    }
+}
