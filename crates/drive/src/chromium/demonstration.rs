@@ -15,6 +15,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::Mutex;
+use std::time::Duration;
+use std::time::Instant;
 
 use base64::Engine;
 use chromiumoxide::cdp::browser_protocol::inspector::EventDetached;
@@ -43,6 +45,12 @@ pub const CHECKPOINT_CHORD: &str = "ctrl+shift+k";
 
 /// The isolated world the page side runs in.
 const WORLD: &str = "retrace_demonstration";
+
+/// The longest wait for a frame drawn after an input (see `InputCapture::frames_up_to`).
+const FRAME_IN_FLIGHT: Duration = Duration::from_millis(250);
+
+/// Between two looks for that frame.
+const FRAME_POLL: Duration = Duration::from_millis(5);
 
 /// How many recent frames are kept to find the one before an input.
 const FRAMES_KEPT: usize = 32;
@@ -333,8 +341,24 @@ impl InputCapture {
     /// closed, the browser ended).
     pub async fn next(&mut self) -> Option<CapturedInput> {
         let input = self.inputs.recv().await.flatten()?;
+        if let Some(time) = input.time() {
+            self.frames_up_to(time).await;
+        }
         let before = input.time().and_then(|time| self.frame_before(time));
         Some(CapturedInput { input, before })
+    }
+
+    /// Waits, at most [`FRAME_IN_FLIGHT`], for a frame drawn after `time`: a frame drawn just
+    /// before the input can still be on its way when the input's report arrives, and the
+    /// first frame after it says none is. An input that changes nothing on the screen brings
+    /// no such frame; it waits out the bound (the person's page never waits for this).
+    async fn frames_up_to(&self, time: f64) {
+        let started = Instant::now();
+        while self.latest_frame().is_none_or(|frame| frame.at_ms <= time)
+            && started.elapsed() < FRAME_IN_FLIGHT
+        {
+            tokio::time::sleep(FRAME_POLL).await;
+        }
     }
 
     /// The next input already reported, without waiting (what is left when the person stops).
