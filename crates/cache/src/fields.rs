@@ -56,6 +56,13 @@ pub const VIEWPORT: &str = "viewport";
 /// a replay targets and anchors where it was, and the application command it may start.
 pub const TARGET: &str = "target";
 
+/// Metadata field: how the trajectory was made, when no model made it: `"demonstration"`
+/// for a person's actions recorded by `retrace record` (no model, no tokens).
+pub const RECORDED_FROM: &str = "recorded_from";
+
+/// The [`RECORDED_FROM`] value of a recorded demonstration.
+pub const DEMONSTRATION: &str = "demonstration";
+
 /// Metadata field: the model's last verdict on a replay, `{timestamp, success, notes}`.
 pub const LAST_VERIFICATION: &str = "last_verification";
 

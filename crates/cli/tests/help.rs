@@ -14,6 +14,7 @@ fn every_command_shows_its_examples_one_per_line() {
         "do",
         "demo",
         "replay",
+        "record",
         "act",
         "approve",
         "schema",

@@ -18,6 +18,8 @@
 //! - [`messages`]: what the model is told; [`tally`]: what leaves as events.
 //! - [`speaker`]: the thin state machine tying them together.
 //! - [`recorder`]: a finished run's history into a trajectory file.
+//! - [`demonstration`]: a person's recorded inputs (`retrace record`) folded into steps and
+//!   written as the same trajectory file.
 //! - [`cache_tools`]: the tools that let a model list, inspect, replay and judge trajectories;
 //!   [`askui_tools`]: askui's computer tools, so askui's files replay here.
 //!
@@ -31,6 +33,7 @@
 pub mod askui_tools;
 pub mod cache_tools;
 pub mod checks;
+pub mod demonstration;
 pub mod evidence;
 pub mod failure;
 pub mod frame_memory;

@@ -72,7 +72,8 @@ impl Observations {
         Self::default()
     }
 
-    fn push(&self, observation: Observation) {
+    /// Adds one observation (in the order the actions ran).
+    pub fn push(&self, observation: Observation) {
         if let Ok(mut list) = self.0.lock() {
             list.push(observation);
         }

@@ -13,6 +13,7 @@
 use std::io::Write;
 use std::sync::Mutex;
 
+use retrace_protocol::events::DemonstrationEvent;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
 use retrace_protocol::events::StepCheckRecord;
@@ -74,6 +75,43 @@ pub fn check_text(check: &StepCheckRecord) -> String {
     };
     let verdict = if check.passed { "" } else { " MISMATCH" };
     format!("{}{measure}{verdict}", check.check)
+}
+
+/// The lines a demonstration event prints (`retrace record`).
+pub fn demonstration_lines(event: &DemonstrationEvent) -> Vec<String> {
+    match event {
+        DemonstrationEvent::Started { url, viewport } => vec![format!(
+            "recording {url} at {}x{}: act in the browser window; Ctrl-C here or closing the window stops",
+            viewport[0], viewport[1]
+        )],
+        DemonstrationEvent::Viewport { x, y } => {
+            vec![format!("  the viewport is at ({x}, {y}) on the screen")]
+        }
+        DemonstrationEvent::Input { step, summary } => vec![format!("  step {step:>3}  {summary}")],
+        DemonstrationEvent::Finished {
+            path,
+            steps,
+            parameters,
+            stopped_by,
+        } => {
+            let mut lines = vec![format!(
+                "stopped ({stopped_by}): recorded {steps} steps to {}",
+                path.display()
+            )];
+            if !parameters.is_empty() {
+                let flags: Vec<String> = parameters
+                    .iter()
+                    .map(|name| format!("--param {name}=..."))
+                    .collect();
+                lines.push(format!(
+                    "  it needs parameters: {} (replay with {})",
+                    parameters.join(", "),
+                    flags.join(" ")
+                ));
+            }
+            lines
+        }
+    }
 }
 
 impl ConsoleSink {
@@ -197,6 +235,11 @@ impl EventSink for ConsoleSink {
                 self.print(&format!("  recorded {steps} steps to {}", path.display()));
                 for note in notes {
                     self.print(&format!("    {note}"));
+                }
+            }
+            Event::Demonstration(event) => {
+                for line in demonstration_lines(event) {
+                    self.print(&line);
                 }
             }
             // Step events are the timeline's (printed above, once their step is complete).

@@ -140,6 +140,7 @@ impl StepAssembler {
             | Event::StructuredDecision { .. }
             | Event::StructuredAnswerRejected { .. }
             | Event::CacheWritten { .. }
+            | Event::Demonstration(_)
             | Event::ReplayFinished(_)
             | Event::RunFinished { .. }
             | Event::SessionFinished(_)

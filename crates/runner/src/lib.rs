@@ -1,7 +1,8 @@
 //! retrace-runner: wiring and scheduling. It turns what the user asked for (a typed job) into
 //! a running session: a browser launched or connected ([`browser`]), a model provider
 //! ([`provider`]), the tools and speakers of a model run ([`act`]) or a replay ([`replay`]),
-//! the recording of a successful run ([`record`]), the demo ([`demo`]), and approving an
+//! the recording of a successful run ([`record`]), a person's demonstration recorded in a
+//! headed browser ([`demonstrate`]), the demo ([`demo`]), and approving an
 //! intended change into a trajectory ([`approve`]).
 //!
 //! Every session reports through the event stream it is given and ends with a
@@ -23,6 +24,7 @@ pub mod collect;
 pub mod demo;
 pub mod desktop;
 mod desktop_run;
+pub mod demonstrate;
 pub mod error;
 pub mod models;
 pub mod parameters;

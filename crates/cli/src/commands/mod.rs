@@ -20,6 +20,7 @@ mod hash;
 mod mcp;
 mod models;
 mod provider_args;
+mod record;
 mod replay;
 mod report;
 mod run;
@@ -42,6 +43,7 @@ pub enum Command {
     Do(do_actions::DoArgs),
     Demo(demo::DemoArgs),
     Replay(replay::ReplayArgs),
+    Record(record::RecordArgs),
     Run(run::RunArgs),
     Act(act::ActArgs),
     Approve(approve::ApproveArgs),
@@ -63,6 +65,7 @@ pub fn run(command: Command) -> anyhow::Result<Outcome> {
         Command::Do(args) => do_actions::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Record(args) => record::run(args),
         Command::Run(args) => run::run(args),
         Command::Act(args) => act::run(args),
         Command::Approve(args) => approve::run(args),

@@ -18,7 +18,7 @@ use super::world::IsolatedWorld;
 use crate::backend::Point;
 use crate::error::DriveError;
 
-const ELEMENT_JS: &str = include_str!("element.js");
+pub(crate) const ELEMENT_JS: &str = include_str!("element.js");
 
 /// The script for one operation; the argument travels as JSON, so no text can break out.
 fn script(operation: &str, argument: &serde_json::Value) -> String {

@@ -83,6 +83,29 @@ impl ChromiumBrowser {
             config.launch_timeout,
         )
         .await?;
+        Self::attach_launched(config, process).await
+    }
+
+    /// Launches `config.executable` with its windows on the X display `display`, for a person
+    /// to act in (`retrace record`); otherwise as [`ChromiumBrowser::launch`]. The headless
+    /// shell has no windows: name the full browser ([`FULL_CHROMIUM`]).
+    pub async fn launch_headed(config: &ChromiumConfig, display: &str) -> Result<Self, DriveError> {
+        let process = BrowserProcess::spawn_headed(
+            &config.executable,
+            config.width,
+            config.height,
+            config.launch_timeout,
+            display,
+        )
+        .await?;
+        Self::attach_launched(config, process).await
+    }
+
+    /// Connects to a browser this process launched.
+    async fn attach_launched(
+        config: &ChromiumConfig,
+        process: BrowserProcess,
+    ) -> Result<Self, DriveError> {
         let ws_url = process.ws_url().to_owned();
         let settings = AttachSettings {
             width: config.width,

@@ -23,6 +23,7 @@ mod activity;
 mod browser;
 mod connection;
 mod context;
+pub mod demonstration;
 mod dom;
 mod element;
 mod input;
@@ -34,6 +35,7 @@ mod page;
 mod pipeline;
 pub mod process;
 pub mod remote;
+pub mod window;
 mod world;
 
 pub use browser::ChromiumBrowser;

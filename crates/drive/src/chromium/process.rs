@@ -94,6 +94,29 @@ impl BrowserProcess {
         height: u32,
         timeout: Duration,
     ) -> Result<Self, DriveError> {
+        Self::spawn_on(executable, (width, height), timeout, None).await
+    }
+
+    /// Starts `executable` with its windows on the X display `display` (`:0`), for a person
+    /// to use (`retrace record`): [`CHROMIUM_FLAGS`] without `--headless`, the window at the
+    /// screen's top left corner. Otherwise as [`BrowserProcess::spawn`].
+    pub async fn spawn_headed(
+        executable: &Path,
+        width: u32,
+        height: u32,
+        timeout: Duration,
+        display: &str,
+    ) -> Result<Self, DriveError> {
+        Self::spawn_on(executable, (width, height), timeout, Some(display)).await
+    }
+
+    /// Starts the browser headless (`display` `None`) or with its windows on `display`.
+    async fn spawn_on(
+        executable: &Path,
+        (width, height): (u32, u32),
+        timeout: Duration,
+        display: Option<&str>,
+    ) -> Result<Self, DriveError> {
         let launch_error = |detail: String| DriveError::Launch {
             backend: "chromium".to_owned(),
             detail,
@@ -108,8 +131,14 @@ impl BrowserProcess {
             .map_err(|e| launch_error(format!("cannot create {}: {e}", log_path.display())))?;
 
         let mut command = Command::new(executable);
+        match display {
+            None => command.args(CHROMIUM_FLAGS),
+            Some(display) => command
+                .args(CHROMIUM_FLAGS.iter().filter(|flag| **flag != "--headless"))
+                .arg("--window-position=0,0")
+                .env("DISPLAY", display),
+        };
         command
-            .args(CHROMIUM_FLAGS)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("--remote-debugging-port=0")
             .arg(format!("--window-size={width},{height}"))

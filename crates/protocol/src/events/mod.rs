@@ -20,6 +20,7 @@ use crate::StopReason;
 use crate::Usage;
 
 mod check;
+mod demonstration;
 mod replay;
 mod session;
 mod suite;
@@ -32,6 +33,7 @@ pub use check::JudgeRecord;
 pub use check::PageCheck;
 pub use check::Severity;
 pub use check::Verdict;
+pub use demonstration::DemonstrationEvent;
 pub use replay::CheckPhase;
 pub use replay::CheckResult;
 pub use replay::FailureKind;
@@ -188,6 +190,8 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         notes: Vec<String>,
     },
+    /// `retrace record` recorded a person's demonstration (see [`DemonstrationEvent`]).
+    Demonstration(DemonstrationEvent),
     /// The conversation ended.
     RunFinished {
         /// How: `done`, `failed`, `max_steps`, `max_tokens`, `refusal`.

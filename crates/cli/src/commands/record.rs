@@ -1,0 +1,103 @@
+//! `retrace record`: a person's demonstration in a headed Chromium becomes a trajectory.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use retrace_protocol::events::Events;
+use retrace_report::ConsoleSink;
+use retrace_report::JsonLinesSink;
+use retrace_runner::Parameters;
+use retrace_runner::demonstrate::RecordJob;
+use retrace_runner::parameters::parse_pair;
+
+use super::browser_args::parse_size;
+use crate::outcome::Outcome;
+
+/// Record a flow by doing it: open the page in a Chromium window, act in it, stop with
+/// Ctrl-C (or close the window), and get a trajectory that `retrace replay` runs with no
+/// model.
+///
+/// Clicks (left, right, middle, double, triple), typing, key chords and wheel turns are
+/// recorded with the pointer in CSS pixels of the viewport, as replay acts; each step keeps
+/// the hash of the screen region the person saw before acting and after, and the element
+/// acted on. Keystrokes into one field become one `type` step (a backspace takes back a
+/// character); pointer moves are dropped; wheel turns one way are merged.
+///
+/// Text typed into a password field (or a field whose label or name says password, token,
+/// key or secret) is written as `{{name}}`, its value nowhere; `--param NAME=VALUE` turns
+/// typed VALUE into `{{NAME}}`. The last line names the parameters a replay needs.
+///
+/// The window opens on $DISPLAY (or --display). Exit codes: 0 written, 2 error.
+///
+/// Examples:
+///   retrace record --url http://127.0.0.1:8080/ --out .retrace_cache/login.json
+///   retrace record --url https://example.com --out flow.json --param username=alice
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct RecordArgs {
+    /// The page to open.
+    #[arg(long)]
+    pub url: String,
+    /// The trajectory file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// A value to record as a parameter, `NAME=VALUE` (repeatable): typed text equal to
+    /// VALUE is written as `{{NAME}}`. Values are never written.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_pair)]
+    pub params: Vec<(String, String)>,
+    /// Viewport size in CSS pixels, `WIDTHxHEIGHT`: the recorded screen.
+    #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// The X display to open the window on (default: $DISPLAY).
+    #[arg(long, value_name = ":N")]
+    pub display: Option<String>,
+    /// The Chromium executable (a full browser with windows; default /usr/bin/chromium).
+    #[arg(
+        long = "chromium",
+        value_name = "PATH",
+        env = "RETRACE_RECORD_CHROMIUM"
+    )]
+    pub chromium: Option<PathBuf>,
+    /// Write every event as JSON Lines to this file (parameter values redacted).
+    #[arg(long, value_name = "FILE")]
+    pub events: Option<PathBuf>,
+}
+
+/// Records until Ctrl-C or the window closes, writes the file.
+pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
+    let display = match args.display.clone() {
+        Some(display) => display,
+        None => std::env::var("DISPLAY").context(
+            "no X display to open the browser window on: set DISPLAY or give --display :N",
+        )?,
+    };
+    let job = RecordJob {
+        url: args.url.clone(),
+        out: args.out.clone(),
+        chromium: args
+            .chromium
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(retrace_drive::chromium::FULL_CHROMIUM)),
+        display,
+        size: args.size,
+        parameters: args.params.clone(),
+    };
+    let secrets = Parameters::new(args.params.clone(), Vec::new()).secrets();
+    let mut events = Events::none().with(ConsoleSink::stdout(secrets.clone()));
+    if let Some(path) = &args.events {
+        let sink = JsonLinesSink::create(path, secrets)
+            .with_context(|| format!("cannot write the events file {}", path.display()))?;
+        events.subscribe(sink);
+    }
+    let runtime = retrace_runner::runtime()?;
+    let stop = async {
+        // No handler installed means no way to stop but closing the window.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    runtime.block_on(retrace_runner::demonstrate::record_demonstration(
+        &job, stop, &events,
+    ))?;
+    Ok(Outcome::Pass)
+}

@@ -1,0 +1,372 @@
+//! `retrace record` end to end: the real binary opens a headed Chromium under Xvfb on the demo
+//! app, the test acts on the window with `xdotool` as a person would (pointer moves, clicks,
+//! typing with a correction, Tab, Enter, wheel turns, the modal's checkbox), stops it with
+//! SIGINT, and checks the file it wrote: `cache check` passes, it replays green with no model,
+//! fails on the `v2` layout at the changed button, holds no password anywhere, and a click's
+//! before-hash is the hash of the screen the test itself saw just before clicking.
+//!
+//! The test never sleeps to wait: it polls the recorder's line for each input and the screen
+//! for each reaction, with deadlines.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use retrace_test_support::demo::DemoConfig;
+use retrace_test_support::demo::DemoThread;
+use retrace_vision::ImageHash;
+use serde_json::Value;
+use serde_json::json;
+use std::process::Command;
+
+use support::RETRACE;
+use support::Recorder;
+use support::Screen;
+use support::Session;
+use support::read;
+use support::xdotool;
+
+/// The demo's controls, in CSS pixels of the 1280x800 viewport.
+const USERNAME: (i64, i64) = (640, 311);
+const SIGN_IN: (i64, i64) = (551, 467);
+const NEW_INVOICE: (i64, i64) = (761, 203);
+const TABLE: (i64, i64) = (300, 600);
+const MARK_AS_SENT: (i64, i64) = (454, 392);
+const CLOSE: (i64, i64) = (682, 448);
+
+/// Signs in as a person would (a typo in the password, corrected), opens the modal, ticks
+/// its checkbox and closes it. Returns the hash of the checkbox's region the test saw just
+/// before clicking it.
+fn demonstrate(recorder: &mut Recorder, screen: &Screen) -> ImageHash {
+    let display = screen.display.as_str();
+    // The login page is drawn once the "Sign in" button's region is no longer blank.
+    let _ = screen.settled_where(SIGN_IN, |hash| !hash.is_flat());
+    screen.click(USERNAME, "1");
+    recorder.wait_line("step   1  left_click at (640, 311) on textbox 'Username'");
+    xdotool(display, &["type", "demp"]);
+    xdotool(display, &["key", "BackSpace"]);
+    xdotool(display, &["type", "o"]);
+    recorder.wait_lines("step   2  type into textbox 'Username'", 6);
+    xdotool(display, &["key", "Tab"]);
+    recorder.wait_line("step   3  key Tab on textbox 'Username'");
+    xdotool(display, &["type", "retrace-demo-pq"]);
+    xdotool(display, &["key", "BackSpace"]);
+    xdotool(display, &["type", "w"]);
+    recorder.wait_lines("step   4  type into textbox 'Password'", 17);
+    let login = screen.settled(NEW_INVOICE);
+    xdotool(display, &["key", "Return"]);
+    recorder.wait_line("step   5  key Return on textbox 'Password'");
+    let dashboard = screen.changed(NEW_INVOICE, &login);
+    // Two wheel notches down over the table, one up: two scroll steps.
+    screen.click(TABLE, "5");
+    xdotool(display, &["click", "5"]);
+    recorder.wait_line("step   6  scroll at (300, 600) on");
+    xdotool(display, &["click", "4"]);
+    recorder.wait_line("step   7  scroll at (300, 600) on");
+    assert_eq!(screen.settled(NEW_INVOICE), dashboard);
+    let modal_closed = screen.settled(MARK_AS_SENT);
+    screen.click(NEW_INVOICE, "1");
+    recorder.wait_line("step   8  left_click at (761, 203) on button 'New invoice'");
+    // What the person sees before ticking the box: the modal, settled.
+    let _ = screen.changed(MARK_AS_SENT, &modal_closed);
+    let before_tick = screen.settled(MARK_AS_SENT);
+    screen.click(MARK_AS_SENT, "1");
+    recorder.wait_line("step   9  left_click at (454, 392) on checkbox 'Mark as sent'");
+    let _ticked = screen.changed(MARK_AS_SENT, &before_tick);
+    let modal_open = screen.settled(CLOSE);
+    screen.click(CLOSE, "1");
+    recorder.wait_line("step  10  left_click at (682, 448) on button 'Close'");
+    let _ = screen.changed(CLOSE, &modal_open);
+    before_tick
+}
+
+#[test]
+fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
+    retrace_test_support::require!(Chromium);
+    retrace_test_support::require!(Xvfb);
+    let demo = DemoThread::start(DemoConfig {
+        mark_sent: true,
+        ..DemoConfig::default()
+    });
+    let Session {
+        mut recorder,
+        screen,
+        file,
+        events,
+        stderr,
+        dir: _dir,
+        xvfb: _xvfb,
+    } = Session::start(demo.url(), "login.json");
+    let seen_before_tick = demonstrate(&mut recorder, &screen);
+    let (code, stdout) = recorder.interrupt();
+    assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
+    assert!(
+        stdout.contains("stopped (interrupted): recorded 10 steps to"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("it needs parameters: password, username"),
+        "{stdout}"
+    );
+
+    // The file: the steps a model run would have written, demonstrated, with no tokens.
+    let text = read(&file);
+    let recording: Value = serde_json::from_str(&text).unwrap();
+    let inputs: Vec<Value> = recording["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["input"].clone())
+        .collect();
+    assert_eq!(
+        inputs,
+        vec![
+            json!({"action": "left_click", "coordinate": [640, 311]}),
+            json!({"action": "type", "text": "{{username}}"}),
+            json!({"action": "key", "text": "Tab"}),
+            json!({"action": "type", "text": "{{password}}"}),
+            json!({"action": "key", "text": "Return"}),
+            json!({"action": "scroll", "coordinate": [300, 600], "scroll_direction": "down", "scroll_amount": 2}),
+            json!({"action": "scroll", "coordinate": [300, 600], "scroll_direction": "up", "scroll_amount": 1}),
+            json!({"action": "left_click", "coordinate": [761, 203]}),
+            json!({"action": "left_click", "coordinate": [454, 392]}),
+            json!({"action": "left_click", "coordinate": [682, 448]}),
+        ]
+    );
+    let metadata = &recording["metadata"];
+    assert_eq!(metadata["recorded_from"], "demonstration");
+    assert_eq!(metadata["token_usage"]["input_tokens"], 0);
+    assert_eq!(metadata["token_usage"]["output_tokens"], 0);
+    assert_eq!(
+        recording["cache_parameters"],
+        json!({"password": "Parameter for password", "username": "Parameter for username"})
+    );
+
+    // The checkbox click: its before-hash is the screen the test saw before clicking, its
+    // after-hash differs (the box is ticked), and the element says so.
+    let tick = &recording["trajectory"][8];
+    assert_eq!(tick["element"]["role"], "checkbox");
+    assert_eq!(tick["element"]["checked"], false);
+    assert_eq!(tick["element_after"]["checked"], true);
+    let recorded_before = tick["visual_representation"].as_str().unwrap();
+    assert_eq!(recorded_before, seen_before_tick.to_string());
+    let recorded_after = tick["visual_representation_after"].as_str().unwrap();
+    assert_ne!(recorded_before, recorded_after);
+
+    // The password is nowhere: not in the file, the events, the terminal or the log.
+    for (what, written) in [
+        ("the file", text),
+        ("the events", read(&events)),
+        ("stdout", stdout),
+        ("stderr", read(&stderr)),
+    ] {
+        assert!(
+            !written.contains(retrace_demo::DEMO_PASSWORD),
+            "{what} holds the password"
+        );
+        assert!(
+            !written.contains("retrace-demo-pq"),
+            "{what} holds the typo'd password"
+        );
+    }
+    assert!(read(&events).contains("\"type\":\"demonstration\""));
+
+    let check = Command::new(RETRACE)
+        .args(["cache", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+
+    // Headless replays, no model: green every time.
+    for attempt in 1..=3 {
+        let output = retrace_test_support::cli::demo_replay(RETRACE, &file, demo.url())
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap();
+        let summary = retrace_test_support::cli::summary_after_exit(&output, 0);
+        assert_eq!(summary["status"], "passed", "replay {attempt}: {summary}");
+        assert_eq!(summary["replay"]["steps_replayed"], 10, "{summary}");
+    }
+
+    // And as a suite, with `retrace run`.
+    let run = Command::new(RETRACE)
+        .arg("run")
+        .arg(&file)
+        .args(["--url", demo.url(), "--param", "username=demo", "--param"])
+        .arg(format!("password={}", retrace_demo::DEMO_PASSWORD))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    // v2 relabels and restyles "New invoice": the replay stops at its step, for both reasons.
+    let v2 = format!("{}?layout=v2", demo.url());
+    let output = retrace_test_support::cli::demo_replay(RETRACE, &file, &v2)
+        .output()
+        .unwrap();
+    let summary = retrace_test_support::cli::summary_after_exit(&output, 1);
+    let failure = &summary["replay"]["failure"];
+    assert_eq!(failure["step"], 8, "{summary}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.contains("Visual validation failed at step 8"),
+        "{message}"
+    );
+    assert!(
+        message.contains("expected button 'New invoice', found button 'Add invoice'"),
+        "{message}"
+    );
+}
+
+#[test]
+fn closing_the_window_ends_the_recording_and_writes_the_file() {
+    retrace_test_support::require!(Chromium);
+    retrace_test_support::require!(Xvfb);
+    let demo = DemoThread::start(DemoConfig::default());
+    let Session {
+        mut recorder,
+        screen,
+        file,
+        stderr,
+        dir: _dir,
+        xvfb,
+        ..
+    } = Session::start(demo.url(), "click.json");
+    let _ = screen.settled_where(SIGN_IN, |hash| !hash.is_flat());
+    screen.click(USERNAME, "1");
+    recorder.wait_line("step   1  left_click at (640, 311) on textbox 'Username'");
+    // What a person does to close the window: Ctrl+W (the page never sees it).
+    xdotool(&xvfb.display(), &["key", "ctrl+w"]);
+    let (code, stdout) = recorder.wait_exit();
+    assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
+    assert!(
+        stdout.contains("stopped (window closed): recorded 1 steps to"),
+        "{stdout}"
+    );
+    let recording: Value = serde_json::from_str(&read(&file)).unwrap();
+    assert_eq!(
+        recording["trajectory"][0]["input"],
+        json!({"action": "left_click", "coordinate": [640, 311]})
+    );
+    assert!(recording["trajectory"][0]["visual_representation"].is_string());
+}
+
+/// A page with a heading, whose text the second variant changes (same place, same style), and
+/// a line fixed at the bottom of the viewport.
+fn heading_page(text: &str) -> String {
+    format!(
+        "<!doctype html><html><head><title>Results</title></head>\
+         <body style=\"margin:0;background:#fff\">\
+         <h1 style=\"font:bold 32px sans-serif;margin:0;padding:40px\">{text}</h1>\
+         <p style=\"position:fixed;bottom:0;left:0;margin:0;padding:10px 40px;\
+         font:bold 16px sans-serif\">Page 1 of 3</p></body></html>"
+    )
+}
+
+#[test]
+fn a_checkpoint_on_a_heading_passes_until_its_text_changes() {
+    retrace_test_support::require!(Chromium);
+    retrace_test_support::require!(Xvfb);
+    let quarterly = heading_page("Quarterly results");
+    let annual = heading_page("Annual results");
+    let pages = retrace_test_support::html_server::serve_html(&[
+        ("/report", quarterly.as_str()),
+        ("/changed", annual.as_str()),
+    ]);
+    let Session {
+        mut recorder,
+        screen,
+        file,
+        stderr,
+        dir: _dir,
+        xvfb,
+        ..
+    } = Session::start(&pages.url("/report"), "heading.json");
+    let heading = (120, 60);
+    let _ = screen.settled_where(heading, |hash| !hash.is_flat());
+    screen.point_at(heading);
+    xdotool(&xvfb.display(), &["key", "ctrl+shift+k"]);
+    recorder.wait_line("step   1  checkpoint at (120, 60) on heading 'Quarterly results'");
+    // The viewport's last rows are on the screen too: the window shows the whole recorded
+    // screen, not a part of it.
+    let footer = (100, 782);
+    let seen_footer = screen.settled(footer);
+    screen.point_at(footer);
+    xdotool(&xvfb.display(), &["key", "ctrl+shift+k"]);
+    recorder.wait_line("step   2  checkpoint at (100, 782)");
+    let (code, stdout) = recorder.interrupt();
+    assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
+    let recording: Value = serde_json::from_str(&read(&file)).unwrap();
+    assert_eq!(
+        recording["trajectory"].as_array().unwrap().len(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(
+        recording["trajectory"][1]["visual_representation"],
+        seen_footer.to_string()
+    );
+
+    let replay = |url: &str| {
+        Command::new(RETRACE)
+            .arg("replay")
+            .arg(&file)
+            .args(["--url", url, "--json", "--step-timeout", "5"])
+            .output()
+            .unwrap()
+    };
+    let same = replay(&pages.url("/report"));
+    let summary = retrace_test_support::cli::summary_after_exit(&same, 0);
+    assert_eq!(summary["replay"]["steps_replayed"], 2, "{summary}");
+    let changed = replay(&pages.url("/changed"));
+    let summary = retrace_test_support::cli::summary_after_exit(&changed, 1);
+    let failure = &summary["replay"]["failure"];
+    assert_eq!(failure["step"], 1, "{summary}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.contains("expected heading 'Quarterly results', found heading 'Annual results'"),
+        "{message}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_before_a_browser_starts_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_display = Command::new(RETRACE)
+        .args(["record", "--url", "http://127.0.0.1:9/", "--out"])
+        .arg(dir.path().join("flow.json"))
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(no_display.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&no_display.stderr);
+    assert!(stderr.contains("set DISPLAY or give --display"), "{stderr}");
+
+    // The display is never reached: the file name is checked first.
+    let out_is_a_dir = Command::new(RETRACE)
+        .args([
+            "record",
+            "--url",
+            "http://127.0.0.1:9/",
+            "--display",
+            ":9999",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out_is_a_dir.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out_is_a_dir.stderr);
+    assert!(stderr.contains("is a directory"), "{stderr}");
+}
