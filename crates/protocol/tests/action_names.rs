@@ -4,7 +4,8 @@
 //!
 //! The rule, as the test applies it:
 //! - Scanned: every `.rs` file under `crates/*/src`, except the catalogue itself.
-//! - Not scanned (tests and fixtures): files named `tests.rs` or `*_tests.rs`, everything from
+//! - Not scanned (tests and fixtures): files named `tests.rs` or `*_tests.rs` or under a
+//!   `tests/` folder, everything from
 //!   a file's first `#[cfg(test)]` line on (its test module), comment lines (`//`, doc
 //!   comments included) and the `test-support` crate (scripted model servers that speak each
 //!   vendor's API as the vendor does, with their own copies of its names on purpose).
@@ -110,7 +111,12 @@ fn action_names_are_written_only_in_the_catalogue() {
             .to_string_lossy()
             .replace('\\', "/");
         let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if shown == CATALOGUE || file_name == "tests.rs" || file_name.ends_with("_tests.rs") {
+        let in_tests_folder = shown.split('/').any(|part| part == "tests");
+        if shown == CATALOGUE
+            || file_name == "tests.rs"
+            || file_name.ends_with("_tests.rs")
+            || in_tests_folder
+        {
             continue;
         }
         found.extend(offences(&path, &shown));

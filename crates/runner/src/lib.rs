@@ -22,9 +22,9 @@ pub mod browser;
 pub mod check;
 pub mod collect;
 pub mod demo;
+pub mod demonstrate;
 pub mod desktop;
 mod desktop_run;
-pub mod demonstrate;
 pub mod error;
 pub mod models;
 pub mod parameters;
@@ -53,8 +53,8 @@ pub use record::ToolFormat;
 pub use replay::ReplayJob;
 pub use replay::run_replay;
 pub use replay::run_replay_in;
-pub use replay_state::record_replay_state;
 pub use replay::run_replay_until;
+pub use replay_state::record_replay_state;
 
 /// The runtime every command runs on: two workers (the machines retrace targets are small),
 /// timers and I/O enabled.

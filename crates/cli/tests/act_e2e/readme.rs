@@ -12,7 +12,6 @@ use std::path::Path;
 use std::process::Child;
 use std::process::Command;
 use std::time::Duration;
-use std::time::Instant;
 
 use retrace_test_support::cli::runtime;
 use retrace_test_support::fake_model::FakeAnthropic;
@@ -73,14 +72,13 @@ fn free_port() -> u16 {
 
 /// Waits until something listens on `port` (a server the tour started in the background).
 fn wait_for_port(port: u16, command: &str) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "`{command}` never listened on port {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let listening = retrace_test_support::cli::poll(Duration::from_secs(120), || {
+        TcpStream::connect(("127.0.0.1", port)).ok()
+    });
+    assert!(
+        listening.is_some(),
+        "`{command}` never listened on port {port}"
+    );
 }
 
 /// Background processes the tour started, ended when the test ends however it ends.

@@ -24,6 +24,7 @@ use retrace_drive::chromium::demonstration::CapturedInput;
 use retrace_drive::chromium::demonstration::Frame;
 use retrace_drive::chromium::demonstration::PageInput;
 use retrace_drive::chromium::demonstration::PagePlace;
+use retrace_protocol::computer_actions::names;
 use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 use serde_json::json;
@@ -44,7 +45,7 @@ const SAME_PLACE_PX: i64 = 4;
 /// and the frames around it.
 #[derive(Debug, Clone)]
 pub struct DemonstratedStep {
-    /// The `computer` tool input (`{"action": "left_click", "coordinate": [x, y]}`).
+    /// The `computer` tool input (`{"action": names::LEFT_CLICK, "coordinate": [x, y]}`).
     pub input: Value,
     /// The frame on the screen before the step's first input.
     pub before: Option<Arc<Frame>>,
@@ -91,7 +92,7 @@ impl DemonstratedStep {
 
     /// The text of a `type` step (may be a secret: never log it).
     pub fn typed(&self) -> Option<&str> {
-        (self.action() == "type")
+        (self.action() == names::TYPE)
             .then(|| self.input.get("text").and_then(Value::as_str))
             .flatten()
     }
@@ -106,19 +107,19 @@ impl DemonstratedStep {
     pub fn summary(&self) -> String {
         // Only a checkpoint makes a pointer move in a demonstration.
         let mut text = match self.action() {
-            "mouse_move" => "checkpoint".to_owned(),
+            names::MOUSE_MOVE => "checkpoint".to_owned(),
             action => action.to_owned(),
         };
         if let Some((x, y)) = self.point() {
             text.push_str(&format!(" at ({x}, {y})"));
         }
-        if self.action() == "key"
+        if self.action() == names::KEY
             && let Some(key) = self.input.get("text").and_then(Value::as_str)
         {
             text.push_str(&format!(" {key}"));
         }
         if let Some(element) = &self.element {
-            let preposition = if self.action() == "type" {
+            let preposition = if self.action() == names::TYPE {
                 "into"
             } else {
                 "on"
@@ -231,7 +232,7 @@ impl Demonstration {
         if let Some(last) = self.steps.last_mut() {
             last.after.clone_from(&before);
             moved(last, place.as_ref());
-            if last.action() == "type"
+            if last.action() == names::TYPE
                 && let Some(focused) = &focused
                 && last.element.as_ref().map(|e| &e.selector) == Some(&focused.selector)
             {
@@ -292,7 +293,7 @@ impl Demonstration {
                 x, y, to_x, to_y, ..
             } => {
                 let (from, to) = (whole(x, y), whole(to_x, to_y));
-                let input = json!({"action": "left_click_drag",
+                let input = json!({"action": names::LEFT_CLICK_DRAG,
                     "start_coordinate": [from.0, from.1], "coordinate": [to.0, to.1]});
                 self.push(DemonstratedStep::new(input, before, None))
             }
@@ -300,7 +301,7 @@ impl Demonstration {
             // name before "acting", and moving the pointer changes nothing.
             PageInput::Checkpoint { x, y, element, .. } => {
                 let (x, y) = whole(x, y);
-                let input = json!({"action": "mouse_move", "coordinate": [x, y]});
+                let input = json!({"action": names::MOUSE_MOVE, "coordinate": [x, y]});
                 self.push(DemonstratedStep::new(input, before, element))
             }
         }
@@ -334,7 +335,7 @@ impl Demonstration {
             if screen.is_some() {
                 last.after = screen;
             }
-            if last.action() == "type"
+            if last.action() == names::TYPE
                 && let Some(focused) = focused
                 && last.element.as_ref().map(|e| &e.selector) == Some(&focused.selector)
             {
@@ -373,15 +374,15 @@ impl Demonstration {
         before: Option<Arc<Frame>>,
     ) -> Noted {
         let action = match (button, count) {
-            (0, 1) => "left_click",
-            (0, 2) => "double_click",
-            (0, _) => "triple_click",
-            (1, _) => "middle_click",
-            _ => "right_click",
+            (0, 1) => names::LEFT_CLICK,
+            (0, 2) => names::DOUBLE_CLICK,
+            (0, _) => names::TRIPLE_CLICK,
+            (1, _) => names::MIDDLE_CLICK,
+            _ => names::RIGHT_CLICK,
         };
         let follows = match action {
-            "double_click" => Some("left_click"),
-            "triple_click" => Some("double_click"),
+            names::DOUBLE_CLICK => Some(names::LEFT_CLICK),
+            names::TRIPLE_CLICK => Some(names::DOUBLE_CLICK),
             _ => None,
         };
         // The second click of a double click makes the first one a double click.
@@ -406,7 +407,8 @@ impl Demonstration {
         let editable = focused.as_ref().is_some_and(|e| e.editable);
         let field = focused.as_ref().map(|e| e.selector.clone());
         let typing_here = self.steps.last().is_some_and(|last| {
-            last.action() == "type" && last.element.as_ref().map(|e| &e.selector) == field.as_ref()
+            last.action() == names::TYPE
+                && last.element.as_ref().map(|e| &e.selector) == field.as_ref()
         });
         if editable && let Some(character) = chord.typed_character() {
             if typing_here && let Some(last) = self.steps.last_mut() {
@@ -415,7 +417,7 @@ impl Demonstration {
                 last.input["text"] = json!(text);
                 return self.noted();
             }
-            let input = json!({"action": "type", "text": character.to_string()});
+            let input = json!({"action": names::TYPE, "text": character.to_string()});
             return self.push(DemonstratedStep::new(
                 input,
                 before,
@@ -437,7 +439,7 @@ impl Demonstration {
         let Some(name) = chord.xdotool() else {
             return Noted::Nothing;
         };
-        let input = json!({"action": "key", "text": name});
+        let input = json!({"action": names::KEY, "text": name});
         self.push(DemonstratedStep::new(
             input,
             before,
@@ -461,12 +463,12 @@ impl Demonstration {
             return Noted::Nothing;
         }
         let merges = self.steps.last().is_some_and(|last| {
-            last.action() == "scroll"
+            last.action() == names::SCROLL
                 && last.input["scroll_direction"] == direction
                 && last.point().is_some_and(|point| near(point, at))
         });
         if !merges {
-            let input = json!({"action": "scroll", "coordinate": [at.0, at.1],
+            let input = json!({"action": names::SCROLL, "coordinate": [at.0, at.1],
                 "scroll_direction": direction, "scroll_amount": 1});
             self.steps
                 .push(DemonstratedStep::new(input, before, element));

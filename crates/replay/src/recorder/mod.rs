@@ -325,8 +325,19 @@ pub fn build_cache_file(
     }
 
     let presets: Vec<(String, String)> = preset_pairs(&settings.parameters);
-    for step in &mut trajectory {
-        step.input = parameterize_value(&step.input, &presets);
+    parameterize_steps(&mut trajectory, &presets);
+    let metadata = recording_metadata(goal_template, usage, settings, first_size);
+    let mut file = CacheFile::new(metadata, trajectory);
+    file.cache_parameters = described_parameters(&file.trajectory, settings);
+    warn_on_leftover_values(&file, &presets);
+    Ok(file)
+}
+
+/// Writes the preset parameters' values in each step's input and element fields as their
+/// `{{name}}` placeholders, so no value reaches the file.
+fn parameterize_steps(trajectory: &mut [ToolUseBlock], presets: &[(String, String)]) {
+    for step in trajectory {
+        step.input = parameterize_value(&step.input, presets);
         for key in [
             fields::ELEMENT,
             fields::ELEMENT_AFTER,
@@ -334,11 +345,20 @@ pub fn build_cache_file(
             fields::PAGE_AFTER,
         ] {
             if let Some(value) = step.extra.get_mut(key) {
-                *value = parameterize_value(value, &presets);
+                *value = parameterize_value(value, presets);
             }
         }
     }
+}
 
+/// The metadata of a new recording: its goal, token usage, how its regions are hashed, the
+/// screen it was recorded on (`first_size` when the settings do not say) and its target.
+fn recording_metadata(
+    goal_template: &str,
+    usage: Usage,
+    settings: &RecordSettings,
+    first_size: Option<(u32, u32)>,
+) -> CacheMetadata {
     let mut metadata = CacheMetadata::new(jiff::Timestamp::now(), Some(goal_template.to_owned()));
     metadata.token_usage = Some(usage);
     metadata.visual_validation = Some(VisualValidation {
@@ -365,8 +385,16 @@ pub fn build_cache_file(
             .extra
             .insert(fields::TARGET.to_owned(), target.clone());
     }
-    let mut file = CacheFile::new(metadata, trajectory);
-    file.cache_parameters = parameters_in_trajectory(&file.trajectory)
+    metadata
+}
+
+/// Every parameter the trajectory's placeholders name, with its description (the one given,
+/// else a default).
+fn described_parameters(
+    trajectory: &[ToolUseBlock],
+    settings: &RecordSettings,
+) -> BTreeMap<String, String> {
+    parameters_in_trajectory(trajectory)
         .into_iter()
         .map(|name| {
             let description = settings
@@ -376,9 +404,7 @@ pub fn build_cache_file(
                 .unwrap_or_else(|| default_description(&name));
             (name, description)
         })
-        .collect();
-    warn_on_leftover_values(&file, &presets);
-    Ok(file)
+        .collect()
 }
 
 /// The hash of the `region_size` square around `point` in `image`: what a step stores as

@@ -276,13 +276,8 @@ impl Waiter<'_> {
         screen: &Arc<Image>,
         started: Instant,
     ) -> Result<Verdict, ScreenError> {
-        Ok(Verdict {
-            looks: self.looks(step, at, checks, screen).await?,
-            relocation: None,
-            waited: started.elapsed(),
-            screen: Arc::clone(screen),
-            note: None,
-        })
+        let looks = self.looks(step, at, checks, screen).await?;
+        Ok(Verdict::looked(looks, Arc::clone(screen), started))
     }
 
     pub(super) async fn looks(

@@ -60,6 +60,21 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// The verdict of `looks` at `screen`, waited for since `started`: no repair, no note.
+    pub(crate) fn looked(
+        looks: Vec<(&'static str, Look)>,
+        screen: Arc<Image>,
+        started: Instant,
+    ) -> Verdict {
+        Verdict {
+            looks,
+            relocation: None,
+            waited: started.elapsed(),
+            screen,
+            note: None,
+        }
+    }
+
     /// Whether every check passed.
     pub fn passed(&self) -> bool {
         self.looks.iter().all(|(_, look)| look.passed)
@@ -84,6 +99,24 @@ fn blank_screen() -> Result<Arc<Image>, ScreenError> {
     retrace_vision::Image::new(1, 1, retrace_vision::PixelLayout::Gray, vec![0])
         .map(Arc::new)
         .map_err(|error| ScreenError(error.to_string()))
+}
+
+/// How long the screen (or the page) has stood still. A pixel effect may come from a server
+/// whose request is not always seen in flight, so only checks that ask the page alone (where
+/// it navigated, a state, a typed value) fail early after acting, while a navigation is seen
+/// from the moment the page starts it. A look that takes no screenshot (`no_screenshot`: it
+/// asks where the focus is, where the page is) sees no pixels: the page's word that its
+/// document has not repainted (`render_quiet`) stands for a still screen.
+fn settled_for(
+    no_screenshot: bool,
+    render_quiet: Option<Duration>,
+    settling: &Settling,
+) -> Duration {
+    let still = settling.last_activity.elapsed();
+    match no_screenshot {
+        true => render_quiet.map_or(Duration::ZERO, |quiet| quiet.min(still)),
+        false => still,
+    }
 }
 
 /// The screen could not be captured for the whole of a step's time.
@@ -230,12 +263,7 @@ impl Waiter<'_> {
         loop {
             let asked = Instant::now();
             let asked_at = started.elapsed();
-            if navigating && self.still_navigating(asked_at).await {
-                tracing::debug!(
-                    step = step.number(),
-                    at_ms = asked_at.as_millis() as u64,
-                    "still navigating: no screenshot"
-                );
+            if navigating && self.still_navigating(step, asked_at).await {
                 settling.last_activity = Instant::now();
                 // The page's answer waits for the navigation to commit: the next question
                 // follows a poll interval after this one was asked, not after its answer.
@@ -246,15 +274,9 @@ impl Waiter<'_> {
             let fresh = !reused && blank.is_none();
             let answered_ahead = answers.is_some();
             let whole = std::mem::take(&mut whole_next);
-            let view = match polled_part.filter(|_| fresh && !whole) {
-                Some(part) => View::Part(part),
-                None => View::Rendered,
-            };
+            let shows = polled_part.filter(|_| fresh && !whole);
+            let view = shows.map_or(View::Rendered, View::Part);
             polled_part = part;
-            let shows = match view {
-                View::Part(part) => Some(part),
-                _ => None,
-            };
             // A screenshot remembered for this part may show only it.
             let partial = shows.is_some() || (reused && part.is_some());
             let plan = PollPlan {
@@ -282,13 +304,7 @@ impl Waiter<'_> {
             });
             settling.saw(&screen, busy.is_some(), watched);
             navigating = busy == Some(Busy::Navigating);
-            let mut verdict = Verdict {
-                looks,
-                relocation: None,
-                waited: started.elapsed(),
-                screen,
-                note: None,
-            };
+            let mut verdict = Verdict::looked(looks, screen, started);
             tracing::debug!(
                 step = step.number(),
                 at_ms = asked_at.as_millis() as u64,
@@ -302,52 +318,26 @@ impl Waiter<'_> {
                 "waiting"
             );
             if verdict.passed() {
-                match &busy {
-                    None => {
-                        if fresh {
-                            self.remember(Shot {
-                                screen: Arc::clone(&verdict.screen),
-                                asked,
-                                passed: Instant::now(),
-                                shows,
-                                ahead,
-                            });
-                        }
-                        return Ok(verdict);
-                    }
-                    Some(_) if asked_at >= settings.ready_timeout => {
-                        verdict.note = busy.map(|reason| {
-                            format!(
-                                "acted on a page still busy after {:.1} s ({reason})",
-                                asked_at.as_secs_f64()
-                            )
-                        });
-                        return Ok(verdict);
-                    }
-                    Some(_) => {
-                        tokio::time::sleep_until(next_poll.into()).await;
-                        continue;
-                    }
+                let shot = fresh.then(|| Shot {
+                    screen: Arc::clone(&verdict.screen),
+                    asked,
+                    passed: Instant::now(),
+                    shows,
+                    ahead,
+                });
+                if let Some(verdict) = self.accept_passed(verdict, busy.as_ref(), asked_at, shot) {
+                    return Ok(verdict);
                 }
+                tokio::time::sleep_until(next_poll.into()).await;
+                continue;
             }
             let time_up = asked_at >= settings.step_timeout;
             let due = repair_at.is_some()
                 && started.elapsed() >= settings.search_after
                 && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
-            // A browser page that has settled will not change by waiting longer. Before
-            // acting; after acting only for checks that ask the page alone (where it
-            // navigated, a state, a typed value): a pixel effect may come from a server whose
-            // request is not always seen in flight, so it is given the step's whole time,
-            // while a navigation is seen from the moment the page starts it. A look that asks
-            // the page alone (where the focus is, where the page is) sees no pixels: the
-            // page's word that its document has not repainted stands for a still screen.
+            // A settled page will not change by waiting longer (see `settled_for`).
             let asks_alone = blank.is_some() || (after && asks_page_alone);
-            let settled_for = match blank.is_some() {
-                true => render_quiet.map_or(Duration::ZERO, |quiet| {
-                    quiet.min(settling.last_activity.elapsed())
-                }),
-                false => settling.last_activity.elapsed(),
-            };
+            let settled_for = settled_for(blank.is_some(), render_quiet, &settling);
             let settled = (repair || asks_alone)
                 && self.env.page.is_some()
                 && busy.is_none()
@@ -369,15 +359,12 @@ impl Waiter<'_> {
                 && due
             {
                 last_search = Some(Instant::now());
-                let hit = self.relocated(step, at, checks, &verdict.screen).await?;
-                match (hit, last_hit) {
-                    (Some((hit, looks)), Some(previous)) if hit.offset == previous.offset => {
-                        verdict.looks = looks;
-                        verdict.relocation = Some(hit);
-                        verdict.waited = started.elapsed();
-                        return Ok(verdict);
-                    }
-                    (hit, _) => last_hit = hit.map(|(hit, _)| hit),
+                let confirmed = self
+                    .search_confirms(step, at, checks, &mut verdict, &mut last_hit)
+                    .await?;
+                if confirmed {
+                    verdict.waited = started.elapsed();
+                    return Ok(verdict);
                 }
             }
             let searched_since_settled = repair_at.is_none()
@@ -391,14 +378,75 @@ impl Waiter<'_> {
         }
     }
 
+    /// A poll whose checks passed: the verdict to act on when the page is not busy (its
+    /// screenshot remembered for the next phase), or when it stayed busy past
+    /// `ready_timeout` (said in a note); `None` to poll again.
+    fn accept_passed(
+        &self,
+        mut verdict: Verdict,
+        busy: Option<&Busy>,
+        asked_at: Duration,
+        shot: Option<Shot>,
+    ) -> Option<Verdict> {
+        match busy {
+            None => {
+                if let Some(shot) = shot {
+                    self.remember(shot);
+                }
+                Some(verdict)
+            }
+            Some(reason) if asked_at >= self.env.settings.ready_timeout => {
+                verdict.note = Some(format!(
+                    "acted on a page still busy after {:.1} s ({reason})",
+                    asked_at.as_secs_f64()
+                ));
+                Some(verdict)
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// Searches around `at` for the recorded control on `verdict`'s screen. A hit where the
+    /// last search found it too is confirmed: the verdict then passes there (true). Otherwise
+    /// the hit (or none) is remembered for the next search.
+    async fn search_confirms(
+        &self,
+        step: &PlannedStep,
+        at: (i64, i64),
+        checks: &[Arc<dyn StepCheck>],
+        verdict: &mut Verdict,
+        last_hit: &mut Option<Relocation>,
+    ) -> Result<bool, ScreenError> {
+        let hit = self.relocated(step, at, checks, &verdict.screen).await?;
+        match (hit, last_hit.take()) {
+            (Some((hit, looks)), Some(previous)) if hit.offset == previous.offset => {
+                verdict.looks = looks;
+                verdict.relocation = Some(hit);
+                Ok(true)
+            }
+            (hit, _) => {
+                *last_hit = hit.map(|(hit, _)| hit);
+                Ok(false)
+            }
+        }
+    }
+
     /// Whether the page is still navigating, asked alone: a screenshot then would show the
     /// document going away (or none yet), which no check may pass on before
     /// `ready_timeout`. Only while there is time left: the step's last look is a full one.
-    async fn still_navigating(&self, asked_at: Duration) -> bool {
+    async fn still_navigating(&self, step: &PlannedStep, asked_at: Duration) -> bool {
         let settings = &self.env.settings;
-        asked_at < settings.ready_timeout
+        let navigating = asked_at < settings.ready_timeout
             && asked_at < settings.step_timeout
-            && self.page_busy().await == Some(Busy::Navigating)
+            && self.page_busy().await == Some(Busy::Navigating);
+        if navigating {
+            tracing::debug!(
+                step = step.number(),
+                at_ms = asked_at.as_millis() as u64,
+                "still navigating: no screenshot"
+            );
+        }
+        navigating
     }
 
     /// Waits until two screenshots in a row are the same and the page (on a browser) is not

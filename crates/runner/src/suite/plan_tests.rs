@@ -180,7 +180,7 @@ fn a_file_that_does_not_parse_or_is_refused_cannot_run_and_says_why() {
     std::fs::write(&refused, text.replace("\"mouse_move\"", "\"teleport\"")).unwrap();
     let problem = inputs.plan(&refused, &no_env).problem.unwrap();
     assert!(
-        problem.starts_with("step 13: trajectory[12].input.action: unknown action \"teleport\""),
+        problem.starts_with("step 13: trajectory[12].input.action: unknown action `teleport`"),
         "{problem}"
     );
 }
