@@ -108,24 +108,24 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// flushed, then renamed over `path`. An existing file keeps its permissions; a new one gets
 /// 0644. On failure `path` is as it was and the temporary file is gone.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    commit(temporary_holding(path, bytes)?, path)
+}
+
+/// A temporary file beside `path` holding `bytes`, not yet flushed nor renamed.
+fn temporary_holding(path: &Path, bytes: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
     let mut temp = temporary_beside(path)?;
     temp.write_all(bytes).map_err(context(format!(
         "cannot write {} bytes to {}",
         bytes.len(),
         temp.path().display()
     )))?;
-    commit(temp, path)
+    Ok(temp)
 }
 
 /// Writes `bytes` as a new file at `path`, whole, only if there is no file there yet; an
 /// error of kind [`std::io::ErrorKind::AlreadyExists`] (and `path` untouched) when there is.
 pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut temp = temporary_beside(path)?;
-    temp.write_all(bytes).map_err(context(format!(
-        "cannot write {} bytes to {}",
-        bytes.len(),
-        temp.path().display()
-    )))?;
+    let temp = temporary_holding(path, bytes)?;
     temp.as_file().sync_all().map_err(context(format!(
         "cannot flush {} to disk",
         temp.path().display()

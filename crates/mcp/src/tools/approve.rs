@@ -77,9 +77,7 @@ pub struct Output {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    Tool::new(NAME, DESCRIPTION, serde_json::Map::new())
-        .with_input_schema::<Input>()
-        .with_output_schema::<Output>()
+    super::declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// Approves.

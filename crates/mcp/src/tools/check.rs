@@ -138,9 +138,7 @@ pub struct Region {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    Tool::new(NAME, DESCRIPTION, serde_json::Map::new())
-        .with_input_schema::<Input>()
-        .with_output_schema::<Output>()
+    super::declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// The server's browser as a check's source: each viewport a run of its own in it.

@@ -19,6 +19,17 @@ use crate::call::ToolError;
 use crate::call::parse_arguments;
 use crate::server::SharedState;
 
+/// A tool's declaration: its name, description, and the input and output schemas generated
+/// from its types.
+fn declare<I: schemars::JsonSchema + 'static, O: schemars::JsonSchema + 'static>(
+    name: &'static str,
+    description: &'static str,
+) -> Tool {
+    Tool::new(name, description, serde_json::Map::new())
+        .with_input_schema::<I>()
+        .with_output_schema::<O>()
+}
+
 /// Every tool the server offers.
 pub fn all() -> Vec<Tool> {
     vec![
@@ -39,40 +50,28 @@ pub async fn call(
     arguments: Option<JsonObject>,
     context: CallContext,
 ) -> CallToolResult {
-    let result = match name {
-        check::NAME => match parse_arguments(arguments) {
-            Ok(input) => check::call(shared, input, &context).await,
-            Err(error) => Err(error),
-        },
-        replay::NAME => match parse_arguments(arguments) {
-            Ok(input) => replay::call(shared, input, &context).await,
-            Err(error) => Err(error),
-        },
-        run::NAME => match parse_arguments(arguments) {
-            Ok(input) => run::call(shared, input, &context).await,
-            Err(error) => Err(error),
-        },
-        screenshot::NAME => match parse_arguments(arguments) {
-            Ok(input) => screenshot::call(shared, input, &context).await,
-            Err(error) => Err(error),
-        },
-        list::NAME => match parse_arguments(arguments) {
-            Ok(input) => list::call(input, &context).await,
-            Err(error) => Err(error),
-        },
-        approve::NAME => match parse_arguments(arguments) {
-            Ok(input) => approve::call(shared, input, &context).await,
-            Err(error) => Err(error),
-        },
-        other => Err(ToolError::Failed(format!(
-            "no tool `{other}`; the tools are {}",
-            all()
-                .iter()
-                .map(|tool| tool.name.as_ref())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    };
+    let context = &context;
+    let result = async {
+        match name {
+            check::NAME => check::call(shared, parse_arguments(arguments)?, context).await,
+            replay::NAME => replay::call(shared, parse_arguments(arguments)?, context).await,
+            run::NAME => run::call(shared, parse_arguments(arguments)?, context).await,
+            screenshot::NAME => {
+                screenshot::call(shared, parse_arguments(arguments)?, context).await
+            }
+            list::NAME => list::call(parse_arguments(arguments)?, context).await,
+            approve::NAME => approve::call(shared, parse_arguments(arguments)?, context).await,
+            other => Err(ToolError::Failed(format!(
+                "no tool `{other}`; the tools are {}",
+                all()
+                    .iter()
+                    .map(|tool| tool.name.as_ref())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+    .await;
     result.unwrap_or_else(|error| context.error(&error))
 }
 

@@ -108,9 +108,7 @@ pub struct FailureOutput {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    Tool::new(NAME, DESCRIPTION, serde_json::Map::new())
-        .with_input_schema::<Input>()
-        .with_output_schema::<Output>()
+    super::declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// Replays the file.

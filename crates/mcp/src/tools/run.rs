@@ -130,9 +130,7 @@ pub struct TestOutput {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    Tool::new(NAME, DESCRIPTION, serde_json::Map::new())
-        .with_input_schema::<Input>()
-        .with_output_schema::<Output>()
+    super::declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// `passed flows/login.json`, `failed flows/login.json at step 7: ...`.
