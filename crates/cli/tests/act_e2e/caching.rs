@@ -2,14 +2,17 @@
 //! (sign in, then a draft invoice through the "New invoice" modal: the model plays the
 //! bundled recording's actions) against a scripted server that computes cache reads and
 //! writes from the request's breakpoints as the documentation describes (minimum cacheable
-//! length, four breakpoints at most, the 20-block lookback). Every request from the third on
-//! reads the cached prefix, and the run costs 1.92x less than the same run without caching.
+//! length, four breakpoints at most, the 20-block lookback) and bills the documented tool
+//! overheads (the tool-use system prompt, the computer tool's definition and system prompt).
+//! Every request from the third on reads the cached prefix, and the run costs at least 2x less
+//! than the same run without caching.
 //!
-//! Issue 37 asks for 2x. Under the documented prices that is out of reach on this flow: each
-//! turn's new screenshot (1,365 tokens at 1280x800) must be written to the cache at 1.25x the
-//! input price before a later turn can read it, and without caching a turn pays for three
-//! screenshots at 1x; the best image policy measured (a batch of 6) gives 1.92x. The test
-//! holds the measured figure, with the token counts being deterministic.
+//! The margin is thin by nature on a flow of 14 turns: each turn's new screenshot (1,365
+//! tokens at 1280x800) is written to the cache at 1.25x the input price before a later turn
+//! reads it, while a turn without caching pays for three screenshots at 1x; the saving comes
+//! from the prefix (system prompt, tools and their overheads) read at 0.1x and from the batch
+//! of 6 in which old images are dropped (`retrace_agent::context::ContextPolicy`). The token
+//! counts are deterministic, so the figure does not vary from run to run.
 
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
@@ -98,8 +101,8 @@ fn cached_prefixes_are_read_from_the_third_turn_and_cut_the_cost() {
     let without = uncached["act"]["cost_usd"].as_f64().unwrap();
     eprintln!("cost with caching {with:.5} USD, without {without:.5} USD");
     assert!(
-        with * 1.9 <= without,
-        "caching should cut the cost 1.9x: {with} vs {without}\n{}\n{}",
+        with * 2.0 <= without,
+        "caching should cut the cost 2x: {with} vs {without}\n{}\n{}",
         cached["act"]["usage"],
         uncached["act"]["usage"]
     );

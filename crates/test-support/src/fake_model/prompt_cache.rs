@@ -12,8 +12,12 @@
 //!   blocks before it (the documented lookback), and writes the prefix up to its last
 //!   breakpoint;
 //! - tokens are estimated: text at 4 characters a token, an image at width x height / 750
-//!   (the vision documentation's formula), and the computer tool's documented overhead (735
-//!   tokens of tool definition and 466 of system prompt) on the first tool.
+//!   (the vision documentation's formula); a request with tools also pays the tool-use system
+//!   prompt (346 tokens with `tool_choice` auto or none, 313 with any or tool: the tool-use
+//!   documentation's "Tool use system prompt token count" for the Claude 4.x models), and one
+//!   with the computer tool its documented overhead (735 tokens of tool definition and 466 of
+//!   system prompt: the computer-use documentation's pricing section). Both sit in the first
+//!   block of the prefix, so they are cached with it.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -33,6 +37,10 @@ const LOOKBACK_BLOCKS: usize = 20;
 /// The computer tool's input-token overhead: tool definition and system prompt (the
 /// computer-use documentation's pricing section).
 const COMPUTER_TOOL_TOKENS: u64 = 735 + 466;
+/// The system prompt the API adds when `tools` are given, by `tool_choice` (the tool-use
+/// documentation's "Tool use system prompt token count", Claude 4.x models).
+const TOOL_USE_PROMPT_AUTO_TOKENS: u64 = 346;
+const TOOL_USE_PROMPT_FORCED_TOKENS: u64 = 313;
 
 /// The prefixes cached so far, by hash, with their token counts.
 #[derive(Default)]
@@ -66,7 +74,7 @@ impl PromptCache {
         }
         let model = request.get("model").and_then(Value::as_str).unwrap_or("");
         let minimum = minimum_cacheable(model);
-        let (hashes, tokens) = running_hashes_and_tokens(&blocks);
+        let (hashes, tokens) = running_hashes_and_tokens(&blocks, tool_overhead(&request));
         let total = tokens.last().copied().unwrap_or(0);
         let mut cached = self
             .cached
@@ -144,8 +152,36 @@ fn prefix_blocks(request: &Value) -> Vec<Value> {
     blocks
 }
 
-/// For each block, the hash of the prefix ending with it and the prefix's tokens.
-fn running_hashes_and_tokens(blocks: &[Value]) -> (Vec<u64>, Vec<u64>) {
+/// The tokens the API adds to a request's prefix for its tools: the tool-use system prompt
+/// and the computer tool's overhead.
+fn tool_overhead(request: &Value) -> u64 {
+    let Some(tools) = request
+        .get("tools")
+        .and_then(Value::as_array)
+        .filter(|tools| !tools.is_empty())
+    else {
+        return 0;
+    };
+    let forced = request
+        .pointer("/tool_choice/type")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| kind == "any" || kind == "tool");
+    let prompt = if forced {
+        TOOL_USE_PROMPT_FORCED_TOKENS
+    } else {
+        TOOL_USE_PROMPT_AUTO_TOKENS
+    };
+    let computer = if tools.iter().any(is_computer_tool) {
+        COMPUTER_TOOL_TOKENS
+    } else {
+        0
+    };
+    prompt + computer
+}
+
+/// For each block, the hash of the prefix ending with it and the prefix's tokens; `overhead`
+/// counts with the first block.
+fn running_hashes_and_tokens(blocks: &[Value], overhead: u64) -> (Vec<u64>, Vec<u64>) {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     let mut total = 0;
     let mut hashes = Vec::with_capacity(blocks.len());
@@ -156,8 +192,8 @@ fn running_hashes_and_tokens(blocks: &[Value]) -> (Vec<u64>, Vec<u64>) {
         plain.to_string().hash(&mut hasher);
         hashes.push(hasher.finish());
         total += block_tokens(&plain);
-        if index == 0 && is_computer_tool(block) {
-            total += COMPUTER_TOOL_TOKENS;
+        if index == 0 {
+            total += overhead;
         }
         tokens.push(total);
     }
@@ -272,5 +308,32 @@ mod tests {
             "{}",
             refusal.message
         );
+    }
+
+    /// The tool-use system prompt and the computer tool's overhead are billed with the
+    /// prefix, by `tool_choice`.
+    #[test]
+    fn tools_pay_the_documented_system_prompt() {
+        let usage = |body: Value| {
+            let usage = PromptCache::default()
+                .usage(&serde_json::to_vec(&body).unwrap())
+                .unwrap();
+            usage["input_tokens"].as_u64().unwrap()
+        };
+        let plain =
+            json!({"model": "claude-sonnet-5", "messages": [{"role": "user", "content": "hi"}]});
+        let mut auto = plain.clone();
+        auto["tools"] = json!([{"name": "f", "input_schema": {"type": "object"}}]);
+        let mut forced = auto.clone();
+        forced["tool_choice"] = json!({"type": "any"});
+        let mut computer = auto.clone();
+        computer["tools"] = json!([{"type": "computer_20251124", "name": "computer",
+            "display_width_px": 1280, "display_height_px": 800}]);
+        let base = usage(plain);
+        // The tool itself: "f" (1 token) and "object" (2).
+        let tool_tokens = usage(auto.clone()) - base - 3;
+        assert_eq!(tool_tokens, 346);
+        assert_eq!(usage(auto) - usage(forced), 346 - 313);
+        assert!(usage(computer) - base > 346 + 735 + 466);
     }
 }
