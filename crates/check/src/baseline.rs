@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
+use retrace_protocol::stable_hash::fnv1a64_hex;
 use serde::Deserialize;
 use serde::Serialize;
 
@@ -74,7 +75,7 @@ impl Fingerprint {
         Ok(Fingerprint {
             browser: version.product,
             device_scale_factor: answer["scale"].as_f64().unwrap_or(1.0),
-            fonts: fnv_hex(answer["fonts"].as_str().unwrap_or_default()),
+            fonts: fnv1a64_hex(answer["fonts"].as_str().unwrap_or_default().as_bytes()),
         })
     }
 
@@ -101,16 +102,6 @@ impl Fingerprint {
         }
         found
     }
-}
-
-/// FNV-1a (64 bits) as 16 hex digits: tells one rendering from another, no more.
-fn fnv_hex(text: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{hash:016x}")
 }
 
 /// The stored shot of `path` at `viewport` in `dir`.
@@ -295,7 +286,7 @@ mod tests {
         Fingerprint {
             browser: "HeadlessChrome/140.0.7339.185".into(),
             device_scale_factor: 1.0,
-            fonts: fnv_hex("serif:100.000"),
+            fonts: fnv1a64_hex("serif:100.000".as_bytes()),
         }
     }
 
@@ -305,7 +296,7 @@ mod tests {
         assert!(stored.differences(&fingerprint()).is_empty());
         let now = Fingerprint {
             device_scale_factor: 2.0,
-            fonts: fnv_hex("serif:101.000"),
+            fonts: fnv1a64_hex("serif:101.000".as_bytes()),
             ..fingerprint()
         };
         let differences = stored.differences(&now);

@@ -166,7 +166,7 @@ mod tests {
         }
         // The same rule as a suite's tests: FNV-1a of the id.
         let one = shard_ids(&spec, Some(&selection(2, 3, ShardMode::Hash))).unwrap();
-        let expected = (crate::suite::shard::fnv1a64(b"/page-1@1280x720") % 3 + 1) == 2;
+        let expected = (retrace_protocol::stable_hash::fnv1a64(b"/page-1@1280x720") % 3 + 1) == 2;
         assert_eq!(one.contains("/page-1@1280x720"), expected);
     }
 }

@@ -30,6 +30,9 @@ use retrace_protocol::tool_names::WEB_EXECUTOR;
 use serde_json::Value;
 use serde_json::json;
 
+use retrace_protocol::stable_hash::fnv1a64;
+use retrace_protocol::stable_hash::fnv1a64_continue;
+
 use crate::fields;
 use crate::model::CacheFile;
 
@@ -102,10 +105,7 @@ pub struct ExportError {
 pub fn export_askui(file: &CacheFile) -> Result<AskuiExport, ExportError> {
     let mut out = Out {
         steps: Vec::new(),
-        seed: fnv(
-            0xcbf2_9ce4_8422_2325,
-            file.metadata.created_at.to_string().as_bytes(),
-        ),
+        seed: fnv1a64(file.metadata.created_at.to_string().as_bytes()),
         dropped: BTreeMap::new(),
     };
     for (index, step) in file.trajectory.iter().enumerate() {
@@ -150,8 +150,8 @@ struct Out {
 impl Out {
     /// askui's instance name: `<base>_tags_<tags>_<uuid>`, cut to 64 characters.
     fn name(&self, tool: AskuiTool) -> String {
-        let a = fnv(self.seed, tool.base.as_bytes());
-        let b = fnv(a, b"retrace");
+        let a = fnv1a64_continue(self.seed, tool.base.as_bytes());
+        let b = fnv1a64_continue(a, b"retrace");
         let uuid = format!(
             "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
             a >> 32,
@@ -261,13 +261,6 @@ fn refuse(step: &ToolUseBlock, number: usize, message: &str) -> ExportError {
         action: step.name.clone(),
         message: message.to_owned(),
     }
-}
-
-/// FNV-1a over `bytes`, continuing from `hash`.
-fn fnv(hash: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(hash, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]

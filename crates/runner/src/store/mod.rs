@@ -55,7 +55,7 @@ impl Revision {
     /// The revision of a file with these bytes.
     pub fn of_bytes(bytes: &[u8]) -> Revision {
         Revision {
-            tag: fnv1a(bytes),
+            tag: retrace_protocol::stable_hash::fnv1a64_hex(bytes),
             version: None,
         }
     }
@@ -235,16 +235,6 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| StoreError::backend("local", "", format!("file work stopped: {e}")))?
-}
-
-/// FNV-1a (64 bits) of `bytes`, as 16 hex digits: tells changed content from the same.
-pub fn fnv1a(bytes: &[u8]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{hash:016x}")
 }
 
 #[cfg(test)]

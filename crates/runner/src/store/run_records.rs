@@ -23,11 +23,11 @@ use serde::Serialize;
 use super::Key;
 use super::Store;
 use super::StoreError;
-use super::fnv1a;
 use crate::suite::state::FileState;
 use crate::suite::state::RunVerdict;
 use crate::suite::state::STATE_DIR;
 use crate::suite::state::retire_reason;
+use retrace_protocol::stable_hash::fnv1a64_hex as fnv1a;
 
 /// One run, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

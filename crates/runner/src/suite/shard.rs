@@ -71,14 +71,7 @@ pub struct ShardSelection {
     pub source: String,
 }
 
-/// The 64-bit FNV-1a hash of `bytes` (see the module doc).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes.iter().fold(OFFSET_BASIS, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
-    })
-}
+use retrace_protocol::stable_hash::fnv1a64;
 
 /// The shard (1-based) of each of `ids` among `total` shards, in the order of `ids`.
 /// A `total` of 0 is taken as 1 (parsing refuses it before this is reached).

@@ -47,14 +47,6 @@ fn resolved(pairs: &[(&str, &str)]) -> Result<Option<Shard>, String> {
 }
 
 #[test]
-fn fnv1a64_matches_the_published_test_vectors() {
-    // From the FNV reference test suite (draft-eastlake-fnv).
-    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-    assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
-}
-
-#[test]
 fn every_split_up_to_16_is_disjoint_and_covers_the_suite_in_both_modes() {
     let ids = suite_ids();
     for mode in [ShardMode::Hash, ShardMode::Slice] {

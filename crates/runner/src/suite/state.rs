@@ -341,7 +341,7 @@ pub fn marked_invalid(file: &Path) -> Option<String> {
 /// FNV-1a (64 bits) of the file's bytes, as 16 hex digits; empty when it cannot be read.
 pub fn content_hash(file: &Path) -> String {
     std::fs::read(file)
-        .map(|bytes| crate::store::fnv1a(&bytes))
+        .map(|bytes| retrace_protocol::stable_hash::fnv1a64_hex(&bytes))
         .unwrap_or_default()
 }
 
