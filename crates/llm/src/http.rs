@@ -98,36 +98,14 @@ fn chain(error: &reqwest::Error) -> String {
 /// date; only a positive wait counts. `x-should-retry: true|false` is the server's own answer.
 pub(crate) fn retry_hint(headers: &HeaderMap) -> RetryHint {
     let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    let seconds = |text: &str| text.trim().parse::<f64>().ok();
-    let wait = header("retry-after-ms")
-        .and_then(seconds)
-        .map(|ms| ms / 1000.0)
-        .or_else(|| {
-            let text = header("retry-after")?;
-            seconds(text).or_else(|| seconds_until_http_date(text))
-        });
     RetryHint {
-        retry_after: wait.and_then(duration_from_secs),
+        retry_after: retrace_protocol::retry::server_wait(header),
         should_retry: match header("x-should-retry") {
             Some("true") => Some(true),
             Some("false") => Some(false),
             _ => None,
         },
     }
-}
-
-/// Seconds from now until an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`), negative when past.
-fn seconds_until_http_date(text: &str) -> Option<f64> {
-    let at = httpdate::parse_http_date(text.trim()).ok()?;
-    Some(match at.duration_since(std::time::SystemTime::now()) {
-        Ok(ahead) => ahead.as_secs_f64(),
-        Err(behind) => -behind.duration().as_secs_f64(),
-    })
-}
-
-/// A wait of `secs`, when positive and finite (capped at a day).
-fn duration_from_secs(secs: f64) -> Option<Duration> {
-    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
 }
 
 /// The id the API gave the request (`request-id`, or OpenAI's `x-request-id`), quoted in

@@ -1,9 +1,6 @@
-//! The retry policy both clients share, and [`RetryingProvider`], which applies it.
-//!
-//! Exponential backoff with full jitter (a random wait between zero and
-//! `base_delay · 2^(attempt-1)`, capped at `max_delay`), except that a server's `retry-after`
-//! (seconds, milliseconds or an HTTP date) is honoured as given. Retried as the official SDKs
-//! retry: what `x-should-retry` says, else 408, 409, 429, every 5xx, transport errors and
+//! [`RetryingProvider`], which applies the one retry policy ([`retrace_protocol::retry`]:
+//! backoff with full jitter, a server's `retry-after` honoured as given) to model calls.
+//! Retried as the official SDKs retry: what `x-should-retry` says, else 408, 409, 429, every 5xx, transport errors and
 //! timeouts (see [`VlmError::is_retryable`]). Bounded by
 //! `max_attempts` and by `max_total`, the time from the first request after which no new
 //! wait starts. Each wait is reported to a [`RetryObserver`] before it begins, so a caller can
@@ -13,7 +10,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rand::Rng;
 use tokio::time::Instant;
 
 use crate::MessageRequest;
@@ -22,61 +18,7 @@ use crate::Pricing;
 use crate::VlmError;
 use crate::VlmProvider;
 
-/// When and how long to retry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Requests in all, the first included (1 means no retry).
-    pub max_attempts: u32,
-    /// The backoff ceiling of the first retry.
-    pub base_delay: Duration,
-    /// The largest backoff ceiling (a `retry-after` may exceed it).
-    pub max_delay: Duration,
-    /// No wait starts that would end later than this after the first request.
-    pub max_total: Duration,
-}
-
-impl Default for RetryPolicy {
-    /// 5 attempts, 1 s base, 30 s cap, 2 min in all.
-    fn default() -> Self {
-        Self {
-            max_attempts: 5,
-            base_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(30),
-            max_total: Duration::from_secs(120),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// A policy that never retries.
-    pub fn none() -> Self {
-        Self {
-            max_attempts: 1,
-            ..Self::default()
-        }
-    }
-
-    /// The wait before retry number `retry` (1 for the first retry) after `error`: the
-    /// server's `retry-after` if it gave one (on any status, as the official SDKs honour
-    /// it), else a random duration in `[0, min(max_delay, base_delay · 2^(retry-1))]`.
-    pub fn delay(&self, retry: u32, error: &VlmError) -> Duration {
-        if let Some(after) = error.retry_hint().and_then(|hint| hint.retry_after) {
-            return after;
-        }
-        let ceiling = self.backoff_ceiling(retry);
-        let ceiling_ms = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
-        Duration::from_millis(rand::rng().random_range(0..=ceiling_ms))
-    }
-
-    /// `min(max_delay, base_delay · 2^(retry-1))`.
-    pub fn backoff_ceiling(&self, retry: u32) -> Duration {
-        let factor = 2u32.saturating_pow(retry.saturating_sub(1));
-        self.base_delay
-            .checked_mul(factor)
-            .unwrap_or(self.max_delay)
-            .min(self.max_delay)
-    }
-}
+pub use retrace_protocol::retry::RetryPolicy;
 
 /// Told about every wait before it starts.
 pub trait RetryObserver: Send + Sync {
@@ -151,10 +93,9 @@ impl<P: VlmProvider> VlmProvider for RetryingProvider<P> {
                 Err(error) if !error.is_retryable() => return Err(error),
                 Err(error) => error,
             };
-            let delay = self.policy.delay(attempt, &error);
-            let out_of_attempts = attempt >= self.policy.max_attempts;
-            let out_of_time = started.elapsed() + delay > self.policy.max_total;
-            if out_of_attempts || out_of_time {
+            let server_wait = error.retry_hint().and_then(|hint| hint.retry_after);
+            let delay = self.policy.delay(attempt, server_wait);
+            if self.policy.gives_up(attempt, started.elapsed(), delay) {
                 tracing::warn!(attempt, kind = error.kind(), "giving up on the model call");
                 return Err(VlmError::RetriesExhausted {
                     attempts: attempt,

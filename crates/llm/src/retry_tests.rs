@@ -85,49 +85,6 @@ fn recording_observer() -> (Arc<dyn RetryObserver>, Waits) {
     (Arc::new(observer), waits)
 }
 
-#[test]
-fn backoff_doubles_up_to_the_cap() {
-    let policy = policy(10);
-    let ceilings: Vec<u128> = (1..=6)
-        .map(|retry| policy.backoff_ceiling(retry).as_millis())
-        .collect();
-    assert_eq!(ceilings, vec![100, 200, 400, 800, 1000, 1000]);
-    assert_eq!(policy.backoff_ceiling(200), Duration::from_secs(1));
-}
-
-#[test]
-fn jitter_stays_under_the_ceiling_and_retry_after_wins() {
-    let policy = policy(10);
-    let error = VlmError::Overloaded {
-        retry: RetryHint::default(),
-        message: String::new(),
-    };
-    for retry in 1..=5 {
-        for _ in 0..50 {
-            assert!(policy.delay(retry, &error) <= policy.backoff_ceiling(retry));
-        }
-    }
-    let limited = VlmError::RateLimited {
-        retry: RetryHint {
-            retry_after: Some(Duration::from_secs(7)),
-            should_retry: None,
-        },
-        message: String::new(),
-    };
-    assert_eq!(policy.delay(1, &limited), Duration::from_secs(7));
-    let overloaded_with_date = VlmError::Overloaded {
-        retry: RetryHint {
-            retry_after: Some(Duration::from_secs(3)),
-            should_retry: None,
-        },
-        message: String::new(),
-    };
-    assert_eq!(
-        policy.delay(2, &overloaded_with_date),
-        Duration::from_secs(3)
-    );
-}
-
 #[tokio::test(start_paused = true)]
 async fn retries_server_errors_then_succeeds_and_reports_each_wait() {
     let provider = Scripted::new(vec![server(503), server(502), ok()]);

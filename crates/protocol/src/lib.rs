@@ -19,6 +19,7 @@
 //!   set, observe-only steps), defined once.
 //! - [`events`]: the [`events::Event`]s every run emits and every sink reads, and the
 //!   [`events::Events`] stream that carries them.
+//! - [`retry`]: the one retry policy and the one reader of a server's `retry-after`.
 //! - [`stable_hash`]: the one hash whose values may be stored (64-bit FNV-1a).
 //! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
 //!   beside a step's visual hash.
@@ -43,6 +44,7 @@ mod content;
 pub mod element;
 pub mod events;
 mod message;
+pub mod retry;
 pub mod stable_hash;
 pub mod tool_input;
 pub mod tool_names;

@@ -140,9 +140,10 @@ pub async fn tls_proxy(browser: &BrowserProcess, certificates: &TestCertificates
 /// A retry policy quick enough for tests: retries still happen, the waits are short.
 pub fn quick_retries() -> RetryPolicy {
     RetryPolicy {
-        max_retries: 4,
-        initial_delay: Duration::from_millis(10),
+        max_attempts: 5,
+        base_delay: Duration::from_millis(10),
         max_delay: Duration::from_millis(100),
+        max_total: Duration::from_secs(60),
     }
 }
 

@@ -9,36 +9,17 @@ use std::time::Duration;
 
 use crate::error::DriveError;
 
-/// How often and how patiently a busy endpoint is retried.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Retries after the first attempt (0: never retry).
-    pub max_retries: u32,
-    /// The wait before the first retry; each next wait doubles.
-    pub initial_delay: Duration,
-    /// No wait is longer than this (nor is a server's `Retry-After` obeyed beyond it).
-    pub max_delay: Duration,
-}
+/// How often and how patiently a busy endpoint is retried: the one retry policy. Its default
+/// for farms is [`farm_retry_policy`].
+pub use retrace_protocol::retry::RetryPolicy;
 
-impl Default for RetryPolicy {
-    /// Six retries from 1 s up to 30 s: about a minute of patience in all.
-    fn default() -> Self {
-        Self {
-            max_retries: 6,
-            initial_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(30),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// The wait before retry number `retry` (1-based), or the server's `Retry-After` when it
-    /// gave one; never above `max_delay`.
-    pub fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
-        let doubled = self
-            .initial_delay
-            .saturating_mul(2u32.saturating_pow(retry.saturating_sub(1)));
-        retry_after.unwrap_or(doubled).min(self.max_delay)
+/// Seven attempts from 1 s up to 30 s between them, 90 s in all: about a minute of patience.
+pub fn farm_retry_policy() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 7,
+        base_delay: Duration::from_secs(1),
+        max_delay: Duration::from_secs(30),
+        max_total: Duration::from_secs(90),
     }
 }
 
@@ -116,10 +97,12 @@ pub(crate) fn is_busy(status: u16, body: &str) -> bool {
         || (status >= 400 && (body.contains("queue full") || body.contains("queue is full")))
 }
 
-/// `Retry-After: <seconds>` as a duration (the HTTP-date form is ignored).
+/// The wait a busy answer asked for (`retry-after` in seconds or as an HTTP date,
+/// `retry-after-ms`).
 pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+    retrace_protocol::retry::server_wait(|name| {
+        headers.get(name).and_then(|value| value.to_str().ok())
+    })
 }
 
 /// Runs `attempt` until it succeeds, fails for good, or stays busy through every retry
@@ -135,6 +118,7 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, StepError>>,
 {
+    let started = tokio::time::Instant::now();
     let mut retry = 0;
     loop {
         match attempt().await {
@@ -144,7 +128,8 @@ where
                 reason,
                 retry_after,
             }) => {
-                if retry >= policy.max_retries {
+                let delay = policy.delay(retry + 1, retry_after);
+                if policy.gives_up(retry + 1, started.elapsed(), delay) {
                     return Err(DriveError::Busy {
                         endpoint: endpoint.to_owned(),
                         retries: retry,
@@ -152,7 +137,6 @@ where
                     });
                 }
                 retry += 1;
-                let delay = policy.delay(retry, retry_after);
                 tracing::info!(endpoint, step, retry, ?delay, %reason, "remote browser busy; retrying");
                 if let Some(observer) = observer {
                     observer.notify(&ConnectEvent::Retrying {
@@ -178,25 +162,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn delays_double_up_to_the_cap_and_honour_retry_after() {
-        let policy = RetryPolicy {
-            max_retries: 10,
-            initial_delay: Duration::from_millis(100),
-            max_delay: Duration::from_secs(1),
-        };
-        let delays: Vec<u128> = (1..=6).map(|r| policy.delay(r, None).as_millis()).collect();
-        assert_eq!(delays, [100, 200, 400, 800, 1000, 1000]);
-        assert_eq!(
-            policy.delay(1, Some(Duration::from_millis(300))),
-            Duration::from_millis(300)
-        );
-        assert_eq!(
-            policy.delay(1, Some(Duration::from_secs(60))),
-            Duration::from_secs(1)
-        );
-    }
-
-    #[test]
     fn busy_answers_are_429_503_and_full_queues() {
         assert!(is_busy(429, ""));
         assert!(is_busy(503, ""));
@@ -215,9 +180,10 @@ mod tests {
         let sink = Arc::clone(&events);
         let observer = ConnectObserver::new(move |e| sink.lock().unwrap().push(e.clone()));
         let policy = RetryPolicy {
-            max_retries: 2,
-            initial_delay: Duration::from_millis(1),
+            max_attempts: 3,
+            base_delay: Duration::from_millis(1),
             max_delay: Duration::from_millis(5),
+            max_total: Duration::from_secs(60),
         };
         let mut calls = 0;
         let answer = with_backoff(&policy, Some(&observer), "ws://farm", "discovery", || {

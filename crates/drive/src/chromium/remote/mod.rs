@@ -43,6 +43,7 @@ pub use self::backoff::ConnectEvent;
 pub use self::backoff::ConnectObserver;
 pub use self::backoff::RetryPolicy;
 use self::backoff::StepError;
+pub use self::backoff::farm_retry_policy;
 use self::backoff::with_backoff;
 pub use self::endpoint::Endpoint;
 pub use self::endpoint::EndpointKind;
@@ -113,7 +114,7 @@ impl ConnectOptions {
             endpoint,
             headers: HeaderMap::new(),
             ca_file: None,
-            retry: RetryPolicy::default(),
+            retry: farm_retry_policy(),
             max_sessions: None,
             observer: None,
             selenium: SeleniumOptions::default(),
