@@ -6,6 +6,8 @@
 //! ("the judge disagrees with the pixels"). Asking the model is module `judge`'s job; the
 //! cache store is `judgement_cache`.
 
+use retrace_protocol::answer_json;
+use retrace_protocol::answer_json::Expected;
 use std::sync::Arc;
 
 use retrace_protocol::events::Difference;
@@ -153,24 +155,13 @@ struct AnswerDifference {
     region: Option<ImageRegion>,
 }
 
-/// The JSON in `text`: all of it, or the inside of one ```json fence.
-fn json_part(text: &str) -> &str {
-    let text = text.trim();
-    let Some(start) = text.find("```") else {
-        return text;
-    };
-    let inner = &text[start + 3..];
-    let inner = inner.strip_prefix("json").unwrap_or(inner);
-    inner.find("```").map_or(inner, |end| &inner[..end]).trim()
-}
-
 /// Reads `answer` by the rules (see the module docs). `pixels_over_ceiling` says whether
 /// the pixel layer found more than the hard ceiling a judge may overrule.
 pub fn read_judgement(answer: &str, min_confidence: u8, pixels_over_ceiling: bool) -> Judgement {
-    let value: serde_json::Value = match serde_json::from_str(json_part(answer)) {
+    let value = match answer_json::extract(answer, Expected::Object) {
         Ok(value) => value,
         Err(error) => {
-            return Judgement::error(None, format!("the judge's answer is not JSON: {error}"));
+            return Judgement::error(None, format!("the judge's answer is unusable: {error}"));
         }
     };
     let schema = CompiledSchema::compile(Arc::new(retrace_schema::verdict_schema(

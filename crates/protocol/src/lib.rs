@@ -19,6 +19,7 @@
 //!   set, observe-only steps), defined once.
 //! - [`events`]: the [`events::Event`]s every run emits and every sink reads, and the
 //!   [`events::Events`] stream that carries them.
+//! - [`answer_json`]: the one reader of a JSON value in a model's answer.
 //! - [`retry`]: the one retry policy and the one reader of a server's `retry-after`.
 //! - [`stable_hash`]: the one hash whose values may be stored (64-bit FNV-1a).
 //! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
@@ -37,6 +38,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod answer_json;
 pub mod api;
 pub mod computer_actions;
 pub mod computer_tool;

@@ -8,6 +8,8 @@
 //! [`identify_parameters`] asks a model, in one call, which typed values should become
 //! parameters, and checks its answer before anything is replaced.
 
+use retrace_protocol::answer_json;
+use retrace_protocol::answer_json::Expected;
 use std::collections::BTreeSet;
 
 use retrace_cache::CacheFile;
@@ -214,29 +216,19 @@ pub async fn identify_parameters(
     Ok(check_proposals(&list, trajectory))
 }
 
-/// The JSON list in a model's answer: the whole text, a fenced block, or the outermost
-/// brackets.
+/// The JSON list in a model's answer, by the one reader's rules
+/// ([`retrace_protocol::answer_json`]).
 fn parse_list(text: &str) -> Result<Vec<Value>, RecordError> {
-    let trimmed = text.trim();
-    let candidates = [
-        Some(trimmed),
-        trimmed
-            .strip_prefix("```json")
-            .or_else(|| trimmed.strip_prefix("```"))
-            .and_then(|t| t.strip_suffix("```")),
-        trimmed
-            .find('[')
-            .zip(trimmed.rfind(']'))
-            .and_then(|(start, end)| trimmed.get(start..=end)),
-    ];
-    for candidate in candidates.into_iter().flatten() {
-        if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(candidate.trim()) {
-            return Ok(items);
-        }
+    let unusable = |why: String| {
+        RecordError::Identify(format!(
+            "the model's answer holds no one JSON list of {{name, value, description}}: {why}"
+        ))
+    };
+    match answer_json::extract(text, Expected::Array) {
+        Ok(Value::Array(items)) => Ok(items),
+        Ok(other) => Err(unusable(format!("found {other}"))),
+        Err(error) => Err(unusable(error.to_string())),
     }
-    Err(RecordError::Identify(
-        "the model's answer holds no JSON list of {name, value, description}".to_owned(),
-    ))
 }
 
 fn occurs_in(value: &Value, needle: &str) -> bool {
