@@ -382,5 +382,9 @@ async fn an_answer_without_a_list_is_an_error() {
     let error = identify_parameters(&provider, "goal", &[])
         .await
         .unwrap_err();
-    assert!(error.to_string().contains("no JSON list"), "{error}");
+    assert!(
+        error.to_string().contains("no one JSON list")
+            && error.to_string().contains("no JSON array"),
+        "{error}"
+    );
 }
