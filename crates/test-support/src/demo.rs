@@ -104,6 +104,28 @@ impl DemoThread {
     pub fn url(&self) -> &str {
         &self.url
     }
+
+    /// The signed-in dashboard's HTML as the app serves it to the demo account (its session
+    /// cookie), so a test can check the app's own state (a saved draft in the "Recently
+    /// saved" card, with `recent_drafts` on).
+    pub fn signed_in_dashboard(&self) -> String {
+        use std::io::Read;
+        use std::io::Write;
+        let address = self.url.trim_start_matches("http://").trim_end_matches('/');
+        let mut stream = std::net::TcpStream::connect(address)
+            .unwrap_or_else(|e| panic!("cannot reach the demo app at {address}: {e}"));
+        let request = format!(
+            "GET /dashboard HTTP/1.1\r\nHost: {address}\r\nCookie: {}={}\r\nConnection: close\r\n\r\n",
+            retrace_demo::SESSION_COOKIE,
+            retrace_demo::DEMO_USERNAME
+        );
+        let mut response = String::new();
+        stream
+            .write_all(request.as_bytes())
+            .and_then(|()| stream.read_to_string(&mut response))
+            .unwrap_or_else(|e| panic!("cannot read the dashboard from {address}: {e}"));
+        response
+    }
 }
 
 impl Drop for DemoThread {

@@ -48,10 +48,13 @@ fn demo_flow_script() -> Vec<ScriptStep> {
     script
 }
 
-/// Records the demo flow with the default model; returns the act summary and each turn's
-/// usage from the event log.
+/// Records the demo flow with the default model; checks the app's own state afterwards (the
+/// draft invoice saved); returns the act summary and each turn's usage from the event log.
 fn record(extra: &[&str]) -> (Value, Vec<Value>) {
-    let demo = DemoThread::start(DemoConfig::default());
+    let demo = DemoThread::start(DemoConfig {
+        recent_drafts: true,
+        ..DemoConfig::default()
+    });
     let runtime = runtime();
     let script = demo_flow_script();
     let turns_expected = script.len();
@@ -70,6 +73,12 @@ fn record(extra: &[&str]) -> (Value, Vec<Value>) {
     );
     let summary = summary_after_exit(&output, 0);
     assert_eq!(summary["act"]["model"], "claude-sonnet-5", "{summary}");
+    let dashboard = demo.signed_in_dashboard();
+    let saved = dashboard
+        .split("id=\"recent-drafts\"")
+        .nth(1)
+        .is_some_and(|card| card.contains("Acme Corp"));
+    assert!(saved, "the draft for Acme Corp is not saved:\n{dashboard}");
     let turns: Vec<Value> = std::fs::read_to_string(&events)
         .unwrap()
         .lines()
