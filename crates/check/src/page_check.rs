@@ -75,6 +75,8 @@ pub struct PageContext<'a> {
     pub judge: Option<&'a dyn VlmProvider>,
     /// When the run's `timeouts.run_ms` ends.
     pub run_deadline: tokio::time::Instant,
+    /// Each side's signed-in state, when the check signs in (module `login`).
+    pub(crate) states: Option<&'a crate::login::SideStates>,
 }
 
 /// The earlier of the page's own limit and the run's, and the sentence naming it.
@@ -209,7 +211,11 @@ async fn one_attempt(
         let run = context.browser.new_run();
         let url = CheckSpec::url(base, path);
         let ready = spec.ready_selector_for(path);
-        let captured = capture(&run, &url, &masks, ready, spec).await;
+        let signed_in = context.states.and_then(|states| {
+            let state = states.of(side)?;
+            Some(crate::capture::SignedIn { state, base })
+        });
+        let captured = capture(&run, &url, &masks, ready, spec, signed_in).await;
         if let Err(error) = run.close().await {
             tracing::debug!(%error, side, "closing a side's browser context");
         }

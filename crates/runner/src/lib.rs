@@ -20,6 +20,7 @@ pub mod act;
 pub mod approve;
 pub mod browser;
 pub mod check;
+pub mod check_login;
 pub mod collect;
 pub mod demo;
 pub mod demonstrate;

@@ -26,6 +26,7 @@ use super::browser_args::BrowserArgs;
 use super::check_report;
 use super::check_report::CheckTests;
 use super::provider_args::ProviderArgs;
+use super::replay::ParameterArgs;
 use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
 use crate::output::out;
@@ -185,7 +186,52 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MS")]
     pub model_timeout_ms: Option<u64>,
     #[command(flatten)]
+    pub login: LoginArgs,
+    #[command(flatten)]
     pub provider: ProviderArgs,
+}
+
+/// Pages behind a login: each side signed in before any page is compared.
+#[derive(Debug, clap::Args)]
+pub struct LoginArgs {
+    /// A login trajectory replayed on each side (as `retrace replay` replays it, with its
+    /// checks) before its pages are captured, starting at the side's base URL (or
+    /// --login-path under it); a login that fails on either side is an error naming the
+    /// side, the file and the step, and a page the server then sends elsewhere (its login
+    /// page) is an ERROR.
+    #[arg(long, value_name = "FLOW.json", conflicts_with = "storage_state")]
+    pub login: Option<PathBuf>,
+    /// Where the login flow starts on each side, a path under its base URL (default: the
+    /// base URL itself).
+    #[arg(long, value_name = "PATH", requires = "login")]
+    pub login_path: Option<String>,
+    /// A Playwright storageState file (cookies[], origins[].localStorage[]) loaded into each
+    /// side instead of a login flow.
+    #[arg(long, value_name = "FILE")]
+    pub storage_state: Option<PathBuf>,
+    #[command(flatten)]
+    pub parameters: ParameterArgs,
+    /// A TOML file of `NAME = "VALUE"` values for the login's parameters (no secrets: those
+    /// come from RETRACE_PARAM_<NAME> or --param).
+    #[arg(long, value_name = "FILE", requires = "login")]
+    pub params_file: Option<PathBuf>,
+}
+
+impl LoginArgs {
+    /// The login's parameters (and their rerun words), read as `retrace run` reads them.
+    fn parameters(&self) -> anyhow::Result<retrace_runner::Parameters> {
+        let Some(flow) = &self.login else {
+            return Ok(retrace_runner::Parameters::default());
+        };
+        let (parameters, _) = retrace_runner::check_login::login_parameters(
+            flow,
+            &self.parameters.params,
+            &self.parameters.secret,
+            self.params_file.as_deref(),
+            &|name| std::env::var(name).ok(),
+        )?;
+        Ok(parameters)
+    }
 }
 
 /// What `retrace check` does besides checking.
@@ -246,6 +292,24 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     set(&mut spec.judge.min_confidence, &args.min_confidence);
     set(&mut spec.judge.ceiling_ratio, &args.judge_ceiling);
     set(&mut spec.timeouts.model_ms, &args.model_timeout_ms);
+    let login = &args.login;
+    if login.login.is_some() || login.storage_state.is_some() {
+        spec.login.flow = login.login.clone();
+        spec.login.storage_state = login.storage_state.clone();
+    }
+    if login.login_path.is_some() {
+        spec.login.start_path = login.login_path.clone();
+    }
+    if let Some(flow) = &spec.login.flow {
+        let (_, words) = retrace_runner::check_login::login_parameters(
+            flow,
+            &login.parameters.params,
+            &login.parameters.secret,
+            login.params_file.as_deref(),
+            &|name| std::env::var(name).ok(),
+        )?;
+        spec.login.rerun_params = words;
+    }
     if spec.baseline.is_empty() || spec.candidate.is_empty() {
         anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
     }
@@ -412,6 +476,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         browser,
         shard: shard.clone(),
         events_log: Some(spec.out_dir.join(EVENTS_LOG)),
+        login_parameters: args.login.parameters()?,
     };
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?

@@ -224,6 +224,7 @@ pub async fn call(
                 browser,
                 shard: None,
                 events_log: Some(spec.out_dir.join("events.jsonl")),
+                login_parameters: retrace_runner::Parameters::default(),
             };
             let source = WarmSource(&warm);
             let events = Events::none().with(sink);
