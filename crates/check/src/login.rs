@@ -163,7 +163,10 @@ mod tests {
     #[test]
     fn the_flow_starts_at_the_base_url_or_the_start_path_under_it() {
         let mut login = LoginOptions::default();
-        assert_eq!(login.start_url("http://127.0.0.1:9/"), "http://127.0.0.1:9/");
+        assert_eq!(
+            login.start_url("http://127.0.0.1:9/"),
+            "http://127.0.0.1:9/"
+        );
         login.start_path = Some("/login".into());
         assert_eq!(
             login.start_url("http://127.0.0.1:9/"),

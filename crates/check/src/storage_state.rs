@@ -127,7 +127,10 @@ pub fn load_storage_state(path: &Path) -> Result<StorageState, SpecError> {
     for (index, cookie) in state.cookies.iter().enumerate() {
         for (name, value) in [("name", &cookie.name), ("domain", &cookie.domain)] {
             if value.trim().is_empty() {
-                return Err(in_file(format!("cookies[{index}].{name}"), "is empty".into()));
+                return Err(in_file(
+                    format!("cookies[{index}].{name}"),
+                    "is empty".into(),
+                ));
             }
         }
         if !cookie.path.starts_with('/') {
@@ -141,7 +144,10 @@ pub fn load_storage_state(path: &Path) -> Result<StorageState, SpecError> {
         if url::Url::parse(&origin.origin).is_err() {
             return Err(in_file(
                 format!("origins[{index}].origin"),
-                format!("`{}` is not an origin such as http://127.0.0.1:8080", origin.origin),
+                format!(
+                    "`{}` is not an origin such as http://127.0.0.1:8080",
+                    origin.origin
+                ),
             ));
         }
     }
@@ -225,7 +231,11 @@ impl StorageState {
         state
     }
 
-    async fn read_on(run: &ChromiumBrowser, page: &ChromiumPage, url: &str) -> Result<Self, String> {
+    async fn read_on(
+        run: &ChromiumBrowser,
+        page: &ChromiumPage,
+        url: &str,
+    ) -> Result<Self, String> {
         let context = run
             .context_id()
             .ok_or("the login's browser context is gone")?;

@@ -27,7 +27,10 @@ fn a_playwright_state_reads_and_hides_its_values() {
     assert_eq!(state.cookies.len(), 2);
     assert_eq!(state.cookies[0].same_site, Some(SameSite::Lax));
     assert!(state.cookies[0].http_only);
-    assert_eq!(state.cookies[1].expires, -1.0, "no expiry: a session cookie");
+    assert_eq!(
+        state.cookies[1].expires, -1.0,
+        "no expiry: a session cookie"
+    );
     assert!(!format!("{state:?}").contains("s3cret"));
 }
 
@@ -79,10 +82,18 @@ fn local_storage_follows_the_host_when_only_the_port_differs() {
 fn a_cookie_of_the_sides_host_is_set_for_the_sides_url() {
     let (_dir, path) = write(STATE);
     let state = load_storage_state(&path).unwrap();
-    let own = cookie_param(&state.cookies[0], "http://127.0.0.1:9000", Some("127.0.0.1"));
+    let own = cookie_param(
+        &state.cookies[0],
+        "http://127.0.0.1:9000",
+        Some("127.0.0.1"),
+    );
     assert_eq!(own.url.as_deref(), Some("http://127.0.0.1:9000/"));
     assert_eq!(own.domain, None);
-    let other = cookie_param(&state.cookies[1], "http://127.0.0.1:9000", Some("127.0.0.1"));
+    let other = cookie_param(
+        &state.cookies[1],
+        "http://127.0.0.1:9000",
+        Some("127.0.0.1"),
+    );
     assert_eq!(other.domain.as_deref(), Some(".example.com"));
     assert_eq!(other.path.as_deref(), Some("/app"));
 }

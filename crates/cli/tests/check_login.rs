@@ -75,7 +75,11 @@ fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
 fn assert_secret_absent(secret: &str, output: &Output, out: &Path) {
     assert!(!text(output).contains(secret), "{}", text(output));
     for (path, content) in files_under(out) {
-        assert!(!content.contains(secret), "{} holds the secret", path.display());
+        assert!(
+            !content.contains(secret),
+            "{} holds the secret",
+            path.display()
+        );
     }
 }
 
@@ -105,12 +109,19 @@ fn signed_in_pages_pass_against_themselves_and_fail_on_a_changed_dashboard() {
         "{}",
         text(&output)
     );
-    let junit = files_under(&out)
+    // The reports' rerun command signs in the same way, the password read from the variable.
+    let reruns = files_under(&out)
         .into_iter()
-        .find(|(path, _)| path.extension().is_some_and(|e| e == "xml"))
-        .map(|(_, content)| content)
-        .unwrap_or_default();
-    assert!(junit.contains("RETRACE_PARAM_PASSWORD"), "{junit}");
+        .filter(|(_, content)| content.contains("--login"))
+        .count();
+    let rerun_with_variable = files_under(&out)
+        .into_iter()
+        .filter(|(_, content)| content.contains("password=$RETRACE_PARAM_PASSWORD"))
+        .count();
+    assert!(
+        reruns >= 2 && rerun_with_variable >= 2,
+        "{reruns} {rerun_with_variable}"
+    );
     assert_secret_absent(password, &output, &out);
 
     let out = dir.path().join("renamed");
@@ -140,7 +151,10 @@ fn a_failed_login_is_an_error_naming_the_side_and_the_step() {
     let lines = text(&output);
     assert_eq!(output.status.code(), Some(2), "{lines}");
     assert!(lines.contains("demo_login.json"), "{lines}");
-    assert!(lines.contains("baseline (") && lines.contains("candidate ("), "{lines}");
+    assert!(
+        lines.contains("baseline (") && lines.contains("candidate ("),
+        "{lines}"
+    );
     assert!(lines.contains("step 6"), "{lines}");
     assert!(lines.contains("/dashboard"), "{lines}");
     assert!(!lines.contains("PASS"), "{lines}");
@@ -152,7 +166,10 @@ fn a_failed_login_is_an_error_naming_the_side_and_the_step() {
     let output = check(baseline.url(), other.url(), &out, &args, password);
     let lines = text(&output);
     assert_eq!(output.status.code(), Some(2), "{lines}");
-    assert!(lines.contains("candidate (") && lines.contains("step 6"), "{lines}");
+    assert!(
+        lines.contains("candidate (") && lines.contains("step 6"),
+        "{lines}"
+    );
     assert!(!lines.contains("baseline ("), "{lines}");
     assert_secret_absent(password, &output, &out);
 
@@ -183,15 +200,31 @@ fn a_storage_state_signs_in_and_a_bad_one_is_named() {
 
     let good = state_file(dir.path(), "demo");
     let out = dir.path().join("good");
-    let output = check(demo.url(), demo.url(), &out, &["--storage-state", &good], "");
+    let output = check(
+        demo.url(),
+        demo.url(),
+        &out,
+        &["--storage-state", &good],
+        "",
+    );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
-    assert!(text(&output).contains("PASS  /dashboard"), "{}", text(&output));
+    assert!(
+        text(&output).contains("PASS  /dashboard"),
+        "{}",
+        text(&output)
+    );
 
     // A session the server does not know: the dashboard redirects to the login form, which
     // is not the page asked for.
     let stale = state_file(dir.path(), "nobody");
     let out = dir.path().join("stale");
-    let output = check(demo.url(), demo.url(), &out, &["--storage-state", &stale], "");
+    let output = check(
+        demo.url(),
+        demo.url(),
+        &out,
+        &["--storage-state", &stale],
+        "",
+    );
     let lines = text(&output);
     assert_eq!(output.status.code(), Some(2), "{lines}");
     assert!(lines.contains("ERROR /dashboard"), "{lines}");

@@ -123,7 +123,9 @@ pub async fn run_check_job_in(
         judge: job.judge,
         browsers,
         only: only.as_ref(),
-        sign_in: login.as_ref().map(|flow| flow as &dyn retrace_check::SignIn),
+        sign_in: login
+            .as_ref()
+            .map(|flow| flow as &dyn retrace_check::SignIn),
     };
     Ok(retrace_check::run_session(session, &events).await?)
 }

@@ -105,10 +105,8 @@ impl SignIn for LoginFlow<'_> {
 fn failure(report: &SessionReport) -> String {
     let failed = report.replay.as_ref().and_then(|r| r.failure.as_ref());
     match (failed, &report.error) {
-        (Some(failure), _) => format!(
-            "the login failed at step {} ({}): {}",
-            failure.step, failure.action, failure.message
-        ),
+        // The message names the step and its action itself.
+        (Some(failure), _) => format!("the login failed: {}", failure.message),
         (None, Some(error)) => format!("the login could not run: {error}"),
         (None, None) => "the login did not pass, for no reason it gave".to_owned(),
     }
@@ -194,7 +192,10 @@ mod tests {
         assert_eq!(value(&parameters, "password").as_deref(), Some("hunter2"));
         let line = words.join(" ");
         assert!(!line.contains("hunter2"), "{line}");
-        assert!(line.contains("\"password=$RETRACE_PARAM_PASSWORD\""), "{line}");
+        assert!(
+            line.contains("\"password=$RETRACE_PARAM_PASSWORD\""),
+            "{line}"
+        );
         let flags = [("username".to_owned(), "it's me".to_owned())];
         let (parameters, words) = login_parameters(&flow, &flags, &[], None, &env).unwrap();
         assert_eq!(value(&parameters, "username").as_deref(), Some("it's me"));

@@ -71,6 +71,13 @@ use crate::output::out;
 /// CI's variables); the reports are named report-shard-I-of-N.*, and `retrace report merge`
 /// adds the shards' reports up.
 ///
+/// Pages behind a login: --login FLOW.json replays a login trajectory on each side before any
+/// page is compared (its parameters from --param, --params-file and RETRACE_PARAM_<NAME>), or
+/// --storage-state FILE loads Playwright's storageState; a login that fails on either side is
+/// an error (exit 2) naming the side, the file and the step, and a page the server then sends
+/// elsewhere (its login page) is an ERROR. Secret values reach no output, report or rerun
+/// command.
+///
 /// Example: `retrace check --baseline https://prod.example --candidate http://localhost:8000
 /// --page / --page /pricing --jobs 4 --report html,junit`
 #[derive(Debug, clap::Args)]
@@ -203,7 +210,7 @@ pub struct LoginArgs {
     pub login: Option<PathBuf>,
     /// Where the login flow starts on each side, a path under its base URL (default: the
     /// base URL itself).
-    #[arg(long, value_name = "PATH", requires = "login")]
+    #[arg(long, value_name = "PATH")]
     pub login_path: Option<String>,
     /// A Playwright storageState file (cookies[], origins[].localStorage[]) loaded into each
     /// side instead of a login flow.
@@ -213,24 +220,27 @@ pub struct LoginArgs {
     pub parameters: ParameterArgs,
     /// A TOML file of `NAME = "VALUE"` values for the login's parameters (no secrets: those
     /// come from RETRACE_PARAM_<NAME> or --param).
-    #[arg(long, value_name = "FILE", requires = "login")]
+    #[arg(long, value_name = "FILE")]
     pub params_file: Option<PathBuf>,
 }
 
 impl LoginArgs {
-    /// The login's parameters (and their rerun words), read as `retrace run` reads them.
-    fn parameters(&self) -> anyhow::Result<retrace_runner::Parameters> {
-        let Some(flow) = &self.login else {
-            return Ok(retrace_runner::Parameters::default());
+    /// The parameters of `spec`'s login flow (from the flags or a spec file) and the rerun
+    /// command's words for them, read as `retrace run` reads them.
+    fn parameters(
+        &self,
+        spec: &CheckSpec,
+    ) -> anyhow::Result<(retrace_runner::Parameters, Vec<String>)> {
+        let Some(flow) = &spec.login.flow else {
+            return Ok(Default::default());
         };
-        let (parameters, _) = retrace_runner::check_login::login_parameters(
+        Ok(retrace_runner::check_login::login_parameters(
             flow,
             &self.parameters.params,
             &self.parameters.secret,
             self.params_file.as_deref(),
             &|name| std::env::var(name).ok(),
-        )?;
-        Ok(parameters)
+        )?)
     }
 }
 
@@ -299,16 +309,6 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     }
     if login.login_path.is_some() {
         spec.login.start_path = login.login_path.clone();
-    }
-    if let Some(flow) = &spec.login.flow {
-        let (_, words) = retrace_runner::check_login::login_parameters(
-            flow,
-            &login.parameters.params,
-            &login.parameters.secret,
-            login.params_file.as_deref(),
-            &|name| std::env::var(name).ok(),
-        )?;
-        spec.login.rerun_params = words;
     }
     if spec.baseline.is_empty() || spec.candidate.is_empty() {
         anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
@@ -448,7 +448,9 @@ const EVENTS_LOG: &str = "events.jsonl";
 
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
-    let spec = spec_of(&args)?;
+    let mut spec = spec_of(&args)?;
+    let (login_parameters, rerun_params) = args.login.parameters(&spec)?;
+    spec.login.rerun_params = rerun_params;
     // A launched browser is the spec's Chromium (a spec file may name it); --connect reaches
     // a running one as every browser command does.
     let browser = match &args.browser.connect {
@@ -476,7 +478,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         browser,
         shard: shard.clone(),
         events_log: Some(spec.out_dir.join(EVENTS_LOG)),
-        login_parameters: args.login.parameters()?,
+        login_parameters,
     };
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?
