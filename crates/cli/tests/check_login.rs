@@ -6,7 +6,8 @@
 //! account refusing it, is an error (exit 2) naming the side and the login step, before any
 //! page is compared; `--storage-state` signs in from a Playwright file, a state the server
 //! does not accept is an ERROR (the dashboard sent to the login page), and a bad file is
-//! named with its field. The password is in no output, report or log.
+//! named with its field (a spec file's `login` takes the same). The password is in no
+//! output, report or log.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -228,6 +229,16 @@ fn a_storage_state_signs_in_and_a_bad_one_is_named() {
     let lines = text(&output);
     assert_eq!(output.status.code(), Some(2), "{lines}");
     assert!(lines.contains("ERROR /dashboard"), "{lines}");
+    assert!(lines.contains("not the signed-in page"), "{lines}");
+
+    // A spec file names it the same way (were it ignored, the two login forms would PASS).
+    let spec = dir.path().join("check.json");
+    let login = serde_json::json!({"login": {"storage_state": stale}});
+    std::fs::write(&spec, login.to_string()).unwrap();
+    let spec_args = ["--spec", spec.to_str().unwrap()];
+    let output = check(demo.url(), demo.url(), &out, &spec_args, "");
+    let lines = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{lines}");
     assert!(lines.contains("not the signed-in page"), "{lines}");
 
     let bad = dir.path().join("bad-state.json");
