@@ -28,18 +28,21 @@ fn flow() -> String {
         .to_string()
 }
 
-/// `retrace check` of `/dashboard` from `baseline` to `candidate` into `out`, no retries,
-/// with `extra` flags and the login's password (when given) in the environment.
+/// `retrace check` of `/dashboard` from `baseline` to `candidate` into `out`, no retries
+/// unless `extra` asks for them, with `extra` flags and the login's password (when given) in the environment.
 fn check(baseline: &str, candidate: &str, out: &Path, extra: &[&str], password: &str) -> Output {
     let mut command = Command::new(BIN);
     command
         .args(["check", "--baseline", baseline, "--candidate", candidate])
-        .args(["--page", "/dashboard", "--retries", "0", "--out"])
+        .args(["--page", "/dashboard", "--out"])
         .arg(out)
         .args(extra)
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
         .env_remove("RETRACE_PARAM_USERNAME");
+    if !extra.contains(&"--retries") {
+        command.args(["--retries", "0"]);
+    }
     if password.is_empty() {
         command.env_remove("RETRACE_PARAM_PASSWORD");
     } else {
@@ -216,20 +219,24 @@ fn a_storage_state_signs_in_and_a_bad_one_is_named() {
     );
 
     // A session the server does not know: the dashboard redirects to the login form, which
-    // is not the page asked for.
+    // is not the page asked for; another attempt would be sent there again, so none is made.
     let stale = state_file(dir.path(), "nobody");
     let out = dir.path().join("stale");
-    let output = check(
-        demo.url(),
-        demo.url(),
-        &out,
-        &["--storage-state", &stale],
-        "",
-    );
+    let retrying = [
+        "--storage-state",
+        &stale,
+        "--retries",
+        "2",
+        "--backoff-ms",
+        "10",
+    ];
+    let output = check(demo.url(), demo.url(), &out, &retrying, "");
     let lines = text(&output);
     assert_eq!(output.status.code(), Some(2), "{lines}");
     assert!(lines.contains("ERROR /dashboard"), "{lines}");
     assert!(lines.contains("not the signed-in page"), "{lines}");
+    assert!(lines.contains("sent the browser to /"), "{lines}");
+    assert!(lines.contains("(after 1 attempts)"), "{lines}");
 
     // A spec file names it the same way (were it ignored, the two login forms would PASS).
     let spec = dir.path().join("check.json");
