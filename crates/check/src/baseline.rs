@@ -244,6 +244,7 @@ async fn approve_at(
             &spec.masks_for(path),
             spec.ready_selector_for(path),
             spec,
+            None,
         )
         .await
         .map_err(|error| format!("{path} @{viewport}: {error}"))?;

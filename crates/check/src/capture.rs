@@ -27,6 +27,7 @@ use crate::pixels::Frame;
 use crate::spec::CheckSpec;
 use crate::stabilise;
 use crate::stabilise::NotReady;
+use crate::storage_state::StorageState;
 
 /// A side, captured and still.
 #[derive(Debug, Clone)]
@@ -81,6 +82,18 @@ pub enum CaptureError {
         changing: Option<String>,
         /// The last two (PNG).
         last_two: Vec<Vec<u8>>,
+    },
+    /// The side is signed in, but the server sent the page elsewhere (to its login page): the
+    /// side is not signed in after all, so its page is not the one to compare.
+    #[error(
+        "{url} is not the signed-in page: the server sent the browser to {reached} \
+         (the login did not hold)"
+    )]
+    NotSignedIn {
+        /// The URL asked for.
+        url: String,
+        /// The path the browser ended on.
+        reached: String,
     },
     /// The browser failed.
     #[error("{url}: {detail}")]
@@ -173,14 +186,26 @@ const LOADED_JS: &str = "new Promise(r => document.readyState === 'complete' ? r
 const STATUS_JS: &str = "(() => { const e = performance.getEntriesByType('navigation')[0]; \
     return e && e.responseStatus ? e.responseStatus : 0; })()";
 
+/// A signed-in side: its state, loaded before the page navigates, and its base URL.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SignedIn<'a> {
+    pub(crate) state: &'a StorageState,
+    pub(crate) base: &'a str,
+}
+
+/// The path the page is at.
+const PATHNAME_JS: &str = "location.pathname";
+
 /// Captures `url` in a new page of `run`, once `ready_selector` (when given) matches, `masks`
-/// (CSS selectors) painted over.
+/// (CSS selectors) painted over; signed in first when `signed_in` says, and then only the
+/// page asked for counts (a redirect elsewhere is [`CaptureError::NotSignedIn`]).
 pub async fn capture(
     run: &ChromiumBrowser,
     url: &str,
     masks: &[String],
     ready_selector: Option<&str>,
     spec: &CheckSpec,
+    signed_in: Option<SignedIn<'_>>,
 ) -> Result<Capture, CaptureError> {
     let browser_error = |detail: String| CaptureError::Browser {
         url: url.to_owned(),
@@ -190,7 +215,13 @@ pub async fn capture(
         .open_page()
         .await
         .map_err(|e| browser_error(e.to_string()))?;
-    let result = capture_on(&page, url, masks, ready_selector, spec).await;
+    let result = match signed_in {
+        Some(side) => match side.state.load_into(&page, side.base).await {
+            Ok(()) => capture_on(&page, url, masks, ready_selector, spec, true).await,
+            Err(detail) => Err(browser_error(detail)),
+        },
+        None => capture_on(&page, url, masks, ready_selector, spec, false).await,
+    };
     let _ = page.close().await;
     result
 }
@@ -201,6 +232,7 @@ async fn capture_on(
     masks: &[String],
     ready_selector: Option<&str>,
     spec: &CheckSpec,
+    signed_in: bool,
 ) -> Result<Capture, CaptureError> {
     let load_error = |detail: String| CaptureError::Load {
         url: url.to_owned(),
@@ -232,6 +264,18 @@ async fn capture_on(
     let status = page.evaluate(STATUS_JS).await.ok();
     if let Some(code) = status.and_then(|s| s.as_u64()).filter(|c| *c >= 400) {
         return Err(load_error(format!("the server answered HTTP {code}")));
+    }
+    if signed_in {
+        let reached = page.evaluate(PATHNAME_JS).await.ok();
+        let reached = reached.as_ref().and_then(|p| p.as_str());
+        if let (Some(asked), Some(reached)) = (crate::login::path_of(url), reached)
+            && asked != reached
+        {
+            return Err(CaptureError::NotSignedIn {
+                url: url.to_owned(),
+                reached: reached.to_owned(),
+            });
+        }
     }
     stabilise::wait_until_ready(page, timeouts, ready_selector)
         .await

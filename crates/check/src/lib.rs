@@ -40,6 +40,12 @@
 //!    `out_dir/<page>@<WxH>/attempt-<n>/`. An ERROR (did not load, not ready, never still) is
 //!    retried after the configured backoff; a FAIL never is.
 //!
+//! **Behind a login** (modules `login`, `storage_state`): with `login.flow` each side is
+//! signed in before any page is compared, by the runner's replay of the flow against the side
+//! ([`SignIn`]), or with `login.storage_state` by a Playwright `storageState` file; the
+//! signed-in state goes into every capture's fresh context, and a page the server redirected
+//! elsewhere (its login page) is an ERROR. A failed login is a [`CheckError::Login`].
+//!
 //! **Stored baselines** (module `baseline`): `baseline` may name a folder of PNG shots
 //! instead of a site, taken with their environment's fingerprint (browser version, device
 //! scale, fonts digest); a fingerprint that does not match makes every page an ERROR naming
@@ -85,6 +91,7 @@ mod judge_images;
 mod judge_options;
 mod judgement;
 mod judgement_cache;
+mod login;
 mod page_check;
 mod pages_file;
 mod pixels;
@@ -92,6 +99,7 @@ mod rerun;
 mod run;
 mod spec;
 mod stabilise;
+mod storage_state;
 
 pub use baseline::FINGERPRINT_FILE;
 pub use baseline::Fingerprint;
@@ -117,6 +125,8 @@ pub use judgement::VERDICT_SCHEMA_VERSION;
 pub use judgement::judge_prompt;
 pub use judgement::judgement_cache_key;
 pub use judgement::read_judgement;
+pub use login::LoginOptions;
+pub use login::SignIn;
 pub use pages_file::PageEntry;
 pub use pages_file::load_pages;
 pub use pixels::Frame;
@@ -143,3 +153,5 @@ pub use spec::load_spec;
 pub use spec::load_spec_over;
 pub use spec::parse_spec;
 pub use stabilise::NotReady;
+pub use storage_state::StorageState;
+pub use storage_state::load_storage_state;

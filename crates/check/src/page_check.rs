@@ -4,7 +4,8 @@
 //! compares them and types what differs;
 //! any difference above the thresholds, or a console error only the candidate logged, is a
 //! FAIL; a side that did not load, get ready or hold still is an ERROR, retried after the
-//! configured backoff (a FAIL never is). When a model judge is given and the differences
+//! configured backoff (a FAIL never is, nor a signed-in side sent to another page: the same
+//! state would be sent there again). When a model judge is given and the differences
 //! call for it (module `judge`), its judgement decides between them: its ERROR is retried
 //! like any other. A page has `timeouts.page_ms` for all its attempts and backoffs (less when
 //! the run's `timeouts.run_ms` ends first). Every attempt is logged as a
@@ -49,6 +50,8 @@ struct AttemptResult {
     error: Option<String>,
     evidence: Vec<PathBuf>,
     judge: Option<JudgeRecord>,
+    /// An ERROR another attempt would meet again (a signed-in side sent to its login page).
+    lasting: bool,
 }
 
 impl AttemptResult {
@@ -59,6 +62,7 @@ impl AttemptResult {
             error: Some(message),
             evidence,
             judge: None,
+            lasting: false,
         }
     }
 }
@@ -75,6 +79,8 @@ pub struct PageContext<'a> {
     pub judge: Option<&'a dyn VlmProvider>,
     /// When the run's `timeouts.run_ms` ends.
     pub run_deadline: tokio::time::Instant,
+    /// Each side's signed-in state, when the check signs in (module `login`).
+    pub(crate) states: Option<&'a crate::login::SideStates>,
 }
 
 /// The earlier of the page's own limit and the run's, and the sentence naming it.
@@ -146,7 +152,7 @@ pub async fn check_page(
             attempt: Box::new(record.clone()),
         });
         attempts.push(record);
-        let retry = result.verdict == Verdict::Error && !timed_out;
+        let retry = result.verdict == Verdict::Error && !timed_out && !result.lasting;
         last = Some(result);
         if !retry {
             break;
@@ -209,7 +215,11 @@ async fn one_attempt(
         let run = context.browser.new_run();
         let url = CheckSpec::url(base, path);
         let ready = spec.ready_selector_for(path);
-        let captured = capture(&run, &url, &masks, ready, spec).await;
+        let signed_in = context.states.and_then(|states| {
+            let state = states.of(side)?;
+            Some(crate::capture::SignedIn { state, base })
+        });
+        let captured = capture(&run, &url, &masks, ready, spec, signed_in).await;
         if let Err(error) = run.close().await {
             tracing::debug!(%error, side, "closing a side's browser context");
         }
@@ -217,7 +227,10 @@ async fn one_attempt(
             Ok(captured) => sides.push(captured),
             Err(error) => {
                 let kept = keep_unstable_frames(&dir, side, &error);
-                return AttemptResult::error(format!("{side}: {error}"), kept);
+                let lasting = matches!(error, CaptureError::NotSignedIn { .. });
+                let mut result = AttemptResult::error(format!("{side}: {error}"), kept);
+                result.lasting = lasting;
+                return result;
             }
         }
     }
@@ -304,6 +317,7 @@ async fn one_attempt(
         error,
         evidence,
         judge: judged,
+        lasting: false,
     }
 }
 

@@ -92,7 +92,27 @@ pub fn rerun_command(spec: &CheckSpec, path: &str, viewport: Viewport) -> String
         args.push("--chromium".into());
         args.push(spec.chromium.display().to_string());
     }
+    let login = &spec.login;
+    let paths = [
+        ("--login", &login.flow),
+        ("--storage-state", &login.storage_state),
+    ];
+    for (name, file) in paths {
+        if let Some(file) = file {
+            args.push(name.into());
+            args.push(file.display().to_string());
+        }
+    }
+    if let Some(path) = login.start_path.as_ref().filter(|_| login.flow.is_some()) {
+        args.push("--login-path".into());
+        args.push(path.clone());
+    }
     let mut line = args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
+    // Already shell words: a secret is the variable it is read from, never its value.
+    for words in &login.rerun_params {
+        line.push(' ');
+        line.push_str(words);
+    }
     let unflagged = without_flags(spec, one_limit);
     if !unflagged.is_empty() {
         line.push_str(&format!(

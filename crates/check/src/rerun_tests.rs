@@ -138,3 +138,26 @@ fn a_pages_own_ready_selector_is_the_one_its_rerun_waits_for() {
     );
     assert_eq!(other[other.len() - 2..], ["--ready-selector", "main"]);
 }
+
+#[test]
+fn a_login_reruns_with_its_flow_and_parameters_and_no_secret_value() {
+    let mut spec = spec();
+    spec.login.flow = Some("flows/login.json".into());
+    spec.login.start_path = Some("/login".into());
+    spec.login.rerun_params = vec![
+        "--param username=demo".to_owned(),
+        "--param \"password=$RETRACE_PARAM_PASSWORD\"".to_owned(),
+    ];
+    let line = rerun_command(&spec, "/dashboard", VIEWPORT);
+    assert!(!line.contains("hunter2"));
+    let script = format!("RETRACE_PARAM_PASSWORD=hunter2; {line}");
+    let words = words_bash_sees(&script);
+    let after = |flag: &str| {
+        let at = words.iter().position(|w| w == flag).unwrap();
+        words[at + 1].clone()
+    };
+    assert_eq!(after("--login"), "flows/login.json");
+    assert_eq!(after("--login-path"), "/login");
+    assert!(words.contains(&"password=hunter2".to_owned()), "{words:?}");
+    assert!(words.contains(&"username=demo".to_owned()), "{words:?}");
+}

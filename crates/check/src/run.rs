@@ -24,6 +24,7 @@ use retrace_protocol::events::TestStatus;
 use retrace_protocol::events::Verdict;
 
 use crate::judge_options::JudgeWhen;
+use crate::login::SignIn;
 use crate::page_check::PageContext;
 use crate::page_check::check_page;
 use crate::spec::CheckSpec;
@@ -39,6 +40,10 @@ pub enum CheckError {
     /// A stored baseline could not be written.
     #[error("storing the baseline: {0}")]
     Baseline(String),
+    /// A side could not be signed in (its login flow failed, or no state could be read from
+    /// it): nothing was compared.
+    #[error("{0}")]
+    Login(String),
     /// The browser did not start (or could not be reached).
     #[error("cannot open {browser} at {viewport}: {detail}")]
     Browser {
@@ -145,6 +150,8 @@ pub struct CheckSession<'a> {
     /// every page at every viewport. A viewport none of whose pages is selected opens no
     /// browser.
     pub only: Option<&'a HashSet<String>>,
+    /// Replays `spec.login.flow` on a side, when the caller can (the runner).
+    pub sign_in: Option<&'a dyn SignIn>,
 }
 
 /// Every test id of `spec`, in its order (viewport by viewport, then page by page).
@@ -174,6 +181,7 @@ pub async fn run_check_with_judge(
         judge,
         browsers: &browsers,
         only: None,
+        sign_in: None,
     };
     run_session(session, events).await
 }
@@ -188,6 +196,7 @@ pub async fn run_session(
         judge,
         browsers,
         only,
+        sign_in,
     } = session;
     spec.validate()?;
     if spec.judge.when != JudgeWhen::Off && judge.is_none() {
@@ -197,6 +206,9 @@ pub async fn run_session(
             message: "a model judge is asked for but no model was given".to_owned(),
         }));
     }
+    // Signed in before any page is compared: a failed login is no verdict on the pages.
+    let states = crate::login::sign_in_sides(spec, sign_in).await?;
+    let states = states.as_ref();
     let run_deadline =
         tokio::time::Instant::now() + std::time::Duration::from_millis(spec.timeouts.run_ms);
     let mut pages = Vec::new();
@@ -221,6 +233,7 @@ pub async fn run_session(
             spec,
             judge,
             run_deadline,
+            states,
         };
         let checked: Vec<PageCheck> = futures::stream::iter(selected)
             .map(|path| async move {

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use crate::judge_options::JudgeOptions;
+use crate::login::LoginOptions;
 
 /// A viewport, written `WIDTHxHEIGHT` (`1280x720`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -232,6 +233,8 @@ pub struct CheckSpec {
     pub capture: CaptureOptions,
     /// The model judge.
     pub judge: JudgeOptions,
+    /// How each side is signed in before its pages are captured (module `login`).
+    pub login: LoginOptions,
 }
 
 impl Default for CheckSpec {
@@ -252,6 +255,7 @@ impl Default for CheckSpec {
             retry: Retry::default(),
             capture: CaptureOptions::default(),
             judge: JudgeOptions::default(),
+            login: LoginOptions::default(),
         }
     }
 }
@@ -436,6 +440,7 @@ impl CheckSpec {
                 return Err(SpecError::field(field, "an empty CSS selector"));
             }
         }
+        self.login.validate()?;
         if self.capture.max_shots < 2 {
             return Err(SpecError::field(
                 "capture.max_shots",

@@ -19,11 +19,12 @@ use retrace_drive::chromium::ChromiumBrowser;
 use retrace_llm::VlmProvider;
 use retrace_protocol::events::Events;
 use retrace_report::JsonLinesSink;
-use retrace_report::Secrets;
 
 use crate::browser::BrowserConfig;
 use crate::browser::BrowserTarget;
+use crate::check_login::LoginFlow;
 use crate::error::RunnerError;
+use crate::parameters::Parameters;
 use crate::suite::shard::ShardSelection;
 use crate::suite::shard::assign;
 
@@ -68,6 +69,9 @@ pub struct CheckJob<'a> {
     /// confidence, differences and evidence, each retry's wait, each page's result) as one
     /// JSON object per line, the seed's validation log.
     pub events_log: Option<PathBuf>,
+    /// The values of the login flow's parameters (`spec.login.flow`); secret ones never
+    /// reach the log.
+    pub login_parameters: Parameters,
 }
 
 /// The test ids of `spec` that `shard` checks (every one without a shard).
@@ -101,17 +105,27 @@ pub async fn run_check_job_in(
 ) -> Result<CheckRun, RunnerError> {
     let mut events = events.clone();
     if let Some(path) = &job.events_log {
-        // A check has no secret parameters; the judge's key never reaches an event.
-        let sink = JsonLinesSink::create(path, Secrets::default())
+        // The login's secret values are scrubbed; the judge's key never reaches an event.
+        let sink = JsonLinesSink::create(path, job.login_parameters.secrets())
             .map_err(|source| RunnerError::io(path, source))?;
         events.subscribe(sink);
     }
     let only = shard_ids(job.spec, job.shard.as_ref());
+    let login = job.spec.login.flow.as_ref().map(|file| LoginFlow {
+        file: file.clone(),
+        options: &job.spec.login,
+        parameters: &job.login_parameters,
+        browsers,
+        browser: &job.browser,
+    });
     let session = CheckSession {
         spec: job.spec,
         judge: job.judge,
         browsers,
         only: only.as_ref(),
+        sign_in: login
+            .as_ref()
+            .map(|flow| flow as &dyn retrace_check::SignIn),
     };
     Ok(retrace_check::run_session(session, &events).await?)
 }

@@ -13,13 +13,16 @@
 //!
 //! Suites of trajectories ([`suite`]) run here too: many files, in parallel, in one browser.
 //! Trajectories and run state can live in a [`store`] (a directory, or object storage such
-//! as `s3://bucket/prefix`); [`stored_replay`] replays a trajectory kept there.
+//! as `s3://bucket/prefix`); [`stored_replay`] replays a trajectory kept there. Visual
+//! checks ([`check`]) are scheduled here too, each side signed in first by a login flow the
+//! replay engine replays ([`check_login`]) when asked.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
 pub mod approve;
 pub mod browser;
 pub mod check;
+pub mod check_login;
 pub mod collect;
 pub mod demo;
 pub mod demonstrate;

@@ -153,7 +153,19 @@ pub fn recorded_sizes(file: &Path) -> Option<RecordedSizes> {
 /// [`Event::SessionFinished`] carrying the report it returns. Never fails: a session that
 /// cannot run is a report with status `error`.
 pub async fn run_replay(job: &ReplayJob, events: &Events) -> SessionReport {
-    run_session(job, None, events, None).await
+    run_session(job, Where::Own, events, None).await
+}
+
+/// Which browser a session replays in.
+#[derive(Clone, Copy)]
+enum Where<'a> {
+    /// One of its own, opened from `job.browser` and closed at the end.
+    Own,
+    /// A new run (browser context) of this browser, disposed of at the end.
+    NewRunOf(&'a ChromiumBrowser),
+    /// This run itself, left open: its context keeps what the replay left (a login's
+    /// cookies) for the caller.
+    Run(&'a ChromiumBrowser),
 }
 
 /// Like [`run_replay`], stopped when `interrupt` is raised: the browser is killed and the
@@ -163,7 +175,7 @@ pub async fn run_replay_until(
     events: &Events,
     interrupt: &Interrupt,
 ) -> SessionReport {
-    run_session(job, None, events, Some(interrupt)).await
+    run_session(job, Where::Own, events, Some(interrupt)).await
 }
 
 /// Like [`run_replay`], but in a run of its own (a fresh browser context) of `browser`, which
@@ -174,12 +186,23 @@ pub async fn run_replay_in(
     browser: &ChromiumBrowser,
     events: &Events,
 ) -> SessionReport {
-    run_session(job, Some(browser), events, None).await
+    run_session(job, Where::NewRunOf(browser), events, None).await
+}
+
+/// Like [`run_replay`], in `run` itself (its browser context as it is), which stays open
+/// with what the replay left in it: how `retrace check --login` signs a side in and then
+/// reads the signed-in state. `job.browser` is not used; the page gets `run`'s size.
+pub async fn run_replay_keeping(
+    job: &ReplayJob,
+    run: &ChromiumBrowser,
+    events: &Events,
+) -> SessionReport {
+    run_session(job, Where::Run(run), events, None).await
 }
 
 async fn run_session(
     job: &ReplayJob,
-    shared: Option<&ChromiumBrowser>,
+    shared: Where<'_>,
     events: &Events,
     interrupt: Option<&Interrupt>,
 ) -> SessionReport {
@@ -298,7 +321,7 @@ pub(crate) fn session_log(
 
 async fn replay_in_browser(
     job: &ReplayJob,
-    shared: Option<&ChromiumBrowser>,
+    shared: Where<'_>,
     events: &Events,
     collector: &Collector,
     report: &mut SessionReport,
@@ -310,8 +333,11 @@ async fn replay_in_browser(
     }
     let size = job.viewport();
     let browser = match shared {
-        Some(browser) => browser.new_run(),
-        None => job.browser.clone().at_size(size).open().await?,
+        Where::NewRunOf(browser) => browser.new_run(),
+        Where::Run(run) => {
+            return replay_on(job, run, size, events, collector, report).await;
+        }
+        Where::Own => job.browser.clone().at_size(size).open().await?,
     };
     let result = replay_on(job, &browser, size, events, collector, report).await;
     // Dispose of this run's browser context (and, for a browser of its own, the browser),

@@ -23,6 +23,7 @@ use retrace_runner::check::run_check_job;
 use retrace_runner::suite::timeouts::SuiteTimeouts;
 
 use super::browser_args::BrowserArgs;
+use super::check_login::LoginArgs;
 use super::check_report;
 use super::check_report::CheckTests;
 use super::provider_args::ProviderArgs;
@@ -69,6 +70,13 @@ use crate::output::out;
 /// viewports (dealt by the test id PATH@WxH, as `retrace run` deals files; also from the
 /// CI's variables); the reports are named report-shard-I-of-N.*, and `retrace report merge`
 /// adds the shards' reports up.
+///
+/// Pages behind a login: --login FLOW.json replays a login trajectory on each side before any
+/// page is compared (its parameters from --param, --params-file and RETRACE_PARAM_<NAME>), or
+/// --storage-state FILE loads Playwright's storageState; a login that fails on either side is
+/// an error (exit 2) naming the side, the file and the step, and a page the server then sends
+/// elsewhere (its login page) is an ERROR. Secret values reach no output, report or rerun
+/// command.
 ///
 /// Example: `retrace check --baseline https://prod.example --candidate http://localhost:8000
 /// --page / --page /pricing --jobs 4 --report html,junit`
@@ -185,6 +193,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MS")]
     pub model_timeout_ms: Option<u64>,
     #[command(flatten)]
+    pub login: LoginArgs,
+    #[command(flatten)]
     pub provider: ProviderArgs,
 }
 
@@ -246,6 +256,14 @@ fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
     set(&mut spec.judge.min_confidence, &args.min_confidence);
     set(&mut spec.judge.ceiling_ratio, &args.judge_ceiling);
     set(&mut spec.timeouts.model_ms, &args.model_timeout_ms);
+    let login = &args.login;
+    if login.login.is_some() || login.storage_state.is_some() {
+        spec.login.flow = login.login.clone();
+        spec.login.storage_state = login.storage_state.clone();
+    }
+    if login.login_path.is_some() {
+        spec.login.start_path = login.login_path.clone();
+    }
     if spec.baseline.is_empty() || spec.candidate.is_empty() {
         anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
     }
@@ -384,7 +402,9 @@ const EVENTS_LOG: &str = "events.jsonl";
 
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
-    let spec = spec_of(&args)?;
+    let mut spec = spec_of(&args)?;
+    let (login_parameters, rerun_params) = args.login.parameters(&spec)?;
+    spec.login.rerun_params = rerun_params;
     // A launched browser is the spec's Chromium (a spec file may name it); --connect reaches
     // a running one as every browser command does.
     let browser = match &args.browser.connect {
@@ -412,6 +432,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         browser,
         shard: shard.clone(),
         events_log: Some(spec.out_dir.join(EVENTS_LOG)),
+        login_parameters,
     };
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?

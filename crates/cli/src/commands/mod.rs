@@ -10,6 +10,7 @@ mod approve;
 mod browser_args;
 mod cache;
 mod check;
+mod check_login;
 mod check_report;
 mod demo;
 mod desktop_args;

@@ -151,6 +151,9 @@ async fn approve_baseline(
         retries: None,
         viewport_only: false,
         out: None,
+        login: None,
+        login_path: None,
+        storage_state: None,
     };
     let spec = check::spec_of(shared, &check_input)?;
     let stored = retrace_runner::check::approve_check_baseline(

@@ -72,6 +72,17 @@ pub struct Input {
     /// Where evidence goes (default: a fresh folder under the server's `--out`).
     #[serde(default)]
     pub out: Option<String>,
+    /// A login trajectory replayed on each side before any page is compared; its parameters
+    /// come from the server's environment (`RETRACE_PARAM_<NAME>`). A login that fails is an
+    /// error naming the side and the step.
+    #[serde(default)]
+    pub login: Option<String>,
+    /// Where the login starts on each side, a path under its base URL (default: the base URL).
+    #[serde(default)]
+    pub login_path: Option<String>,
+    /// A Playwright storageState file loaded into each side instead of a login.
+    #[serde(default)]
+    pub storage_state: Option<String>,
 }
 
 /// `check`'s result.
@@ -195,6 +206,9 @@ pub(crate) fn spec_of(shared: &SharedState, input: &Input) -> Result<CheckSpec, 
     if let Some(retries) = input.retries {
         spec.retry.retries = retries;
     }
+    spec.login.flow = input.login.as_ref().map(PathBuf::from);
+    spec.login.start_path = input.login_path.clone();
+    spec.login.storage_state = input.storage_state.as_ref().map(PathBuf::from);
     spec.validate()
         .map_err(|error| ToolError::argument(error.field, error.message))?;
     Ok(spec)
@@ -206,7 +220,17 @@ pub async fn call(
     input: Input,
     context: &CallContext,
 ) -> Result<CallToolResult, ToolError> {
-    let spec = spec_of(shared, &input)?;
+    let mut spec = spec_of(shared, &input)?;
+    let (login_parameters, rerun_params) = match &spec.login.flow {
+        Some(flow) => {
+            retrace_runner::check_login::login_parameters(flow, &[], &[], None, &|name| {
+                std::env::var(name).ok()
+            })
+            .map_err(|error| ToolError::argument("login", error.to_string()))?
+        }
+        None => Default::default(),
+    };
+    spec.login.rerun_params = rerun_params;
     let browser = shared.settings.browser.clone();
     let warm = Arc::clone(&shared.warm);
     let total = spec.pages.len() * spec.viewports.len();
@@ -224,6 +248,7 @@ pub async fn call(
                 browser,
                 shard: None,
                 events_log: Some(spec.out_dir.join("events.jsonl")),
+                login_parameters,
             };
             let source = WarmSource(&warm);
             let events = Events::none().with(sink);
