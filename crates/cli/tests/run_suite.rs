@@ -325,8 +325,9 @@ fn a_trajectory_stays_byte_identical_after_ten_runs() {
     assert!(updated["metadata"]["last_executed_at"].is_string());
 }
 
-/// A file marked invalid is skipped with its reason (no browser needed), and a suite file
-/// with a bad field stops the run with exit 2 naming the file and the field.
+/// A file marked invalid is skipped with its reason (no browser needed); a bad `[[files]]`
+/// section makes the tests it matches errors naming it, and a bad `[defaults]` setting stops
+/// the run, both with exit 2 naming the file, the field, the value and where it is.
 #[test]
 fn invalid_files_are_skipped_and_bad_suite_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
@@ -357,12 +358,28 @@ fn invalid_files_are_skipped_and_bad_suite_files_are_named() {
         "[defaults]\nurl = \"http://127.0.0.1:9/\"\n\n[[files]]\nmatch = \"flows/*.json\"\nthreshold = \"ten\"\n",
     )
     .unwrap();
+    // The section spoils the tests it matches, which are errors naming it (no browser needed).
+    let output = retrace(suite)
+        .args(["run", "flows", "--json"])
+        .args(["--param", "username=demo", "--param", "password=x"])
+        .output()
+        .unwrap();
+    let report = stdout_json(&output);
+    assert_eq!(output.status.code(), Some(2), "{report:#}");
+    assert_eq!(report["totals"]["error"], 1, "{report:#}");
+    assert_eq!(
+        report["tests"][0]["attempts"][0]["error"],
+        "flows/old.json: retrace.toml: files[0].threshold = \"ten\" (line 6, column 13, in the \
+         section matching \"flows/*.json\"): invalid type: string \"ten\", expected u32",
+        "{report:#}"
+    );
+    // A bad setting for every test stops the suite.
+    std::fs::write(suite.join("retrace.toml"), "[defaults]\nthreshold = \"ten\"\n").unwrap();
     let output = retrace(suite).args(["run", "flows"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("retrace.toml"), "{stderr}");
     assert!(
-        stderr.contains("files.0.threshold") || stderr.contains("files[0].threshold"),
+        stderr.contains("retrace.toml: defaults.threshold (line 2, column 13): invalid type"),
         "{stderr}"
     );
 }

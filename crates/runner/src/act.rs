@@ -77,6 +77,7 @@ use crate::record::ToolFormat;
 use crate::record::record_run;
 use crate::replay::session_log;
 use crate::stored_cache::StoredCacheDir;
+use crate::suite::Interrupt;
 
 /// How the model acts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,6 +284,13 @@ pub(crate) struct Ended {
 /// [`Event::SessionFinished`] carrying the report it returns. A session that cannot run is a
 /// report with status `error`.
 pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
+    run_act_until(job, events, &Interrupt::new()).await
+}
+
+/// Like [`run_act`], stopped when `interrupt` is raised: the browser is killed, nothing is
+/// recorded, and the session ends as an error naming the interruption (its events log and
+/// report written).
+pub async fn run_act_until(job: &ActJob, events: &Events, interrupt: &Interrupt) -> SessionReport {
     let started = Instant::now();
     let mut report = SessionReport::new(SessionKind::Act, job.goal.clone());
     if job.desktop.is_none() {
@@ -320,7 +328,11 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
         &mut events,
         &mut report,
     ) {
-        Ok(()) => act(job, &events, tracker).await,
+        // Dropping the run drops its browser, which kills the browser's processes.
+        Ok(()) => tokio::select! {
+            result = act(job, &events, tracker) => result,
+            () = interrupt.triggered() => Err(interrupt.error("model run")),
+        },
         Err(error) => Err(error),
     };
     report.replay = collector.replay();

@@ -41,6 +41,7 @@ pub use act::ActJob;
 pub use act::ActMode;
 pub use act::CacheMode;
 pub use act::run_act;
+pub use act::run_act_until;
 pub use approve::ApproveRequest;
 pub use approve::approve;
 pub use browser::BrowserConfig;

@@ -4,6 +4,7 @@
 //! The pieces, each in its own module, in the order a run uses them:
 //! - [`discover`]: files, folders and globs to a sorted list of trajectory files;
 //! - [`config`]: the suite file `retrace.toml` and the `RETRACE_*`/flag layers over it;
+//! - [`config_read`]: reading that file, where a bad `[[files]]` section spoils only its tests;
 //! - [`plan`]: one [`plan::TestPlan`] per file (url, size, settings, parameters, tags);
 //! - [`shard`]: which tests belong to `--shard I/N` (or the CI's shard variables);
 //! - [`load`]: all of the above, plus `--grep`/`--tag`: [`load::load_suite`];
@@ -18,6 +19,7 @@
 
 pub mod browsers;
 pub mod config;
+pub mod config_read;
 pub mod discover;
 pub mod error;
 pub mod interrupt;
