@@ -198,8 +198,20 @@ fn sigterm_ends_a_model_run_with_exit_2_no_recording_and_no_browser() {
     let before = files_below(&cache);
     let log = dir.path().join("events.jsonl");
     let mut child = Command::new(BIN)
-        .args(["act", "Log in to the demo app", "--url", app.url(), "--json"])
-        .args(["--cache", "record", "--cache-file", "login.json", "--cache-dir"])
+        .args([
+            "act",
+            "Log in to the demo app",
+            "--url",
+            app.url(),
+            "--json",
+        ])
+        .args([
+            "--cache",
+            "record",
+            "--cache-file",
+            "login.json",
+            "--cache-dir",
+        ])
         .arg(&cache)
         .arg("--events")
         .arg(&log)

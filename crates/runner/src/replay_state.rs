@@ -1,6 +1,6 @@
 //! The run state of `retrace replay` on a file on disk: counted in `.retrace_state/` of the
-//! current folder, as `retrace run` and `retrace approve` keep it (a file outside the current
-//! folder: in its own folder's), never in the trajectory, so replaying a committed recording
+//! current folder (a file outside the current folder: in its own folder's), as `retrace run`
+//! and `retrace approve` keep it without a suite file, never in the trajectory, so replaying a committed recording
 //! leaves it byte for byte as it was. `--write-metadata` writes the metadata into the file
 //! instead, as askui does.
 

@@ -36,18 +36,22 @@ pub struct ApproveArgs {
     #[arg(long, value_name = "N")]
     pub step: Option<usize>,
     /// The suite file whose folder holds .retrace_state/ (default: ./retrace.toml when it
-    /// exists, the current folder either way).
+    /// exists; without one, the current folder for a file inside it, else the file's own).
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
 }
 
 /// Approves and prints what changed.
 pub fn run(args: ApproveArgs) -> anyhow::Result<Outcome> {
-    let root = suite_file_path(args.suite.as_deref())
-        .as_deref()
-        .and_then(Path::parent)
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    // Where `retrace run` keeps the file's runs: the suite file's folder, else where
+    // `retrace replay` does.
+    let root = match suite_file_path(args.suite.as_deref()) {
+        Some(suite) => suite
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        None => retrace_runner::replay_state::state_root(&args.file),
+    };
     let approved = retrace_runner::approve(&ApproveRequest {
         file: args.file,
         root,

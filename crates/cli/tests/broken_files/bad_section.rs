@@ -22,7 +22,14 @@ fn demo_params() -> [String; 4] {
 /// `retrace run flows` in `root` with the demo's parameters and every report into `out`.
 fn run_flows(root: &Path) -> std::process::Output {
     let params = demo_params();
-    let mut args = vec!["run", "flows", "--report", "html,junit,json", "--out", "out"];
+    let mut args = vec![
+        "run",
+        "flows",
+        "--report",
+        "html,junit,json",
+        "--out",
+        "out",
+    ];
     args.extend(params.iter().map(String::as_str));
     retrace(root, &args)
 }
@@ -59,7 +66,12 @@ fn a_bad_files_section_spoils_only_the_tests_it_matches() {
     .unwrap();
     let out = run_flows(root);
     let console = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(2), "{console}\n{}", text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{console}\n{}",
+        text(&out.stderr)
+    );
     let named = "flows/b.json: retrace.toml: files[1].threshold = \"ten\" (line 10, column 13, \
                  in the section matching \"flows/b.json\"): invalid type: string \"ten\", \
                  expected u32";
@@ -80,7 +92,10 @@ fn a_bad_files_section_spoils_only_the_tests_it_matches() {
     let html = unescape(&std::fs::read_to_string(root.join("out/report.html")).unwrap());
     assert!(junit.contains(named), "JUnit lacks {named}:\n{junit}");
     assert!(html.contains(named), "HTML lacks {named}");
-    assert!(console.contains(named), "the console lacks {named}:\n{console}");
+    assert!(
+        console.contains(named),
+        "the console lacks {named}:\n{console}"
+    );
 
     std::fs::write(
         root.join("retrace.toml"),
@@ -94,5 +109,8 @@ fn a_bad_files_section_spoils_only_the_tests_it_matches() {
     let named = "retrace: retrace.toml: defaults.threshold (line 3, column 13): invalid type: \
                  string \"ten\", expected u32";
     assert!(stderr.contains(named), "{stderr}\nlacks\n{named}");
-    assert!(!root.join("out").exists(), "a suite that did not start wrote reports");
+    assert!(
+        !root.join("out").exists(),
+        "a suite that did not start wrote reports"
+    );
 }

@@ -86,10 +86,13 @@ pub fn load(path: &Path) -> Result<SuiteFile, SuiteError> {
         ))
     })?;
     let places: Places = toml::from_str(&text).unwrap_or_default();
-    let raw: RawSuite = serde_path_to_error::deserialize(toml::Deserializer::new(&text))
-        .map_err(|error| {
+    let raw: RawSuite =
+        serde_path_to_error::deserialize(toml::Deserializer::new(&text)).map_err(|error| {
             let field = error.path().to_string();
-            let at = error.inner().span().map(|span| line_column(&text, span.start));
+            let at = error
+                .inner()
+                .span()
+                .map(|span| line_column(&text, span.start));
             fail(render(&field, None, at, error.inner().message()))
         })?;
     let mut file = SuiteFile {
@@ -116,7 +119,10 @@ pub fn load(path: &Path) -> Result<SuiteFile, SuiteError> {
         (None, Some(step)) => file.defaults.step_timeout = Some(step),
         _ => {}
     }
-    file.defaults.settings().check("defaults.").map_err(locate)?;
+    file.defaults
+        .settings()
+        .check("defaults.")
+        .map_err(locate)?;
     for (index, table) in raw.files.into_iter().enumerate() {
         match read_section(&file, index, table, &text, &places) {
             Ok(section) => file.files.push(section),
@@ -257,6 +263,10 @@ fn render(field: &str, value: Option<String>, place: Option<String>, why: &str) 
 fn line_column(text: &str, offset: usize) -> String {
     let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |last| last.chars().count()) + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map_or(0, |last| last.chars().count())
+        + 1;
     format!("line {line}, column {column}")
 }

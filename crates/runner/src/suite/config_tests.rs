@@ -162,10 +162,19 @@ colour = "red"
             ),
         ),
     ];
-    assert_eq!(file.bad_sections.len(), expected.len(), "{:#?}", file.bad_sections);
+    assert_eq!(
+        file.bad_sections.len(),
+        expected.len(),
+        "{:#?}",
+        file.bad_sections
+    );
     for (bad, (pattern, start)) in file.bad_sections.iter().zip(expected) {
         assert_eq!(bad.pattern, pattern);
-        assert!(bad.problem.starts_with(&start), "{}\nlacks\n{start}", bad.problem);
+        assert!(
+            bad.problem.starts_with(&start),
+            "{}\nlacks\n{start}",
+            bad.problem
+        );
     }
 }
 
