@@ -21,6 +21,8 @@
 //!   [`events::Events`] stream that carries them.
 //! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
 //!   beside a step's visual hash.
+//! - [`secrets`]: the words that make a name secret, for reports' redaction and for the
+//!   fields a demonstration records.
 //!
 //! This crate has no I/O and no async runtime.
 //!
@@ -42,6 +44,7 @@ mod content;
 pub mod element;
 pub mod events;
 mod message;
+pub mod secrets;
 pub mod tool_input;
 pub mod tool_names;
 mod usage;

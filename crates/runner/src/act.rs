@@ -60,6 +60,7 @@ use retrace_replay::observe::Observations;
 use retrace_replay::observe::ObservingTool;
 use retrace_replay::screen::BackendScreen;
 use retrace_replay::screen::PageProbe;
+use retrace_replay::screen::Screen;
 use retrace_schema::SchemaManager;
 
 use crate::browser::BrowserConfig;
@@ -468,27 +469,9 @@ async fn act_computer(
         // Without a prompt cache nothing is gained by keeping old images a while longer.
         settings.context.image_batch = 1;
     }
-    let mut replayer = None;
-    if job.cache.executes() {
-        let ledger = ReplayLedger::new();
-        let store = Arc::new(CacheStore::new(&job.cache_dir));
-        for tool in retrace_replay::cache_tools::cache_tools(store, ledger.clone()) {
-            toolbox.add(tool);
-        }
-        settings.system_sections.push(CACHE_TOOLS_PROMPT.to_owned());
-        let replay_settings = ReplaySettings {
-            on_mismatch: OnMismatch::HandTo(AGENT_SPEAKER.to_owned()),
-            hand_back_on_completion: Some(AGENT_SPEAKER.to_owned()),
-            ..ReplaySettings::default()
-        };
-        replayer = Some(
-            ReplaySpeaker::new(
-                replay_settings,
-                Arc::new(BackendScreen::browser(page.clone()).scaled(job.scaler())),
-            )
-            .with_ledger(ledger),
-        );
-    }
+    let replayer = cache_replayer(job, &mut toolbox, &mut settings, || {
+        Arc::new(BackendScreen::browser(page.clone()).scaled(job.scaler()))
+    });
     let model = provider.model_id().to_owned();
     let pricing = provider.pricing();
     let mut speakers: Vec<Box<dyn Speaker>> = vec![Box::new(AgentSpeaker::new(provider, settings))];
@@ -509,6 +492,33 @@ async fn act_computer(
         final_url: page.current_url().await.ok(),
         desktop: None,
     })
+}
+
+/// With a cache mode that executes: the cache tools added to `toolbox` and their prompt to
+/// `settings`, and the replay speaker (on the screen `screen` makes) that replays what the
+/// model asks for and hands back to it when a step fails or the replay ends. `None`, and
+/// nothing added, otherwise.
+pub(crate) fn cache_replayer(
+    job: &ActJob,
+    toolbox: &mut Toolbox,
+    settings: &mut AgentSettings,
+    screen: impl FnOnce() -> Arc<dyn Screen>,
+) -> Option<ReplaySpeaker> {
+    if !job.cache.executes() {
+        return None;
+    }
+    let ledger = ReplayLedger::new();
+    let store = Arc::new(CacheStore::new(&job.cache_dir));
+    for tool in retrace_replay::cache_tools::cache_tools(store, ledger.clone()) {
+        toolbox.add(tool);
+    }
+    settings.system_sections.push(CACHE_TOOLS_PROMPT.to_owned());
+    let replay_settings = ReplaySettings {
+        on_mismatch: OnMismatch::HandTo(AGENT_SPEAKER.to_owned()),
+        hand_back_on_completion: Some(AGENT_SPEAKER.to_owned()),
+        ..ReplaySettings::default()
+    };
+    Some(ReplaySpeaker::new(replay_settings, screen()).with_ledger(ledger))
 }
 
 async fn act_structured(
