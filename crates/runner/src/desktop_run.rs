@@ -29,8 +29,8 @@ use retrace_replay::screen::BackendScreen;
 
 use crate::act::ActJob;
 use crate::act::Ended;
-use crate::act::cache_replayer;
 use crate::act::recommended_model_size;
+use crate::act_cache::cache_replayer;
 use crate::browser::write_png;
 use crate::collect::Collector;
 use crate::desktop::DesktopConfig;
@@ -99,13 +99,19 @@ async fn converse(
     let model = provider.model_id().to_owned();
     let pricing = provider.pricing();
     let mut speakers: Vec<Box<dyn Speaker>> = Vec::new();
-    let replayer = cache_replayer(job, &mut toolbox, &mut settings, || {
-        let scaler = Scaler {
-            model: model_size,
-            display: size,
-        };
-        Arc::new(BackendScreen::new(backend).scaled(scaler))
-    });
+    let replayer = cache_replayer(
+        job.cache,
+        &job.cache_dir,
+        &mut toolbox,
+        &mut settings,
+        || {
+            let scaler = Scaler {
+                model: model_size,
+                display: size,
+            };
+            Arc::new(BackendScreen::new(backend).scaled(scaler))
+        },
+    );
     speakers.push(Box::new(AgentSpeaker::new(provider, settings)));
     if let Some(replayer) = replayer {
         speakers.push(Box::new(replayer));

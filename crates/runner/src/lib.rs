@@ -1,8 +1,8 @@
 //! retrace-runner: wiring and scheduling. It turns what the user asked for (a typed job) into
 //! a running session: a browser launched or connected ([`browser`]), a model provider
-//! ([`provider`]), the tools and speakers of a model run ([`act`]) or a replay ([`replay`]),
-//! the recording of a successful run ([`record`]), a person's demonstration recorded in a
-//! headed browser ([`demonstrate`]), the demo ([`demo`]), and approving an
+//! ([`provider`]), the tools and speakers of a model run ([`act`], [`act_cache`]) or a replay
+//! ([`replay`]), the recording of a successful run ([`record`]), a person's demonstration
+//! recorded in a headed browser ([`demonstrate`]), the demo ([`demo`]), and approving an
 //! intended change into a trajectory ([`approve`]).
 //!
 //! Every session reports through the event stream it is given and ends with a
@@ -17,6 +17,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
+pub mod act_cache;
 pub mod approve;
 pub mod browser;
 pub mod check;

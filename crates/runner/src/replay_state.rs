@@ -31,6 +31,19 @@ pub fn state_root(file: &Path) -> PathBuf {
         .map_or_else(|| current.to_path_buf(), Path::to_path_buf)
 }
 
+/// The folder whose `.retrace_state/` keeps `file`'s runs for `retrace run` and `retrace
+/// approve`: the folder of `suite_file` when there is one, else [`state_root`] (where
+/// `retrace replay` keeps them).
+pub fn state_root_in_suite(suite_file: Option<&Path>, file: &Path) -> PathBuf {
+    match suite_file {
+        Some(suite) => suite
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        None => state_root(file),
+    }
+}
+
 /// Counts `report`'s replay of `file` in `.retrace_state/` of its [`state_root`] (and keeps a failed step's
 /// evidence for `retrace approve`); returns the state file written, or `None` for a session
 /// that ended in an error (not an attempt: nothing to count, as in a suite).

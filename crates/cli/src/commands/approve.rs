@@ -1,7 +1,6 @@
 //! `retrace approve`: accepts an intended UI change into a trajectory. The work is
 //! `retrace_runner::approve`'s; this module parses flags and prints what changed.
 
-use std::path::Path;
 use std::path::PathBuf;
 
 use retrace_runner::ApproveRequest;
@@ -43,15 +42,8 @@ pub struct ApproveArgs {
 
 /// Approves and prints what changed.
 pub fn run(args: ApproveArgs) -> anyhow::Result<Outcome> {
-    // Where `retrace run` keeps the file's runs: the suite file's folder, else where
-    // `retrace replay` does.
-    let root = match suite_file_path(args.suite.as_deref()) {
-        Some(suite) => suite
-            .parent()
-            .filter(|parent| !parent.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-        None => retrace_runner::replay_state::state_root(&args.file),
-    };
+    let suite = suite_file_path(args.suite.as_deref());
+    let root = retrace_runner::replay_state::state_root_in_suite(suite.as_deref(), &args.file);
     let approved = retrace_runner::approve(&ApproveRequest {
         file: args.file,
         root,

@@ -39,8 +39,9 @@ impl SuiteState {
         }
     }
 
-    /// The `.retrace_state/` keeping `file`'s runs, and the file's id in it.
-    fn on_disk(root: Option<&PathBuf>, file: &Path) -> (StateStore, String) {
+    /// The `.retrace_state/` keeping `file`'s runs, and the file's id in it: `root`'s (a suite
+    /// file's folder), else where `retrace replay` keeps them.
+    pub fn on_disk(root: Option<&PathBuf>, file: &Path) -> (StateStore, String) {
         let root = root.cloned().unwrap_or_else(|| state_root(file));
         (StateStore::beside(&root), test_id(&root, file))
     }
