@@ -327,7 +327,7 @@ fn a_trajectory_stays_byte_identical_after_ten_runs() {
 
 /// A suite outside the current folder (no suite file) keeps its run state where `retrace
 /// replay` keeps a file's: in the file's own folder, not in the current one; a replay of the
-/// same file then counts in the same place.
+/// same file then counts in the same place, and `approve` finds a failed run there.
 #[test]
 fn a_suite_outside_the_current_folder_keeps_its_state_beside_its_files() {
     retrace_test_support::require!(Chromium);
@@ -371,6 +371,24 @@ fn a_suite_outside_the_current_folder_keeps_its_state_beside_its_files() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(attempts(), 2);
+    // A run that fails there (v2 relabels a button) is what `approve` finds from here.
+    let output = retrace(&cwd)
+        .arg("run")
+        .arg(dir.path().join("elsewhere/flows"))
+        .args(["--url", &format!("{}?layout=v2", app.url())])
+        .args(["--param", "username=demo", "--json"])
+        .env("RETRACE_PARAM_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    let report = stdout_json(&output);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let output = retrace(&cwd).arg("approve").arg(&file).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(!cwd.join(".retrace_state").exists());
 }
 
