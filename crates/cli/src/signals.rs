@@ -1,6 +1,6 @@
 //! The signals that stop a run: SIGINT (Ctrl-C) and SIGTERM (`kill`, `timeout`, a CI runner
-//! cancelling a job). Both end `retrace run` and `retrace replay` as an interruption: exit 2,
-//! the reports of what ran written, no browser left.
+//! cancelling a job). Both end `retrace run`, `retrace replay` and `retrace act` as an
+//! interruption: exit 2, the reports of what ran written, no browser left.
 
 use retrace_runner::suite::Interrupt;
 use tokio::signal::unix::SignalKind;

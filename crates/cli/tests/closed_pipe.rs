@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::process::Stdio;
 
 use retrace_test_support::askui_examples_dir;
 use retrace_test_support::demo::DemoConfig;
@@ -14,13 +15,60 @@ use retrace_test_support::suite_run;
 /// Runs `retrace ARGS` in `cwd` with stdout into a pipe whose reader is gone, and asserts it
 /// exits 0 with nothing on stderr.
 fn assert_quiet_into_a_closed_pipe(cwd: &Path, args: &[&str]) {
+    assert_quiet_reading(cwd, args, Stdio::null());
+}
+
+/// [`assert_quiet_into_a_closed_pipe`] with `stdin` as the command's input.
+fn assert_quiet_reading(cwd: &Path, args: &[&str], stdin: Stdio) {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let mut command: Command = suite_run::retrace_in(env!("CARGO_BIN_EXE_retrace"), cwd);
-    let out = command.args(args).stdout(writer).output().unwrap();
+    let out = command
+        .args(args)
+        .stdin(stdin)
+        .stdout(writer)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "retrace {args:?}: {stderr}");
     assert_eq!(stderr, "", "retrace {args:?}");
+}
+
+/// What an MCP client sends over stdio to list the tools: `initialize`, `initialized`, then
+/// `tools/list`; then it goes (end of input).
+const MCP_LIST_TOOLS: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","#,
+    r#""capabilities":{},"clientInfo":{"name":"head","version":"1"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    "\n",
+);
+
+/// `retrace record` and `retrace mcp`: their help, and what `mcp` prints (the tools it lists
+/// over stdio, the address it serves over HTTP), into a closed pipe.
+#[test]
+fn record_and_mcp_end_quietly_into_a_closed_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    for args in [["record", "--help"], ["mcp", "--help"], ["help", "record"]] {
+        assert_quiet_into_a_closed_pipe(cwd, &args);
+    }
+    let address = [
+        "mcp",
+        "--http",
+        "127.0.0.1:0",
+        "--token",
+        "t0ken",
+        "--out",
+        "mcp",
+    ];
+    assert_quiet_into_a_closed_pipe(cwd, &address);
+    let requests = cwd.join("requests.jsonl");
+    std::fs::write(&requests, MCP_LIST_TOOLS).unwrap();
+    let stdin = Stdio::from(std::fs::File::open(&requests).unwrap());
+    assert_quiet_reading(cwd, &["mcp", "--out", "mcp"], stdin);
 }
 
 #[test]

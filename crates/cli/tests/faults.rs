@@ -1,4 +1,4 @@
-//! Faults during a run, each named: SIGTERM (like SIGINT) stopping `replay` and `run`, a
+//! Faults during a run, each named: SIGTERM (like SIGINT) stopping `replay`, `run` and `act`, a
 //! report folder that cannot be written, a model server closing the connection mid-answer, the
 //! browser killed mid-step, and a file size limit (`ulimit -f`, SIGXFSZ ignored). Each ends
 //! with exit 2, an error that names what failed and why in every place a user reads it (the
@@ -176,6 +176,65 @@ fn sigterm_ends_a_suite_run_with_exit_2_every_report_and_no_browser() {
     assert_eq!(report["totals"]["tests"], 3, "{report:#}");
     assert_eq!(report["totals"]["skipped"], 3, "{report:#}");
     assert_no_browser_left(&browsers);
+}
+
+/// SIGTERM stops `retrace act` as it stops a replay, while the model is answering: exit 2,
+/// the error naming the signal in the console, `--json` and the event log, no browser left,
+/// and nothing recorded: `--cache record` leaves the trajectory already in the cache as it
+/// was, with no temporary file beside it.
+#[test]
+fn sigterm_ends_a_model_run_with_exit_2_no_recording_and_no_browser() {
+    retrace_test_support::require!(Chromium);
+    let app = DemoThread::start(DemoConfig::default());
+    let runtime = runtime();
+    // A screenshot, then an answer that comes long after the signal.
+    let fake = runtime.block_on(FakeAnthropic::start(vec![
+        ScriptStep::tool_use("computer", serde_json::json!({"action": "screenshot"})),
+        ScriptStep::text("Logged in.").delayed(Duration::from_secs(600)),
+    ]));
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    suite_run::write_recording(&cache, "login.json", DEMO_RECORDING);
+    let before = files_below(&cache);
+    let log = dir.path().join("events.jsonl");
+    let mut child = Command::new(BIN)
+        .args([
+            "act",
+            "Log in to the demo app",
+            "--url",
+            app.url(),
+            "--json",
+        ])
+        .args([
+            "--cache",
+            "record",
+            "--cache-file",
+            "login.json",
+            "--cache-dir",
+        ])
+        .arg(&cache)
+        .arg("--events")
+        .arg(&log)
+        .env_remove("OPENAI_API_KEY")
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("RETRACE_ANTHROPIC_BASE_URL", fake.base_url())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let browsers = browsers_once(&mut child, || fake.requests().len() >= 2);
+    kill("TERM", child.id());
+    let output = finish(child, &browsers);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["status"], "error", "{summary:#}");
+    let error = summary["error"].as_str().unwrap();
+    assert_not_bare(error, &["interrupted by SIGTERM", "model run"]);
+    assert_not_bare(&stderr, &["interrupted by SIGTERM"]);
+    assert_eq!(logged_error(&log), error);
+    assert_no_browser_left(&browsers);
+    assert!(files_below(&cache) == before, "the cache changed");
 }
 
 /// `retrace run` with `--out` a folder nobody may write (read-only: by its mode, and for root,

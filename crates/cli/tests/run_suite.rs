@@ -325,8 +325,76 @@ fn a_trajectory_stays_byte_identical_after_ten_runs() {
     assert!(updated["metadata"]["last_executed_at"].is_string());
 }
 
-/// A file marked invalid is skipped with its reason (no browser needed), and a suite file
-/// with a bad field stops the run with exit 2 naming the file and the field.
+/// A suite outside the current folder (no suite file) keeps its run state where `retrace
+/// replay` keeps a file's: in the file's own folder, not in the current one; a replay of the
+/// same file then counts in the same place, and `approve` finds a failed run there.
+#[test]
+fn a_suite_outside_the_current_folder_keeps_its_state_beside_its_files() {
+    retrace_test_support::require!(Chromium);
+    let app = DemoThread::start(DemoConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let file = demo_recording(dir.path(), "elsewhere/flows/login.json");
+    let cwd = dir.path().join("here");
+    std::fs::create_dir(&cwd).unwrap();
+    let output = retrace(&cwd)
+        .arg("run")
+        .arg(dir.path().join("elsewhere/flows"))
+        .args(["--url", app.url(), "--param", "username=demo", "--json"])
+        .env("RETRACE_PARAM_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    let report = stdout_json(&output);
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert!(
+        !cwd.join(".retrace_state").exists(),
+        "the run wrote its state into the current folder"
+    );
+    let state_file = dir
+        .path()
+        .join("elsewhere/flows/.retrace_state/login.json.state.json");
+    let attempts = || {
+        let state: Value =
+            serde_json::from_str(&std::fs::read_to_string(&state_file).unwrap()).unwrap();
+        assert_eq!(state["file"], "login.json", "{state:#}");
+        state["execution_attempts"].clone()
+    };
+    assert_eq!(attempts(), 1);
+    let output =
+        retrace_test_support::cli::demo_replay(env!("CARGO_BIN_EXE_retrace"), &file, app.url())
+            .current_dir(&cwd)
+            .output()
+            .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(attempts(), 2);
+    // A run that fails there (v2 relabels a button) is what `approve` finds from here.
+    let output = retrace(&cwd)
+        .arg("run")
+        .arg(dir.path().join("elsewhere/flows"))
+        .args(["--url", &format!("{}?layout=v2", app.url())])
+        .args(["--param", "username=demo", "--json"])
+        .env("RETRACE_PARAM_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    let report = stdout_json(&output);
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let output = retrace(&cwd).arg("approve").arg(&file).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!cwd.join(".retrace_state").exists());
+}
+
+/// A file marked invalid is skipped with its reason (no browser needed); a bad `[[files]]`
+/// section makes the tests it matches errors naming it, and a bad `[defaults]` setting stops
+/// the run, both with exit 2 naming the file, the field, the value and where it is.
 #[test]
 fn invalid_files_are_skipped_and_bad_suite_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
@@ -357,12 +425,32 @@ fn invalid_files_are_skipped_and_bad_suite_files_are_named() {
         "[defaults]\nurl = \"http://127.0.0.1:9/\"\n\n[[files]]\nmatch = \"flows/*.json\"\nthreshold = \"ten\"\n",
     )
     .unwrap();
+    // The section spoils the tests it matches, which are errors naming it (no browser needed).
+    let output = retrace(suite)
+        .args(["run", "flows", "--json"])
+        .args(["--param", "username=demo", "--param", "password=x"])
+        .output()
+        .unwrap();
+    let report = stdout_json(&output);
+    assert_eq!(output.status.code(), Some(2), "{report:#}");
+    assert_eq!(report["totals"]["error"], 1, "{report:#}");
+    assert_eq!(
+        report["tests"][0]["attempts"][0]["error"],
+        "flows/old.json: retrace.toml: files[0].threshold = \"ten\" (line 6, column 13, in the \
+         section matching \"flows/*.json\"): invalid type: string \"ten\", expected u32",
+        "{report:#}"
+    );
+    // A bad setting for every test stops the suite.
+    std::fs::write(
+        suite.join("retrace.toml"),
+        "[defaults]\nthreshold = \"ten\"\n",
+    )
+    .unwrap();
     let output = retrace(suite).args(["run", "flows"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("retrace.toml"), "{stderr}");
     assert!(
-        stderr.contains("files.0.threshold") || stderr.contains("files[0].threshold"),
+        stderr.contains("retrace.toml: defaults.threshold (line 2, column 13): invalid type"),
         "{stderr}"
     );
 }

@@ -54,14 +54,35 @@ pub enum McpError {
 pub async fn serve_stdio(settings: ServerSettings) -> Result<(), McpError> {
     let server = RetraceServer::new(std::sync::Arc::new(server::SharedState::new(settings)));
     let shared = server.shared();
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|error| McpError::Transport(error.to_string()))?;
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(running) => running,
+        // A client that closed its end before the first answer went away: nothing to serve.
+        Err(error) if client_gone(&error) => return Ok(()),
+        Err(error) => return Err(McpError::Transport(error.to_string())),
+    };
     let ended = running
         .waiting()
         .await
         .map_err(|error| McpError::Transport(error.to_string()));
     shared.warm.close().await;
     ended.map(|_| ())
+}
+
+/// Whether `error` is a write to a client whose reading end is closed (`retrace mcp | head
+/// -1`, a client that quit): a broken pipe anywhere in the transport's cause chain.
+fn client_gone(error: &rmcp::service::ServerInitializeError) -> bool {
+    let rmcp::service::ServerInitializeError::TransportError { error, .. } = error else {
+        return false;
+    };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = cause {
+        if current
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            return true;
+        }
+        cause = current.source();
+    }
+    false
 }

@@ -24,6 +24,8 @@
 //! - [`stable_hash`]: the one hash whose values may be stored (64-bit FNV-1a).
 //! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
 //!   beside a step's visual hash.
+//! - [`secrets`]: the words that make a name secret, for reports' redaction and for the
+//!   fields a demonstration records.
 //!
 //! This crate has no I/O and no async runtime.
 //!
@@ -48,6 +50,7 @@ pub mod events;
 mod message;
 pub mod retry;
 pub mod stable_hash;
+pub mod secrets;
 pub mod tool_input;
 pub mod tool_names;
 mod usage;

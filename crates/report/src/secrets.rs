@@ -15,49 +15,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-/// Words that make a parameter name secret.
-const SECRET_WORDS: [&str; 13] = [
-    "password",
-    "passwd",
-    "pwd",
-    "pass",
-    "passphrase",
-    "secret",
-    "token",
-    "key",
-    "apikey",
-    "credential",
-    "credentials",
-    "otp",
-    "pin",
-];
-
-/// Whether a parameter called `name` holds a secret: one of its words (split at `_`, `-`,
-/// `.`, spaces and lower-to-upper case changes) is a word such as `password`, `token`, `key`.
-pub fn is_secret_name(name: &str) -> bool {
-    words(name).any(|word| SECRET_WORDS.contains(&word.as_str()))
-}
-
-/// The lowercase words of a name: `apiKey` → `api`, `key`; `DB_PASSWORD` → `db`, `password`.
-fn words(name: &str) -> impl Iterator<Item = String> + '_ {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            words.push(std::mem::take(&mut current));
-            previous_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && previous_lower {
-            words.push(std::mem::take(&mut current));
-        }
-        previous_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    words.push(current);
-    words.into_iter().filter(|word| !word.is_empty())
-}
+pub use retrace_protocol::secrets::is_secret_name;
 
 /// The secret values of one run, longest first (a secret containing another is replaced
 /// whole). Cheap to clone.
@@ -144,31 +102,6 @@ impl Secrets {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn secret_names_are_recognised_by_their_words() {
-        for secret in [
-            "password",
-            "DB_PASSWORD",
-            "apiKey",
-            "api-key",
-            "auth_token",
-            "Secret",
-            "pin",
-        ] {
-            assert!(is_secret_name(secret), "{secret}");
-        }
-        for plain in [
-            "username",
-            "keyboard_layout",
-            "monkey",
-            "spinner",
-            "third",
-            "passenger",
-        ] {
-            assert!(!is_secret_name(plain), "{plain}");
-        }
-    }
 
     #[test]
     fn only_secret_parameters_are_redacted() {

@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use retrace_agent::AGENT_SPEAKER;
 use retrace_agent::AgentSettings;
 use retrace_agent::AgentSpeaker;
 use retrace_agent::Conversation;
@@ -30,7 +29,6 @@ use retrace_agent::structured::SchemaDelivery;
 use retrace_agent::structured::StructuredSettings;
 use retrace_agent::structured::StructuredSpeaker;
 use retrace_agent::tool::Toolbox;
-use retrace_cache::CacheStore;
 use retrace_cache::params::Template;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
@@ -54,14 +52,14 @@ use retrace_replay::OnMismatch;
 use retrace_replay::ReplayRequest;
 use retrace_replay::ReplaySettings;
 use retrace_replay::ReplaySpeaker;
-use retrace_replay::cache_tools::CACHE_TOOLS_PROMPT;
-use retrace_replay::ledger::ReplayLedger;
 use retrace_replay::observe::Observations;
 use retrace_replay::observe::ObservingTool;
 use retrace_replay::screen::BackendScreen;
 use retrace_replay::screen::PageProbe;
 use retrace_schema::SchemaManager;
 
+pub use crate::act_cache::CacheMode;
+use crate::act_cache::cache_replayer;
 use crate::browser::BrowserConfig;
 use crate::browser::PageLoad;
 use crate::browser::open_page;
@@ -77,6 +75,7 @@ use crate::record::ToolFormat;
 use crate::record::record_run;
 use crate::replay::session_log;
 use crate::stored_cache::StoredCacheDir;
+use crate::suite::Interrupt;
 
 /// How the model acts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,46 +89,6 @@ pub enum ActMode {
         /// Whether the model sees a screenshot besides the page text.
         screenshots: bool,
     },
-}
-
-/// How a run uses the trajectory cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheMode {
-    /// No caching.
-    None,
-    /// Record a successful run.
-    Record,
-    /// Let the model replay recorded trajectories.
-    Execute,
-    /// Both: replay, and record what was new or repaired.
-    Auto,
-}
-
-impl CacheMode {
-    /// Whether a successful run is recorded.
-    pub fn records(self) -> bool {
-        matches!(self, CacheMode::Record | CacheMode::Auto)
-    }
-
-    /// Whether recorded trajectories are replayed.
-    pub fn executes(self) -> bool {
-        matches!(self, CacheMode::Execute | CacheMode::Auto)
-    }
-}
-
-impl std::str::FromStr for CacheMode {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text {
-            "none" | "no" => Ok(CacheMode::None),
-            "record" | "write" => Ok(CacheMode::Record),
-            "execute" | "read" => Ok(CacheMode::Execute),
-            "auto" | "both" => Ok(CacheMode::Auto),
-            _ => Err(format!(
-                "unknown cache mode `{text}`: use record, execute, auto or none"
-            )),
-        }
-    }
 }
 
 /// One model run to make.
@@ -283,6 +242,13 @@ pub(crate) struct Ended {
 /// [`Event::SessionFinished`] carrying the report it returns. A session that cannot run is a
 /// report with status `error`.
 pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
+    run_act_until(job, events, &Interrupt::new()).await
+}
+
+/// Like [`run_act`], stopped when `interrupt` is raised: the browser is killed, nothing is
+/// recorded, and the session ends as an error naming the interruption (its events log and
+/// report written).
+pub async fn run_act_until(job: &ActJob, events: &Events, interrupt: &Interrupt) -> SessionReport {
     let started = Instant::now();
     let mut report = SessionReport::new(SessionKind::Act, job.goal.clone());
     if job.desktop.is_none() {
@@ -320,7 +286,11 @@ pub async fn run_act(job: &ActJob, events: &Events) -> SessionReport {
         &mut events,
         &mut report,
     ) {
-        Ok(()) => act(job, &events, tracker).await,
+        // Dropping the run drops its browser, which kills the browser's processes.
+        Ok(()) => tokio::select! {
+            result = act(job, &events, tracker) => result,
+            () = interrupt.triggered() => Err(interrupt.error("model run")),
+        },
         Err(error) => Err(error),
     };
     report.replay = collector.replay();
@@ -456,27 +426,13 @@ async fn act_computer(
         // Without a prompt cache nothing is gained by keeping old images a while longer.
         settings.context.image_batch = 1;
     }
-    let mut replayer = None;
-    if job.cache.executes() {
-        let ledger = ReplayLedger::new();
-        let store = Arc::new(CacheStore::new(&job.cache_dir));
-        for tool in retrace_replay::cache_tools::cache_tools(store, ledger.clone()) {
-            toolbox.add(tool);
-        }
-        settings.system_sections.push(CACHE_TOOLS_PROMPT.to_owned());
-        let replay_settings = ReplaySettings {
-            on_mismatch: OnMismatch::HandTo(AGENT_SPEAKER.to_owned()),
-            hand_back_on_completion: Some(AGENT_SPEAKER.to_owned()),
-            ..ReplaySettings::default()
-        };
-        replayer = Some(
-            ReplaySpeaker::new(
-                replay_settings,
-                Arc::new(BackendScreen::browser(page.clone()).scaled(job.scaler())),
-            )
-            .with_ledger(ledger),
-        );
-    }
+    let replayer = cache_replayer(
+        job.cache,
+        &job.cache_dir,
+        &mut toolbox,
+        &mut settings,
+        || Arc::new(BackendScreen::browser(page.clone()).scaled(job.scaler())),
+    );
     let model = provider.model_id().to_owned();
     let pricing = provider.pricing();
     let mut speakers: Vec<Box<dyn Speaker>> = vec![Box::new(AgentSpeaker::new(provider, settings))];

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use retrace_agent::AGENT_SPEAKER;
 use retrace_agent::AgentSettings;
 use retrace_agent::AgentSpeaker;
 use retrace_agent::Conversation;
@@ -13,7 +12,6 @@ use retrace_agent::DriveTool;
 use retrace_agent::speaker::Speaker;
 use retrace_agent::speaker::SpeakerContext;
 use retrace_agent::tool::Toolbox;
-use retrace_cache::CacheStore;
 use retrace_drive::Backend;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
@@ -24,18 +22,15 @@ use retrace_protocol::events::Events;
 use retrace_protocol::events::ReplayStatus;
 use retrace_protocol::events::SessionReport;
 use retrace_replay::CACHE_EXECUTOR;
-use retrace_replay::OnMismatch;
 use retrace_replay::ReplayRequest;
-use retrace_replay::ReplaySettings;
 use retrace_replay::ReplaySpeaker;
-use retrace_replay::cache_tools::CACHE_TOOLS_PROMPT;
-use retrace_replay::ledger::ReplayLedger;
 use retrace_replay::observe::Observations;
 use retrace_replay::screen::BackendScreen;
 
 use crate::act::ActJob;
 use crate::act::Ended;
 use crate::act::recommended_model_size;
+use crate::act_cache::cache_replayer;
 use crate::browser::write_png;
 use crate::collect::Collector;
 use crate::desktop::DesktopConfig;
@@ -104,26 +99,19 @@ async fn converse(
     let model = provider.model_id().to_owned();
     let pricing = provider.pricing();
     let mut speakers: Vec<Box<dyn Speaker>> = Vec::new();
-    let mut replayer = None;
-    if job.cache.executes() {
-        let ledger = ReplayLedger::new();
-        let store = Arc::new(CacheStore::new(&job.cache_dir));
-        for tool in retrace_replay::cache_tools::cache_tools(store, ledger.clone()) {
-            toolbox.add(tool);
-        }
-        settings.system_sections.push(CACHE_TOOLS_PROMPT.to_owned());
-        let replay_settings = ReplaySettings {
-            on_mismatch: OnMismatch::HandTo(AGENT_SPEAKER.to_owned()),
-            hand_back_on_completion: Some(AGENT_SPEAKER.to_owned()),
-            ..ReplaySettings::default()
-        };
-        let scaler = Scaler {
-            model: model_size,
-            display: size,
-        };
-        let screen = BackendScreen::new(backend).scaled(scaler);
-        replayer = Some(ReplaySpeaker::new(replay_settings, Arc::new(screen)).with_ledger(ledger));
-    }
+    let replayer = cache_replayer(
+        job.cache,
+        &job.cache_dir,
+        &mut toolbox,
+        &mut settings,
+        || {
+            let scaler = Scaler {
+                model: model_size,
+                display: size,
+            };
+            Arc::new(BackendScreen::new(backend).scaled(scaler))
+        },
+    );
     speakers.push(Box::new(AgentSpeaker::new(provider, settings)));
     if let Some(replayer) = replayer {
         speakers.push(Box::new(replayer));

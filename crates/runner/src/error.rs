@@ -42,8 +42,13 @@ pub enum RunnerError {
     #[error("recording the run: {0}")]
     Record(#[from] retrace_replay::recorder::RecordError),
     /// The run was stopped from outside (a signal) before it ended.
-    #[error("interrupted by {0}: the replay was stopped before it ended")]
-    Interrupted(String),
+    #[error("interrupted by {signal}: the {session} was stopped before it ended")]
+    Interrupted {
+        /// What stopped it (`SIGTERM`).
+        signal: String,
+        /// What was stopped: `replay`, `model run`.
+        session: &'static str,
+    },
     /// A file could not be written.
     #[error("{}: {source}", path.display())]
     Io {

@@ -1,8 +1,8 @@
 //! retrace-runner: wiring and scheduling. It turns what the user asked for (a typed job) into
 //! a running session: a browser launched or connected ([`browser`]), a model provider
-//! ([`provider`]), the tools and speakers of a model run ([`act`]) or a replay ([`replay`]),
-//! the recording of a successful run ([`record`]), a person's demonstration recorded in a
-//! headed browser ([`demonstrate`]), the demo ([`demo`]), and approving an
+//! ([`provider`]), the tools and speakers of a model run ([`act`], [`act_cache`]) or a replay
+//! ([`replay`]), the recording of a successful run ([`record`]), a person's demonstration
+//! recorded in a headed browser ([`demonstrate`]), the demo ([`demo`]), and approving an
 //! intended change into a trajectory ([`approve`]).
 //!
 //! Every session reports through the event stream it is given and ends with a
@@ -19,6 +19,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
+pub mod act_cache;
 pub mod approve;
 pub mod browser;
 pub mod check;
@@ -44,6 +45,7 @@ pub use act::ActJob;
 pub use act::ActMode;
 pub use act::CacheMode;
 pub use act::run_act;
+pub use act::run_act_until;
 pub use approve::ApproveRequest;
 pub use approve::approve;
 pub use browser::BrowserConfig;

@@ -225,9 +225,7 @@ async fn run_session(
                 // Dropping the replay drops its browser, which kills the browser's processes.
                 Some(interrupt) => tokio::select! {
                     result = replay => result,
-                    () = interrupt.triggered() => Err(RunnerError::Interrupted(
-                        interrupt.cause().unwrap_or("an interrupt").to_owned(),
-                    )),
+                    () = interrupt.triggered() => Err(interrupt.error("replay")),
                 },
                 None => replay.await,
             }

@@ -1,6 +1,6 @@
 //! The run state of `retrace replay` on a file on disk: counted in `.retrace_state/` of the
-//! current folder, as `retrace run` and `retrace approve` keep it (a file outside the current
-//! folder: in its own folder's), never in the trajectory, so replaying a committed recording
+//! current folder (a file outside the current folder: in its own folder's), as `retrace run`
+//! and `retrace approve` keep it without a suite file, never in the trajectory, so replaying a committed recording
 //! leaves it byte for byte as it was. `--write-metadata` writes the metadata into the file
 //! instead, as askui does.
 
@@ -29,6 +29,19 @@ pub fn state_root(file: &Path) -> PathBuf {
     file.parent()
         .filter(|parent| !parent.as_os_str().is_empty())
         .map_or_else(|| current.to_path_buf(), Path::to_path_buf)
+}
+
+/// The folder whose `.retrace_state/` keeps `file`'s runs for `retrace run` and `retrace
+/// approve`: the folder of `suite_file` when there is one, else [`state_root`] (where
+/// `retrace replay` keeps them).
+pub fn state_root_in_suite(suite_file: Option<&Path>, file: &Path) -> PathBuf {
+    match suite_file {
+        Some(suite) => suite
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        None => state_root(file),
+    }
 }
 
 /// Counts `report`'s replay of `file` in `.retrace_state/` of its [`state_root`] (and keeps a failed step's

@@ -12,6 +12,7 @@ use retrace_runner::ActMode;
 use retrace_runner::CacheMode;
 use retrace_runner::ToolFormat;
 use retrace_runner::store::Location;
+use retrace_runner::suite::Interrupt;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
@@ -188,6 +189,12 @@ pub fn run(args: ActArgs) -> anyhow::Result<Outcome> {
         }
         events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
     }
-    let report = retrace_runner::runtime()?.block_on(retrace_runner::run_act(&job, &events));
+    let report = retrace_runner::runtime()?.block_on(async {
+        let interrupt = Interrupt::new();
+        let watcher = crate::signals::watch(&interrupt);
+        let report = retrace_runner::run_act_until(&job, &events, &interrupt).await;
+        watcher.abort();
+        report
+    });
     print_session(&report, args.json)
 }

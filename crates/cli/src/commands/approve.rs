@@ -1,7 +1,6 @@
 //! `retrace approve`: accepts an intended UI change into a trajectory. The work is
 //! `retrace_runner::approve`'s; this module parses flags and prints what changed.
 
-use std::path::Path;
 use std::path::PathBuf;
 
 use retrace_runner::ApproveRequest;
@@ -36,18 +35,15 @@ pub struct ApproveArgs {
     #[arg(long, value_name = "N")]
     pub step: Option<usize>,
     /// The suite file whose folder holds .retrace_state/ (default: ./retrace.toml when it
-    /// exists, the current folder either way).
+    /// exists; without one, the current folder for a file inside it, else the file's own).
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
 }
 
 /// Approves and prints what changed.
 pub fn run(args: ApproveArgs) -> anyhow::Result<Outcome> {
-    let root = suite_file_path(args.suite.as_deref())
-        .as_deref()
-        .and_then(Path::parent)
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let suite = suite_file_path(args.suite.as_deref());
+    let root = retrace_runner::replay_state::state_root_in_suite(suite.as_deref(), &args.file);
     let approved = retrace_runner::approve(&ApproveRequest {
         file: args.file,
         root,

@@ -42,8 +42,10 @@ use retrace_report::suite::ReportKind;
 ///
 /// A failed check fails its test and is never retried; an infrastructure error (browser
 /// crash, page that does not load) is retried up to --retries times, and a test that then
-/// passes is reported flaky. Run-time state goes to .retrace_state/ beside the suite, not
-/// into the trajectories (unless --write-metadata); files marked invalid are skipped.
+/// passes is reported flaky. Run-time state goes to .retrace_state/ in the suite file's
+/// folder (without one, where `retrace replay` keeps it: the current folder for a file inside
+/// it, else the file's own folder), not into the trajectories (unless --write-metadata);
+/// files marked invalid are skipped.
 ///
 /// --shard I/N runs the I-th of N disjoint parts of the suite (1-based), so N CI jobs run
 /// every test once; a test's shard is FNV-1a 64 of its path relative to the suite root

@@ -4,6 +4,7 @@
 //! suite of good and broken files that runs the good ones and reports the broken ones.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bad_section;
 mod corpus;
 
 use std::path::Path;

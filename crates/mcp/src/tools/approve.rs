@@ -106,11 +106,8 @@ pub async fn call(
 }
 
 async fn approve_step(file: &str, input: &Input) -> Result<Output, ToolError> {
-    let root = suite_file_path(input.suite.as_deref().map(Path::new))
-        .as_deref()
-        .and_then(Path::parent)
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let suite = suite_file_path(input.suite.as_deref().map(Path::new));
+    let root = retrace_runner::replay_state::state_root_in_suite(suite.as_deref(), Path::new(file));
     let request = ApproveRequest {
         file: PathBuf::from(file),
         root,

@@ -9,6 +9,7 @@ use retrace_runner::suite;
 use retrace_runner::suite::SuiteRequest;
 use retrace_runner::suite::state::FileState;
 use retrace_runner::suite::state::StateStore;
+use retrace_runner::suite::suite_state::SuiteState;
 use rmcp::model::CallToolResult;
 use rmcp::model::Tool;
 use schemars::JsonSchema;
@@ -112,12 +113,15 @@ pub async fn call(input: Input, context: &CallContext) -> Result<CallToolResult,
     // Reading files is blocking work; a suite may hold many.
     let trajectories = tokio::task::spawn_blocking(move || {
         let loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
-        let store = StateStore::beside(&loaded.root);
         Ok::<_, retrace_runner::suite::SuiteError>(
             loaded
                 .plans
                 .iter()
-                .map(|plan| health(&store, &plan.id, &plan.file))
+                .map(|plan| {
+                    // Where `retrace run` keeps this file's runs, and its id there.
+                    let (store, key) = SuiteState::on_disk(loaded.state_root.as_ref(), &plan.file);
+                    health(&store, &key, &plan.id, &plan.file)
+                })
                 .collect::<Vec<_>>(),
         )
     })
@@ -128,8 +132,8 @@ pub async fn call(input: Input, context: &CallContext) -> Result<CallToolResult,
 }
 
 /// One file's health.
-fn health(store: &StateStore, id: &str, file: &std::path::Path) -> TrajectoryOutput {
-    let state = store.load(id, file);
+fn health(store: &StateStore, key: &str, id: &str, file: &std::path::Path) -> TrajectoryOutput {
+    let state = store.load(key, file);
     let (steps, problems, unreadable) =
         match retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE) {
             Ok(cache) => (

@@ -1,7 +1,7 @@
 //! Which typed text is a secret, and the parameter it becomes.
 //!
 //! Text typed into a password field, or into a field whose accessible name or selector says
-//! password, token, key or secret, is a secret: the recording holds `{{name}}` in its place,
+//! password, token, key, secret, pin... ([`retrace_protocol::secrets`]) is a secret: the recording holds `{{name}}` in its place,
 //! named from the field's label (else its id or name), and the value is never written. A
 //! value the person named with `--param NAME=VALUE` is that parameter instead.
 
@@ -10,21 +10,15 @@ use retrace_protocol::element::ElementInfo;
 use super::DemonstratedStep;
 use crate::recorder::is_parameter_name;
 
-/// Words that make a field's text secret.
-const SECRET_WORDS: [&str; 6] = ["password", "passwd", "passphrase", "token", "secret", "key"];
-
-/// Whether text typed into `field` is a secret.
+/// Whether text typed into `field` is a secret: a password field, or one whose label or
+/// selector holds a secret word ([`retrace_protocol::secrets`], the list reports redact by).
 pub fn is_secret_field(field: &ElementInfo) -> bool {
     if field.input_type.as_deref() == Some("password") {
         return true;
     }
     [&field.name, &field.selector].iter().any(|text| {
-        words(text).any(|word| {
-            SECRET_WORDS
-                .iter()
-                .any(|secret| word == *secret || (*secret != "key" && word.contains(secret)))
-                || word.ends_with("apikey")
-        })
+        retrace_protocol::secrets::words(text)
+            .any(|word| retrace_protocol::secrets::holds_secret_word(&word))
     })
 }
 

@@ -1,7 +1,7 @@
-//! The suite file `retrace.toml` and the layers over it, read with figment: the file, then
-//! `RETRACE_*` environment variables, then command-line flags (each overriding the one
-//! before, for every test). Only reading and checking lives here; [`super::plan`] turns the
-//! layers into one plan per test.
+//! The suite file `retrace.toml` (read by [`super::config_read`]) and the layers over it: the
+//! file, then `RETRACE_*` environment variables, then command-line flags (each overriding the
+//! one before, for every test), merged with figment. Only reading and checking lives here;
+//! [`super::plan`] turns the layers into one plan per test.
 //!
 //! ```toml
 //! [defaults]                 # every test; RETRACE_URL, RETRACE_JOBS... and flags override
@@ -47,6 +47,7 @@ use retrace_replay::WaitMode;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::config_read::BadSection;
 use super::error::SuiteError;
 use super::timeouts::SuiteTimeouts;
 
@@ -90,15 +91,26 @@ impl Settings {
 
     /// Checks every value parses, naming the first bad one as `{field}.{name}`.
     pub fn check(&self, field: &str) -> Result<(), String> {
-        self.parsed_size()
-            .map_err(|error| format!("{field}size: {error}"))?;
-        self.parsed_wait()
-            .map_err(|error| format!("{field}wait: {error}"))?;
+        match self.problem() {
+            Some((name, why)) => Err(format!("{field}{name}: {why}")),
+            None => Ok(()),
+        }
+    }
+
+    /// The first setting whose value does not parse: its name and why.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        if let Err(why) = self.parsed_size() {
+            return Some(("size", why));
+        }
+        if let Err(why) = self.parsed_wait() {
+            return Some(("wait", why));
+        }
         match self.step_timeout {
-            Some(seconds) if !(seconds.is_finite() && seconds > 0.0) => Err(format!(
-                "{field}step_timeout: {seconds} is not a positive number of seconds"
+            Some(seconds) if !(seconds.is_finite() && seconds > 0.0) => Some((
+                "step_timeout",
+                format!("{seconds} is not a positive number of seconds"),
             )),
-            _ => Ok(()),
+            _ => None,
         }
     }
 
@@ -219,103 +231,37 @@ impl FileSection {
     }
 }
 
-/// The suite file as written.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The suite file as read.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SuiteFile {
     /// Settings for every test.
-    #[serde(default)]
     pub defaults: Defaults,
     /// Names of parameters that are secret beyond those named like one.
-    #[serde(default)]
     pub secrets: Vec<String>,
     /// Parameter values for every test.
-    #[serde(default)]
     pub parameters: BTreeMap<String, ParameterSource>,
     /// Per-file sections, applied in order (a later match overrides an earlier one).
-    #[serde(default)]
     pub files: Vec<FileSection>,
     /// The time limits every part reads (`[timeouts]`, seconds): see [`super::timeouts`].
-    #[serde(default)]
     pub timeouts: SuiteTimeouts,
+    /// The `[[files]]` sections that cannot be used: the tests they match are errors.
+    pub bad_sections: Vec<BadSection>,
 }
 
 impl SuiteFile {
-    /// Reads `path`, naming the file and the field of any problem, and refusing secret values.
+    /// Reads `path`, naming the file and the field of any problem, and refusing secret values;
+    /// a bad `[[files]]` section becomes one of [`SuiteFile::bad_sections`] (see
+    /// [`super::config_read`]).
     pub fn load(path: &Path) -> Result<SuiteFile, SuiteError> {
         if !path.is_file() {
             return Err(SuiteError::config(path, "no such suite file"));
         }
-        let mut file: SuiteFile = Figment::from(Toml::file_exact(path))
-            .extract()
-            .map_err(|error| SuiteError::config(path, describe(error)))?;
-        file.check_secrets(path)?;
-        file.timeouts
-            .check()
-            .map_err(|error| SuiteError::config(path, error))?;
-        // One setting, two places to write it: they may not disagree.
-        match (file.defaults.step_timeout, file.timeouts.step) {
-            (Some(defaults), Some(timeouts)) if defaults != timeouts => {
-                return Err(SuiteError::config(
-                    path,
-                    format!(
-                        "timeouts.step: {timeouts} s disagrees with defaults.step_timeout                          ({defaults} s); set one of them"
-                    ),
-                ));
-            }
-            (None, Some(step)) => file.defaults.step_timeout = Some(step),
-            _ => {}
-        }
-        file.defaults
-            .settings()
-            .check("defaults.")
-            .map_err(|error| SuiteError::config(path, error))?;
-        for (index, section) in file.files.iter().enumerate() {
-            section
-                .settings()
-                .check(&format!("files[{index}]."))
-                .map_err(|error| SuiteError::config(path, error))?;
-            super::discover::glob_matcher(&section.pattern).map_err(|error| {
-                SuiteError::config(path, format!("files[{index}].match: {error}"))
-            })?;
-        }
-        Ok(file)
+        super::config_read::load(path)
     }
 
     /// Whether `name` is a secret parameter of this suite.
     pub fn is_secret(&self, name: &str) -> bool {
         retrace_report::secrets::is_secret_name(name) || self.secrets.iter().any(|s| s == name)
-    }
-
-    fn check_secrets(&self, path: &Path) -> Result<(), SuiteError> {
-        let literal = |field: String, parameters: &BTreeMap<String, ParameterSource>| {
-            parameters
-                .iter()
-                .find(|(name, source)| {
-                    self.is_secret(name) && matches!(source, ParameterSource::Value(_))
-                })
-                .map(|(name, _)| {
-                    SuiteError::config(
-                        path,
-                        format!(
-                            "{field}.{name}: `{name}` is a secret parameter; its value must come \
-                             from the environment (`{name} = {{ env = \"VAR\" }}` or \
-                             RETRACE_PARAM_{}), never from the suite file",
-                            name.to_uppercase()
-                        ),
-                    )
-                })
-        };
-        if let Some(error) = literal("parameters".into(), &self.parameters) {
-            return Err(error);
-        }
-        for (index, section) in self.files.iter().enumerate() {
-            if let Some(error) = literal(format!("files[{index}].parameters"), &section.parameters)
-            {
-                return Err(error);
-            }
-        }
-        Ok(())
     }
 }
 

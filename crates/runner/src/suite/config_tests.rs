@@ -48,10 +48,9 @@ fn bad_suite_files_are_errors_naming_the_file_and_the_field() {
     let cases = [
         ("[defaults]\njobs = \"many\"\n", "defaults.jobs"),
         ("[defaults]\nsize = \"big\"\n", "defaults.size"),
-        (
-            "[[files]]\nmatch = \"a/*.json\"\nwait = \"soon\"\n",
-            "files[0].wait",
-        ),
+        // A section whose pattern cannot be read applies to tests nobody can tell.
+        ("[[files]]\nwait = \"soon\"\n", "files[0].match"),
+        ("[[files]]\nmatch = \"a/[*.json\"\n", "files[0].match"),
         ("[defaults]\nurll = \"x\"\n", "urll"),
         (
             "[parameters]\npassword = \"hunter2\"\n",
@@ -81,6 +80,101 @@ fn bad_suite_files_are_errors_naming_the_file_and_the_field() {
         );
         assert!(error.contains(field), "{text}: {error}");
         assert!(!error.contains("hunter2"), "a secret leaked: {error}");
+    }
+}
+
+/// A bad top-level setting stops the suite, named with its value, line and column.
+#[test]
+fn a_bad_top_level_setting_names_its_value_line_and_column() {
+    let cases = [
+        (
+            "[defaults]\nurl = \"http://app/\"\nthreshold = \"ten\"\n",
+            "defaults.threshold (line 3, column 13): invalid type: string \"ten\", expected u32",
+        ),
+        (
+            "[defaults]\nwait = \"soon\"\n",
+            "defaults.wait = \"soon\" (line 2, column 8): unknown wait mode `soon`",
+        ),
+        (
+            "[timeouts]\n\npage = -1\n",
+            "timeouts.page = -1 (line 3, column 8): ",
+        ),
+        ("[defaults\n", "line 1, column 10: "),
+    ];
+    for (text, expected) in cases {
+        let (_dir, path) = suite_file(text);
+        let error = SuiteFile::load(&path).unwrap_err().to_string();
+        let named = format!("{}: {expected}", path.display());
+        assert!(error.starts_with(&named), "{text}\n{error}\nlacks\n{named}");
+    }
+}
+
+/// A bad `[[files]]` section does not stop the suite: it is kept with its pattern and a
+/// problem naming the file, the section, the field, the value and its line and column; the
+/// good sections are read as ever.
+#[test]
+fn a_bad_files_section_is_kept_apart_and_named() {
+    let (_dir, path) = suite_file(
+        r#"[defaults]
+url = "http://127.0.0.1:1/"
+
+[[files]]
+match = "a/*.json"
+tags = ["a"]
+
+[[files]]
+match = "b/*.json"
+wait = "soon"
+
+[[files]]
+match = "c.json"
+threshold = "ten"
+
+[[files]]
+match = "d.json"
+colour = "red"
+"#,
+    );
+    let file = SuiteFile::load(&path).unwrap();
+    let good: Vec<&str> = file.files.iter().map(|s| s.pattern.as_str()).collect();
+    assert_eq!(good, ["a/*.json"]);
+    let shown = path.display();
+    let expected = [
+        (
+            "b/*.json",
+            format!(
+                "{shown}: files[1].wait = \"soon\" (line 10, column 8, in the section matching \
+                 \"b/*.json\"): unknown wait mode `soon`"
+            ),
+        ),
+        (
+            "c.json",
+            format!(
+                "{shown}: files[2].threshold = \"ten\" (line 14, column 13, in the section \
+                 matching \"c.json\"): invalid type: string \"ten\", expected u32"
+            ),
+        ),
+        (
+            "d.json",
+            format!(
+                "{shown}: files[3].colour = \"red\" (line 18, column 10, in the section \
+                 matching \"d.json\"): unknown field `colour`"
+            ),
+        ),
+    ];
+    assert_eq!(
+        file.bad_sections.len(),
+        expected.len(),
+        "{:#?}",
+        file.bad_sections
+    );
+    for (bad, (pattern, start)) in file.bad_sections.iter().zip(expected) {
+        assert_eq!(bad.pattern, pattern);
+        assert!(
+            bad.problem.starts_with(&start),
+            "{}\nlacks\n{start}",
+            bad.problem
+        );
     }
 }
 

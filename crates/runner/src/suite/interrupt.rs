@@ -1,11 +1,14 @@
-//! [`Interrupt`]: the stop signal of a suite or a replay (Ctrl-C, SIGTERM). Whoever watches
-//! the signal triggers it, naming it; the scheduler stops starting tests and aborts the
-//! running ones when it fires, and a replay ends as an error naming it.
+//! [`Interrupt`]: the stop signal of a suite, a replay or a model run (Ctrl-C, SIGTERM).
+//! Whoever watches the signal triggers it, naming it; the scheduler stops starting tests and
+//! aborts the running ones when it fires, and a replay or a model run ends as an error naming
+//! it.
 
 use std::sync::Arc;
 use std::sync::OnceLock;
 
 use tokio::sync::watch;
+
+use crate::error::RunnerError;
 
 /// A one-way stop flag that can be awaited. Clones share it.
 #[derive(Debug, Clone)]
@@ -54,5 +57,13 @@ impl Interrupt {
     pub async fn triggered(&self) {
         let mut receiver = self.sender.subscribe();
         let _ = receiver.wait_for(|raised| *raised).await;
+    }
+
+    /// The error a `session` (`replay`, `model run`) stopped by this flag ends with.
+    pub fn error(&self, session: &'static str) -> RunnerError {
+        RunnerError::Interrupted {
+            signal: self.cause().unwrap_or("an interrupt").to_owned(),
+            session,
+        }
     }
 }

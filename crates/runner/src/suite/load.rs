@@ -48,6 +48,10 @@ pub struct LoadedSuite {
     pub name: String,
     /// The folder of the suite file (the current one without a suite file).
     pub root: PathBuf,
+    /// The folder whose `.retrace_state/` keeps every test's runs: the suite file's; `None`
+    /// without a suite file: each file's [`crate::replay_state::state_root`], where `retrace
+    /// replay` keeps it (the current folder for a file inside it, else the file's own).
+    pub state_root: Option<PathBuf>,
     /// The tests that passed the filters and belong to this shard, in order.
     pub plans: Vec<TestPlan>,
     /// The shard run, when sharded.
@@ -146,6 +150,7 @@ pub fn load_suite(
         .unwrap_or_else(|| "suite".into());
     Ok(LoadedSuite {
         name,
+        state_root: request.suite_file.is_some().then(|| root.clone()),
         root,
         plans,
         shard: request.shard.clone(),

@@ -4,6 +4,7 @@
 //! The pieces, each in its own module, in the order a run uses them:
 //! - [`discover`]: files, folders and globs to a sorted list of trajectory files;
 //! - [`config`]: the suite file `retrace.toml` and the `RETRACE_*`/flag layers over it;
+//! - [`config_read`]: reading that file, where a bad `[[files]]` section spoils only its tests;
 //! - [`plan`]: one [`plan::TestPlan`] per file (url, size, settings, parameters, tags);
 //! - [`shard`]: which tests belong to `--shard I/N` (or the CI's shard variables);
 //! - [`load`]: all of the above, plus `--grep`/`--tag`: [`load::load_suite`];
@@ -18,6 +19,7 @@
 
 pub mod browsers;
 pub mod config;
+pub mod config_read;
 pub mod discover;
 pub mod error;
 pub mod interrupt;
@@ -64,7 +66,8 @@ pub struct SuiteJob {
     /// The browser the tests share.
     pub browser: BrowserConfig,
     /// Where run state goes when the suite came from a store (`s3://bucket/suite/`): run
-    /// records under its `.retrace_state/`; `None`: `.retrace_state/` beside the suite.
+    /// records under its `.retrace_state/`; `None`: `.retrace_state/` on disk (see
+    /// [`LoadedSuite::state_root`]).
     pub state_store: Option<Store>,
 }
 
@@ -98,7 +101,10 @@ pub fn verdict(report: &SuiteReport) -> SuiteVerdict {
 pub async fn run_suite(job: SuiteJob, events: &Events, interrupt: &Interrupt) -> SuiteReport {
     let started_at = jiff::Timestamp::now().to_string();
     let started = Instant::now();
-    let state = Arc::new(SuiteState::new(&job.suite.root, job.state_store.as_ref()));
+    let state = Arc::new(SuiteState::new(
+        job.suite.state_root.as_deref(),
+        job.state_store.as_ref(),
+    ));
     let mut decided: Vec<Option<TestReport>> = Vec::with_capacity(job.suite.plans.len());
     let mut runnable = Vec::new();
     for plan in &job.suite.plans {

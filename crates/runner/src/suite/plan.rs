@@ -2,8 +2,9 @@
 //! section whose pattern matches the test's path (in order), then the `RETRACE_*` variables
 //! and flags; parameters from the suite file, a `--params-file`, the environment and
 //! `--param`, in that order. A test that cannot run as planned (no url, a parameter without
-//! a value, a file that cannot be read or parsed, or that replay refuses) carries the reason in [`TestPlan::problem`]: it is reported as an error without
-//! starting a browser and never retried.
+//! a value, a `[[files]]` section matching it that cannot be used, a file that cannot be read
+//! or parsed, or that replay refuses) carries the reason in [`TestPlan::problem`]: it is
+//! reported as an error without starting a browser and never retried.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -107,7 +108,11 @@ impl PlanInputs {
             }
         }
         settings = settings.overridden_by(&self.overrides.settings());
-        let mut problems = Vec::new();
+        // A section that cannot be used spoils the tests it would have set up.
+        let mut problems: Vec<String> = (self.suite.bad_sections.iter())
+            .filter(|bad| section_matches(&bad.pattern, &id))
+            .map(|bad| bad.problem.clone())
+            .collect();
         let desktop = retrace_cache::read_cache_file(file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
             .ok()
             .and_then(|cache| crate::desktop::RecordedTarget::of(&cache.metadata))

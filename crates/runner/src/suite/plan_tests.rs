@@ -184,3 +184,29 @@ fn a_file_that_does_not_parse_or_is_refused_cannot_run_and_says_why() {
         "{problem}"
     );
 }
+
+#[test]
+fn a_bad_section_is_the_problem_of_the_tests_it_matches_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let v1 = demo_file(root, "v1/a.json");
+    let v2 = demo_file(root, "v2/b.json");
+    let mut inputs = PlanInputs {
+        root: root.to_owned(),
+        ..PlanInputs::default()
+    };
+    inputs.suite.defaults.url = Some("http://app/".into());
+    inputs.suite.bad_sections = vec![crate::suite::config_read::BadSection {
+        pattern: "v2/*.json".into(),
+        problem: "retrace.toml: files[0].wait = \"soon\": unknown wait mode".into(),
+    }];
+    inputs.flag_params = vec![
+        ("username".into(), "demo".into()),
+        ("password".into(), "pw".into()),
+    ];
+    assert_eq!(inputs.plan(&v1, &no_env).problem, None);
+    assert_eq!(
+        inputs.plan(&v2, &no_env).problem.as_deref(),
+        Some("retrace.toml: files[0].wait = \"soon\": unknown wait mode")
+    );
+}

@@ -141,7 +141,7 @@ async fn run_one(plan: &TestPlan, shared: &Shared, semaphore: Arc<Semaphore>) ->
         .and_then(|attempt| attempt.replay.as_ref())
         .and_then(|replay| replay.failure.as_ref());
     if let (RunVerdict::Failed { .. }, Some(failure)) = (&verdict, failure)
-        && let Err(error) = shared.state.keep_failure(&plan.id, &plan.file, failure)
+        && let Err(error) = shared.state.keep_failure(&plan.file, failure)
     {
         tracing::warn!("could not keep the failed step of {}: {error}", plan.id);
     }
