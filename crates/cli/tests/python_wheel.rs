@@ -17,7 +17,10 @@ use serde_json::Value;
 
 const MATURIN: &str = "maturin==1.16.0";
 const PYTEST: &str = "pytest==9.2.0";
-const FLOW: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../runner/assets/demo_flow.json");
+const FLOW: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../runner/assets/demo_flow.json"
+);
 const PASSWORD: &str = "retrace-demo-pw";
 
 fn workspace() -> PathBuf {
@@ -200,7 +203,10 @@ fn the_wheel_installs_retrace_with_its_python_api_and_pytest_plugin() {
     assert_eq!(red.status.code(), Some(1), "{red_out}");
     assert!(red_out.contains("1 failed"), "{red_out}");
     assert!(red_out.contains("retrace: failed at step 7"), "{red_out}");
-    assert!(red_out.contains("expected button 'New invoice'"), "{red_out}");
+    assert!(
+        red_out.contains("expected button 'New invoice'"),
+        "{red_out}"
+    );
     let report = std::fs::read_to_string(&junit).unwrap();
     assert!(report.contains("<failure"), "{report}");
     assert!(report.contains("step 7"), "{report}");
