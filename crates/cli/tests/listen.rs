@@ -216,7 +216,10 @@ fn a_page_whose_script_arrives_after_its_load_event_replays_green_ten_times_of_t
             "run {run} of 10: {summary}\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
-        assert_eq!(summary["replay"]["steps_replayed"], 4, "run {run}: {summary}");
+        assert_eq!(
+            summary["replay"]["steps_replayed"], 4,
+            "run {run}: {summary}"
+        );
     }
 }
 
@@ -277,11 +280,76 @@ fn a_recording_without_listener_facts_replays_as_before() {
     assert_eq!(output.status.code(), Some(0), "{summary}");
     assert_eq!(summary["replay"]["steps_replayed"], 4, "{summary}");
     let log = std::fs::read_to_string(&events).unwrap();
-    assert!(!log.contains("\"listeners\""), "no listener check ran: {log}");
+    assert!(
+        !log.contains("\"listeners\""),
+        "no listener check ran: {log}"
+    );
     // Without the facts the page that never listens is acted on: it fails later, at the tick
     // of a todo never added, not at the field.
     let output = replay(&old, &server.url("/never"), &events);
     let summary = json_summary(&output);
     assert_eq!(output.status.code(), Some(1), "{summary}");
     assert_eq!(summary["replay"]["failure"]["step"], 5, "{summary}");
+}
+
+/// `retrace ARGS` run in `dir`, with no model settings.
+fn retrace_in(dir: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_suite_reports_the_missing_listeners_and_approve_records_the_pages_own() {
+    retrace_test_support::require!(Chromium);
+    let server = serve_todos();
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = record(&server, dir.path());
+    let suite = dir.path().join("suite");
+    std::fs::create_dir(&suite).unwrap();
+    std::fs::copy(&recorded, suite.join("flow.json")).unwrap();
+    let toml = format!("[defaults]\nurl = \"{}\"\n", server.url("/never"));
+    std::fs::write(suite.join("retrace.toml"), toml).unwrap();
+    let run = [
+        "run",
+        "flow.json",
+        "--json",
+        "--jobs",
+        "1",
+        "--report",
+        "html,json",
+        "--out",
+        "out",
+    ];
+    let output = retrace_in(&suite, &run);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let test = &report["tests"][0];
+    assert_eq!(test["step"], 2, "{test:#}");
+    let sentence = "has no keydown listener yet, on it or its ancestors";
+    assert!(test.to_string().contains(sentence), "{test:#}");
+    let html = std::fs::read_to_string(suite.join("out/report.html")).unwrap();
+    assert!(
+        html.contains(sentence),
+        "the HTML report names the missing listeners"
+    );
+    // The page listens no more for good: approve records what it has now (nothing).
+    let output = retrace_in(&suite, &["approve", "flow.json", "--step", "2"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listeners = recorded_listeners(&suite.join("flow.json"));
+    assert_eq!(listeners[1], json!([]), "{listeners:?}");
+    assert_eq!(
+        listeners[2],
+        json!(["keydown"]),
+        "the other steps as recorded"
+    );
 }

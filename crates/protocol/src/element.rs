@@ -290,7 +290,15 @@ mod tests {
         let json = serde_json::to_value(&info).unwrap();
         assert_eq!(json["listeners"], serde_json::json!(["click", "keydown"]));
         assert_eq!(serde_json::from_value::<ElementInfo>(json).unwrap(), info);
-        for acting in ["click", "input", "submit", "pointerdown", "mouseup", "keydown", "focusin"] {
+        for acting in [
+            "click",
+            "input",
+            "submit",
+            "pointerdown",
+            "mouseup",
+            "keydown",
+            "focusin",
+        ] {
             assert!(acts_on_event(acting), "{acting}");
         }
         for other in ["scroll", "load", "animationend", "resize", "message"] {

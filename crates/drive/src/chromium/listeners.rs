@@ -87,8 +87,10 @@ async fn types_along(
 ) -> Result<Vec<String>, DriveError> {
     let page = world.page();
     let fail = |error| world.error(doing, error);
-    let mut describe = DescribeNodeParams::default();
-    describe.object_id = Some(node);
+    let describe = DescribeNodeParams {
+        object_id: Some(node),
+        ..DescribeNodeParams::default()
+    };
     let backend_node_id = page
         .execute(describe)
         .await
@@ -96,9 +98,11 @@ async fn types_along(
         .result
         .node
         .backend_node_id;
-    let mut resolve = ResolveNodeParams::default();
-    resolve.backend_node_id = Some(backend_node_id);
-    resolve.object_group = Some(GROUP.to_owned());
+    let resolve = ResolveNodeParams {
+        backend_node_id: Some(backend_node_id),
+        object_group: Some(GROUP.to_owned()),
+        ..ResolveNodeParams::default()
+    };
     let resolved = page.execute(resolve).await.map_err(fail)?;
     let Some(main_node) = resolved.result.object.object_id.clone() else {
         return Ok(Vec::new());
@@ -113,15 +117,12 @@ async fn types_along(
     let mut properties = GetPropertiesParams::new(array);
     properties.own_properties = Some(true);
     let properties = page.execute(properties).await.map_err(fail)?;
-    let members: Vec<RemoteObjectId> = properties
+    let asked = properties
         .result
         .result
         .iter()
         .filter(|property| property.name.parse::<usize>().is_ok())
         .filter_map(|property| property.value.as_ref()?.object_id.clone())
-        .collect();
-    let asked = members
-        .into_iter()
         .map(|member| page.execute(GetEventListenersParams::new(member)));
     let mut types = BTreeSet::new();
     for answer in futures::future::join_all(asked).await {

@@ -116,7 +116,7 @@ impl<'a> IsolatedWorld<'a> {
                     detail: format!("the script threw: {message}"),
                 });
             }
-            return Ok(answer.result.result.clone());
+            return Ok(answer.result.result);
         }
         Err(match last_error {
             Some(error) => self.core.error(doing, error),

@@ -54,7 +54,11 @@ async fn listener_types_are_the_pages_own_on_the_element_and_its_ancestors() {
         ["click", "keyup", "pointerdown"],
         "the span's button, the div around it and the window; not the document's scroll"
     );
-    let deep = centre(&page, "document.getElementById('host').shadowRoot.firstChild").await;
+    let deep = centre(
+        &page,
+        "document.getElementById('host').shadowRoot.firstChild",
+    )
+    .await;
     assert_eq!(
         types(&page, Some(deep)).await.unwrap(),
         ["focusin", "keydown", "keyup"],

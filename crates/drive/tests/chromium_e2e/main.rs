@@ -19,10 +19,10 @@ mod demo_semantics;
 mod element_pages;
 /// What is at a point, what has the focus, finding by role and name.
 mod elements;
-/// The event listeners on the element at a point or with the focus, and its ancestors.
-mod listeners;
 /// Browser lifecycle: dying browsers, crashes, dropped handles, `ws://` connections.
 mod lifecycle;
+/// The event listeners on the element at a point or with the focus, and its ancestors.
+mod listeners;
 /// Readiness and settledness: late scripts, animations, navigations.
 mod readiness;
 /// The tool collection: names, schemas, unknown tools.

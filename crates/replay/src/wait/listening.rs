@@ -123,9 +123,22 @@ impl StepCheck for ListeningCheck {
             )));
         };
         let missing = missing(recorded, &present);
-        Ok(match missing.is_empty() {
-            true => pass(),
-            false => mismatch(missing_sentence(&element, &missing)),
+        if missing.is_empty() {
+            return Ok(pass());
+        }
+        let look = mismatch(missing_sentence(&element, &missing));
+        // The element as it is now, with the listeners it has: what `retrace approve`
+        // records for the step when the page changed its listeners for good.
+        let found = match at {
+            Some(at) => page.element_at(at).await,
+            None => page.focused_element().await,
+        };
+        Ok(match found.ok().flatten() {
+            Some(mut found) => {
+                found.listeners = Some(present);
+                look.finding(found)
+            }
+            None => look,
         })
     }
 }
@@ -156,6 +169,10 @@ mod tests {
         assert!(holds_settling(&failing, early, &settings));
         assert!(!holds_settling(&failing, settings.ready_timeout, &settings));
         assert!(!holds_settling(&[(LISTENERS, pass())], early, &settings));
-        assert!(!holds_settling(&[("semantic", mismatch("no".into()))], early, &settings));
+        assert!(!holds_settling(
+            &[("semantic", mismatch("no".into()))],
+            early,
+            &settings
+        ));
     }
 }
