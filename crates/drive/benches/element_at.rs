@@ -7,7 +7,7 @@
 //! - `page_activity`: the readiness/settledness probe (one script call plus counters);
 //! - `find_elements`: every visible button named "New invoice" (walks the whole DOM);
 //! - `listener_types`: the acting event listeners on the "New invoice" button and its
-//!   ancestors (what replay asks before a step recorded with them; about five CDP calls);
+//!   ancestors (what replay asks before a step recorded with them; six CDP round trips);
 //! - `screenshot`: `Backend::screenshot` (what replay takes every poll), the baseline;
 //! - `captureScreenshot`: `Page.captureScreenshot`, the older baseline.
 //!

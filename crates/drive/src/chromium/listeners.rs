@@ -7,7 +7,7 @@
 //! world: `DOMDebugger.getEventListeners` reports only the listeners of the world the object
 //! belongs to, so the page's own listeners are seen and retrace's (the activity tracker's
 //! `input` and `focusin` on the document) are not. One call lists the element's ancestors;
-//! their listeners are then asked for all at once, so the answer costs about five round trips
+//! their listeners are then asked for all at once, so the answer costs six round trips
 //! whatever the depth.
 
 use std::collections::BTreeSet;
