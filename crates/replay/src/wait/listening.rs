@@ -136,6 +136,8 @@ impl StepCheck for ListeningCheck {
         Ok(match found.ok().flatten() {
             Some(mut found) => {
                 found.listeners = Some(present);
+                // What a field holds is no fact of listening (and may be a secret).
+                found.value = None;
                 look.finding(found)
             }
             None => look,
