@@ -6,10 +6,12 @@
 //!   just captured, which the call waits for) and `again` right after the first;
 //! - `page_activity`: the readiness/settledness probe (one script call plus counters);
 //! - `find_elements`: every visible button named "New invoice" (walks the whole DOM);
+//! - `listener_types`: the acting event listeners on the "New invoice" button and its
+//!   ancestors (what replay asks before a step recorded with them; six CDP round trips);
 //! - `screenshot`: `Backend::screenshot` (what replay takes every poll), the baseline;
 //! - `captureScreenshot`: `Page.captureScreenshot`, the older baseline.
 //!
-//! The five are alternated round by round so each sees the same machine. Prints p50, p95 and
+//! The six are alternated round by round so each sees the same machine. Prints p50, p95 and
 //! max of each and the ratio of each p50 to the screenshot's. Run: `cargo bench -p
 //! retrace-drive --bench element_at` or `scripts/bench-drive.sh` (`-- --iterations N`, 60 by
 //! default). Timings include whatever else the machine is doing: note the load.
@@ -103,6 +105,7 @@ fn main() {
         let mut again = Vec::with_capacity(iterations);
         let mut activity = Vec::with_capacity(iterations);
         let mut find = Vec::with_capacity(iterations);
+        let mut listeners = Vec::with_capacity(iterations);
         let mut screenshot = Vec::with_capacity(iterations);
         let mut capture = Vec::with_capacity(iterations);
         for _ in 0..iterations {
@@ -112,6 +115,8 @@ fn main() {
             timed(&mut activity, page.page_activity()).await.unwrap();
             let found = timed(&mut find, page.find_elements("button", "New invoice")).await;
             assert_eq!(found.unwrap().len(), 1);
+            let types = timed(&mut listeners, page.listener_types(Some(point))).await;
+            assert_eq!(types.unwrap().unwrap(), ["click"]);
             timed(&mut screenshot, page.screenshot()).await.unwrap();
             timed(&mut capture, page.capture(false)).await.unwrap();
         }
@@ -123,6 +128,7 @@ fn main() {
             ("element_at again", again),
             ("page_activity", activity),
             ("find_elements", find),
+            ("listener_types", listeners),
             ("captureScreenshot", capture),
         ] {
             let p50 = report(name, samples);

@@ -165,6 +165,18 @@ pub trait BrowserBackend: Backend {
             &format!("finding the {role} named {name:?}"),
         ))
     }
+    /// The sorted types of the event listeners that matter for acting
+    /// ([`retrace_protocol::element::acts_on_event`]) on the element an action at `at` goes
+    /// to (the innermost one hit; the focused one for `None`) and on its ancestors up to the
+    /// document and window; `None` when there is no such element. What a recording keeps so
+    /// replay acts only once the page listens again.
+    async fn listener_types(&self, at: Option<Point>) -> Result<Option<Vec<String>>, DriveError> {
+        let what = match at {
+            Some(at) => format!("the event listeners at ({}, {})", at.x, at.y),
+            None => "the event listeners of the focused element".to_owned(),
+        };
+        Err(unsupported(self.name(), &what))
+    }
     /// Captures the part of the viewport in `part` (CSS pixels) as PNG, as fresh as
     /// [`Backend::screenshot`]: what replay takes when its checks read only the pixels around
     /// one point (a fraction of a whole screenshot's cost to the browser).

@@ -176,6 +176,44 @@ pub struct ElementInfo {
     /// `outside the viewport`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked_reason: Option<String>,
+    /// The types of the event listeners that matter for acting ([`acts_on_event`]) on the
+    /// element and its ancestors up to the document and window, sorted: recorded so replay
+    /// waits until the page listens again before it acts. Absent when not asked (only a
+    /// recording asks) or in files recorded before retrace asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listeners: Option<Vec<String>>,
+}
+
+/// The event types whose listeners matter for acting on an element, besides every type
+/// starting with one of [`ACTING_EVENT_PREFIXES`]: what a click, typing or keys dispatch to
+/// the element and its ancestors. Others (`scroll`, `load`, `animationend`...) say nothing
+/// about whether the page would handle the action.
+pub const ACTING_EVENT_TYPES: [&str; 14] = [
+    "click",
+    "dblclick",
+    "auxclick",
+    "contextmenu",
+    "beforeinput",
+    "input",
+    "change",
+    "submit",
+    "reset",
+    "focus",
+    "blur",
+    "focusin",
+    "focusout",
+    "select",
+];
+
+/// Prefixes of event types that matter for acting: pointer, mouse, touch and key events.
+pub const ACTING_EVENT_PREFIXES: [&str; 4] = ["pointer", "mouse", "touch", "key"];
+
+/// Whether listeners of `event_type` matter for acting (see [`ACTING_EVENT_TYPES`]).
+pub fn acts_on_event(event_type: &str) -> bool {
+    ACTING_EVENT_TYPES.contains(&event_type)
+        || ACTING_EVENT_PREFIXES
+            .iter()
+            .any(|prefix| event_type.starts_with(prefix))
 }
 
 #[cfg(test)]
@@ -206,6 +244,7 @@ mod tests {
             value: None,
             receives_events: true,
             blocked_reason: None,
+            listeners: None,
         }
     }
 
@@ -239,8 +278,32 @@ mod tests {
         assert_eq!(info.pressed, Some(Tristate::True));
         assert_eq!(info.checked, None);
         assert!(!info.disabled && !info.receives_events);
+        assert_eq!(info.listeners, None);
         let error = serde_json::from_value::<Tristate>(serde_json::json!("maybe")).unwrap_err();
         assert!(error.to_string().contains("\"maybe\""), "{error}");
+    }
+
+    #[test]
+    fn listener_types_are_kept_when_they_matter_for_acting() {
+        let mut info = button();
+        info.listeners = Some(vec!["click".into(), "keydown".into()]);
+        let json = serde_json::to_value(&info).unwrap();
+        assert_eq!(json["listeners"], serde_json::json!(["click", "keydown"]));
+        assert_eq!(serde_json::from_value::<ElementInfo>(json).unwrap(), info);
+        for acting in [
+            "click",
+            "input",
+            "submit",
+            "pointerdown",
+            "mouseup",
+            "keydown",
+            "focusin",
+        ] {
+            assert!(acts_on_event(acting), "{acting}");
+        }
+        for other in ["scroll", "load", "animationend", "resize", "message"] {
+            assert!(!acts_on_event(other), "{other}");
+        }
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! - [`request`]: [`ReplayRequest`] (file, parameter values, start) and [`ReplaySettings`].
 //! - [`plan`]: the file read, parameters filled, hashes parsed, the checks it allows.
 //! - [`wait`]: polling the [`screen::Screen`] until a phase's checks pass, a still screen for
-//!   steps nothing checks, bounded screenshot attempts. No fixed sleeps unless asked.
+//!   steps nothing checks, bounded screenshot attempts; on a browser, until the page listens
+//!   on the step's element as it did when recorded ([`wait::listening`]). No fixed sleeps
+//!   unless asked.
 //! - [`frame_memory`]: the last verified screenshot, looked at again when the page says
 //!   nothing changed since (no action in between).
 //! - [`checks`]: the [`checks::StepCheck`] trait and the checks: visual (before acting, with

@@ -11,6 +11,10 @@
 //! (`element`, `element_after`, `focused_after`) that askui ignores; replay's semantic and
 //! state checks compare against them.
 //!
+//! With the element before acting it reads the event listeners on it and its ancestors (their
+//! types, [`ElementInfo::listeners`]), so replay acts only once the page listens again (see
+//! [`crate::wait::listening`]).
+//!
 //! Around every action it also reads where the page is (its URL path and title): when the
 //! action changed either, the step started a navigation, and where it led is stored
 //! (`page_after`) for replay's navigation check.
@@ -166,6 +170,24 @@ impl ObservingTool {
         }
     }
 
+    /// `element` (the one at `at`, or with the focus for `None`) with the event listeners
+    /// the page has on it and its ancestors, so replay waits until the page listens again;
+    /// without them (a warning says why) when the page did not say.
+    async fn listening(
+        &self,
+        element: Option<ElementInfo>,
+        at: Option<(i64, i64)>,
+    ) -> Option<ElementInfo> {
+        let mut element = element?;
+        match self.probe.listener_types(at).await {
+            Ok(listeners) => element.listeners = listeners,
+            Err(error) => {
+                tracing::warn!(%error, "could not read the event listeners before acting: replay will not wait for them");
+            }
+        }
+        Some(element)
+    }
+
     async fn element_at(&self, at: (i64, i64), when: &str) -> Option<ElementInfo> {
         match self.probe.element_at(at).await {
             Ok(element) => element,
@@ -221,6 +243,7 @@ impl AgentTool for ObservingTool {
             }
             _ => None,
         };
+        let element = self.listening(element, point).await;
         let location = match observes {
             true => self.location("before acting").await,
             false => None,

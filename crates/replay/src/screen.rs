@@ -78,6 +78,21 @@ impl PageProbe {
         self.page.focused_element().await
     }
 
+    /// The acting listener types on the element at a trajectory point (the focused one for
+    /// `None`) and its ancestors; `None` when no element is there.
+    pub async fn listener_types(
+        &self,
+        at: Option<(i64, i64)>,
+    ) -> Result<Option<Vec<String>>, DriveError> {
+        match at {
+            Some(at) => match self.to_page(at) {
+                Some(point) => self.page.listener_types(Some(point)).await,
+                None => Ok(None),
+            },
+            None => self.page.listener_types(None).await,
+        }
+    }
+
     /// The visible elements with this role and accessible name.
     pub async fn find_elements(
         &self,

@@ -185,6 +185,8 @@ async fn take(
         Noted::Step { step, summary } => {
             if let Some(point) = clicked {
                 let after = page.element_at(point).await.ok().flatten();
+                let listeners = page.listener_types(Some(point)).await.ok().flatten();
+                demonstration.clicked_element_listeners(step, after.as_ref(), listeners);
                 demonstration.clicked_element_after(step, after);
             }
             emit(events, DemonstrationEvent::Input { step, summary });

@@ -152,6 +152,22 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
     let recorded_after = tick["visual_representation_after"].as_str().unwrap();
     assert_ne!(recorded_before, recorded_after);
 
+    // Listener facts, read once each click was handled: only the types a click dispatches,
+    // and only while the element clicked is still at the point.
+    let listeners: Vec<Value> = recording["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["element"]["listeners"].clone())
+        .collect();
+    // The username field: its form listens for `submit`, which no click dispatches.
+    assert_eq!(listeners[0], json!([]), "{listeners:?}");
+    // "New invoice": the modal it opened covers it, so what is hit there says nothing.
+    assert_eq!(listeners[7], Value::Null, "{listeners:?}");
+    // Typing and keys get none.
+    assert_eq!(listeners[1], Value::Null, "{listeners:?}");
+    assert_eq!(listeners[4], Value::Null, "{listeners:?}");
+
     // The password is nowhere: not in the file, the events, the terminal or the log.
     for (what, written) in [
         ("the file", text),

@@ -1,6 +1,7 @@
 // The page side of `element.rs`: runs in retrace's isolated world (see `world.rs`), called as
-// `(THIS)(op, arg)` with op "at" ({x, y}), "focused" (null) or "find" ({role, name}).
-// Returns an element description (the fields of `ElementInfo`), null, or a list of them.
+// `(THIS)(op, arg)` with op "at" ({x, y}), "focused" (null), "find" ({role, name}) or "node"
+// ({x, y} or null). Returns an element description (the fields of `ElementInfo`), null, a list
+// of them, or (for "node") the element itself.
 // Coordinates are CSS pixels of the top-level viewport throughout.
 (op, arg) => {
   const MAX_TEXT = 200;
@@ -429,6 +430,11 @@
     };
     walk(document, 0);
     return found;
+  }
+  if (op === 'node') {
+    // The node itself (not a description), for the listener facts (`listeners.rs`): the
+    // innermost element hit at {x, y} (events start there), or the focused one for null.
+    return arg ? deepHit(arg.x, arg.y) : deepActive();
   }
   throw new Error('unknown element operation ' + op);
 }

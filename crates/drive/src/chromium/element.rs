@@ -21,7 +21,7 @@ use crate::error::DriveError;
 pub(crate) const ELEMENT_JS: &str = include_str!("element.js");
 
 /// The script for one operation; the argument travels as JSON, so no text can break out.
-fn script(operation: &str, argument: &serde_json::Value) -> String {
+pub(crate) fn script(operation: &str, argument: &serde_json::Value) -> String {
     format!("({ELEMENT_JS})({operation:?}, {argument})")
 }
 

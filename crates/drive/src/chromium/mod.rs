@@ -29,6 +29,7 @@ mod element;
 mod input;
 pub mod keys;
 mod launch;
+mod listeners;
 mod network;
 mod nodelay;
 mod page;

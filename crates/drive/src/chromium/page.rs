@@ -62,6 +62,7 @@ use super::dom;
 use super::element;
 use super::input;
 use super::input::InputState;
+use super::listeners;
 use super::network::NetworkTracker;
 use super::pipeline;
 use super::world::IsolatedWorld;
@@ -449,6 +450,10 @@ impl BrowserBackend for ChromiumPage {
 
     async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError> {
         element::find_elements(&self.world("finding elements")?, role, name).await
+    }
+
+    async fn listener_types(&self, at: Option<Point>) -> Result<Option<Vec<String>>, DriveError> {
+        listeners::listener_types(&self.world("reading event listeners")?, at).await
     }
 
     async fn page_activity(&self) -> Result<PageActivity, DriveError> {

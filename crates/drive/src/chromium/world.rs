@@ -22,6 +22,8 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::CreateIsolatedWorldParams;
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
+use chromiumoxide::cdp::js_protocol::runtime::RemoteObject;
+use chromiumoxide::cdp::js_protocol::runtime::RemoteObjectId;
 use chromiumoxide::error::CdpError;
 pub(crate) use chromiumoxide::handler::frame::UTILITY_WORLD_NAME;
 
@@ -43,6 +45,16 @@ impl<'a> IsolatedWorld<'a> {
         Self { page, core }
     }
 
+    /// The page, for CDP commands on the objects the world hands out.
+    pub(crate) fn page(&self) -> &'a Page {
+        self.page
+    }
+
+    /// `error` of `doing`, as the browser's errors are reported.
+    pub(crate) fn error(&self, doing: &str, error: CdpError) -> DriveError {
+        self.core.error(doing, error)
+    }
+
     /// Evaluates `expression` in the isolated world and returns its JSON value (promises are
     /// awaited). `doing` names the operation in errors.
     pub(crate) async fn evaluate(
@@ -50,13 +62,37 @@ impl<'a> IsolatedWorld<'a> {
         doing: &str,
         expression: &str,
     ) -> Result<serde_json::Value, DriveError> {
+        let answer = self.run(doing, expression, None).await?;
+        Ok(answer.value.unwrap_or(serde_json::Value::Null))
+    }
+
+    /// Evaluates `expression` in the isolated world and returns the object it gives, held in
+    /// `group` (released by `Runtime.releaseObjectGroup`); `None` for a primitive (`null`).
+    pub(crate) async fn evaluate_object(
+        &self,
+        doing: &str,
+        expression: &str,
+        group: &str,
+    ) -> Result<Option<RemoteObjectId>, DriveError> {
+        let answer = self.run(doing, expression, Some(group)).await?;
+        Ok(answer.object_id)
+    }
+
+    /// Evaluates `expression`, by value without a `group`, else as an object held in it.
+    async fn run(
+        &self,
+        doing: &str,
+        expression: &str,
+        group: Option<&str>,
+    ) -> Result<RemoteObject, DriveError> {
         let mut last_error = None;
         for _ in 0..ATTEMPTS {
             let context = self.context(doing).await?;
             let mut params = EvaluateParams::new(expression);
             params.context_id = Some(context);
             params.await_promise = Some(true);
-            params.return_by_value = Some(true);
+            params.return_by_value = Some(group.is_none());
+            params.object_group = group.map(str::to_owned);
             let answer = match self.page.execute(params).await {
                 Ok(answer) => answer,
                 Err(error) if context_gone(&error) => {
@@ -80,11 +116,7 @@ impl<'a> IsolatedWorld<'a> {
                     detail: format!("the script threw: {message}"),
                 });
             }
-            return Ok(answer
-                .result
-                .result
-                .value
-                .unwrap_or(serde_json::Value::Null));
+            return Ok(answer.result.result);
         }
         Err(match last_error {
             Some(error) => self.core.error(doing, error),

@@ -21,6 +21,8 @@ mod element_pages;
 mod elements;
 /// Browser lifecycle: dying browsers, crashes, dropped handles, `ws://` connections.
 mod lifecycle;
+/// The event listeners on the element at a point or with the focus, and its ancestors.
+mod listeners;
 /// Readiness and settledness: late scripts, animations, navigations.
 mod readiness;
 /// The tool collection: names, schemas, unknown tools.

@@ -19,6 +19,8 @@
 //!   recorded one (same role and accessible name), enabled and reachable by a click;
 //!   relocates a control that moved further than the hash search reaches by role and name.
 //!   Before typing or keys, the focus is on the recorded element.
+//! - [`crate::wait::listening::ListeningCheck`] (browsers): before acting, the element has
+//!   the event listeners recorded on it and its ancestors (the page's scripts have run).
 //! - [`state::StateCheck`] (browsers): after acting, the element acted on is in the recorded
 //!   state (checked, expanded, selected, pressed), and after typing the focused field holds
 //!   the text typed.
@@ -182,6 +184,7 @@ pub fn default_checks() -> Vec<Arc<dyn StepCheck>> {
     vec![
         Arc::new(visual::VisualCheck),
         Arc::new(semantic::SemanticCheck),
+        Arc::new(crate::wait::listening::ListeningCheck),
         Arc::new(navigation::NavigationCheck),
         Arc::new(effect::EffectCheck),
         Arc::new(state::StateCheck),

@@ -33,6 +33,7 @@ use crate::checks::navigation::PageLocation;
 
 pub mod build;
 mod keys;
+mod listening;
 pub mod secrets;
 
 /// Pixels a recorded scroll's notch stands for (what replay's wheel turns by per notch).

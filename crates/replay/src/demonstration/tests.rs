@@ -308,3 +308,57 @@ fn a_button_released_away_from_where_it_went_down_is_a_drag() {
         json!({"action": "left_click_drag", "start_coordinate": [10, 20], "coordinate": [200, 21]})
     );
 }
+
+#[test]
+fn a_click_keeps_the_listener_types_a_click_dispatches_when_its_element_is_still_there() {
+    let button = |name: &str| -> ElementInfo {
+        serde_json::from_value(json!({
+            "role": "button", "name": name, "text": name, "tag": "button", "selector": "#b",
+            "box": {"x": 0.0, "y": 0.0, "width": 9.0, "height": 9.0}, "receives_events": true
+        }))
+        .unwrap()
+    };
+    let clicked = |element: ElementInfo| CapturedInput {
+        input: PageInput::Click {
+            button: 0,
+            count: 1,
+            x: 5.0,
+            y: 5.0,
+            time: 1.0,
+            element: Some(element),
+            focused: None,
+            place: None,
+        },
+        before: frame(1),
+    };
+    let mut demonstration = Demonstration::new();
+    demonstration.add(clicked(button("Menu")));
+    demonstration.add(clicked(button("Menu")));
+    // The menu's handler added an Escape key listener: not a click's, so not kept.
+    let read = || {
+        Some(vec![
+            "click".to_owned(),
+            "keydown".to_owned(),
+            "submit".to_owned(),
+        ])
+    };
+    demonstration.clicked_element_listeners(1, Some(&button("Menu")), read());
+    // Something else is at the point now: nothing kept.
+    demonstration.clicked_element_listeners(2, Some(&button("Item")), read());
+    // The element is there but covered (by what the click opened): nothing kept.
+    demonstration.add(clicked(button("Menu")));
+    let mut covered = button("Menu");
+    covered.receives_events = false;
+    demonstration.clicked_element_listeners(3, Some(&covered), read());
+    let listeners = |index: usize| {
+        demonstration.steps()[index]
+            .element
+            .as_ref()
+            .unwrap()
+            .listeners
+            .clone()
+    };
+    assert_eq!(listeners(0), Some(vec!["click".to_owned()]));
+    assert_eq!(listeners(1), None);
+    assert_eq!(listeners(2), None);
+}

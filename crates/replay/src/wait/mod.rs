@@ -28,6 +28,7 @@ use crate::request::WaitMode;
 use crate::screen::Screen;
 
 mod focus;
+pub mod listening;
 mod look;
 mod memory;
 mod poll_start;
@@ -302,7 +303,9 @@ impl Waiter<'_> {
             let watched = at.map(|at| {
                 retrace_vision::action_region(at, reach, screen.width(), screen.height())
             });
-            settling.saw(&screen, busy.is_some(), watched);
+            // Scripts still on their way (no listeners yet) count as activity: see `listening`.
+            let hydrating = listening::holds_settling(&looks, asked_at, settings);
+            settling.saw(&screen, busy.is_some() || hydrating, watched);
             navigating = busy == Some(Busy::Navigating);
             let mut verdict = Verdict::looked(looks, screen, started);
             tracing::debug!(
