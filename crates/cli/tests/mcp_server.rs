@@ -2,7 +2,8 @@
 //! client would, over stdio and over Streamable HTTP with a bearer token: the tools and their
 //! schemas; `check` PASS and FAIL with its diff image; `replay` of the demo flow passing and
 //! failing on v2 at step 7; `run` with a progress notification per test, cancelled with no
-//! browser of it left; bad arguments as tool errors while the server stays up;
+//! browser of it left; `replay` with a progress notification per step, cancelled with the
+//! server still serving; bad arguments as tool errors while the server stays up;
 //! `list_trajectories`, `screenshot` and `approve`; the demo password (a secret parameter) in
 //! no result, notification or log line (the server logs at debug). Over HTTP, requests
 //! without the token, or with another, get 401. The real binary, the real demo app, real
@@ -49,6 +50,12 @@ fn drive(transport: &str) {
     let demo = DemoThread::start(DemoConfig::default());
     let baseline = DemoThread::variant(Variant::Baseline);
     let shifted = DemoThread::variant(Variant::Shift);
+    // Answers the sign-in after a minute: a replay of the demo flow there is still running
+    // when it is cancelled after its first step.
+    let slow = DemoThread::start(DemoConfig {
+        latency: retrace_demo::Latency::Fixed(60_000),
+        ..DemoConfig::default()
+    });
     let work = tempfile::tempdir().unwrap();
     work_dir(work.path());
     let log = work.path().join("server.log");
@@ -58,6 +65,7 @@ fn drive(transport: &str) {
         "demo": demo.url(),
         "baseline": baseline.url(),
         "shifted": shifted.url(),
+        "slow": slow.url(),
         "password": retrace_demo::DEMO_PASSWORD,
         "log": log,
         "transport": transport,

@@ -81,6 +81,31 @@ async def call(session, name, arguments, **kwargs):
     return result
 
 
+async def cancelled_after_first_progress(session, name, arguments):
+    """Calls `name` and cancels the call at its first progress notification of work done (after
+    `0/N started`); returns the notifications seen. A call that ends before it is cancelled
+    fails the test."""
+    notes = []
+    first = anyio.Event()
+
+    async def on_progress(done, total, message):
+        notes.append((done, total, message))
+        seen(json.dumps([done, total, message]))
+        if done >= 1:
+            first.set()
+
+    async with anyio.create_task_group() as group:
+        async def doomed():
+            await session.call_tool(name, arguments, progress_callback=on_progress)
+            raise AssertionError(f"the {name} call ended before it was cancelled")
+
+        group.start_soon(doomed)
+        with anyio.fail_after(600):
+            await first.wait()
+        group.cancel_scope.cancel()
+    return notes
+
+
 def structured(result, name):
     require(not result.is_error, f"{name} returned a tool error", result.model_dump(by_alias=True))
     require(result.structured_content is not None, f"{name} has no structured content")
@@ -148,15 +173,34 @@ async def exercise(session, pid):
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     require(png[:8] == b"\x89PNG\r\n\x1a\n" and max(width, height) <= 800, "a downscaled PNG", (width, height))
 
-    passed = await call(session, "replay", {"file": "flow.json", "url": demo, "params": login, "step_timeout": 30})
+    steps = []
+
+    async def step_done(done, total, message):
+        steps.append((done, total, message))
+        seen(json.dumps([done, total, message]))
+
+    passed = await call(session, "replay", {"file": "flow.json", "url": demo, "params": login, "step_timeout": 30}, progress_callback=step_done)
     out = structured(passed, "replay v1")
     require(out["status"] == "passed" and out["steps_replayed"] >= 12 and out["failure"] is None, "the demo flow replays", out)
+    require(any(m == "step 2: left_click at (640, 311)" and t == 13 for _, t, m in steps), "a progress notification per step", steps)
+    require([d for d, _, _ in steps] == sorted(d for d, _, _ in steps) and steps[-1][0] <= 13, "progress counts up to the steps", steps)
     first_browser = browsers_of(pid)
-    failed = await call(session, "replay", {"file": "flow.json", "url": v2, "params": login, "step_timeout": 30})
+    steps.clear()
+    failed = await call(session, "replay", {"file": "flow.json", "url": v2, "params": login, "step_timeout": 30}, progress_callback=step_done)
+    require(any(m.startswith("failed at step 7") for _, _, m in steps), "the failed step in a notification", steps)
     require(first_browser and browsers_of(pid) == first_browser, "the same browser kept warm for the next replay", (first_browser, browsers_of(pid)))
     out = structured(failed, "replay v2")
     require(out["status"] == "failed" and out["failure"]["step"] == 7, "v2 fails at step 7", out)
     require(str(7) in text_of(failed), "the step in the text", text_of(failed))
+
+    # A replay cancelled after its first step (the slow app answers the sign-in only after a
+    # minute): the server keeps its one warm browser, answers, and replays again.
+    warm = browsers_of(pid)
+    notes = await cancelled_after_first_progress(session, "replay", {"file": "flow.json", "url": CFG["slow"], "params": login, "step_timeout": 30})
+    require(notes[0][2] == "started" and notes[1][2].startswith("step 2:"), "the cancelled replay's first step", notes)
+    again = structured(await call(session, "replay", {"file": "flow.json", "url": demo, "params": login, "step_timeout": 30}), "replay after a cancelled one")
+    require(again["status"] == "passed", "a replay after a cancelled one passes", again)
+    require(browsers_of(pid) == warm, "no browser left by the cancelled replay", (warm, browsers_of(pid)))
 
     # A run with progress notifications, cancelled after its first test: no browser of it left.
     warm = browsers_of(pid)

@@ -1,12 +1,14 @@
 //! `replay`: one trajectory replayed against a URL with no model, as `retrace replay` does
 //! (`retrace_runner::run_replay_in`, in a run of its own in the server's browser): passed, or
-//! the step that failed and why.
+//! the step that failed and why. A progress notification as each step is acted on (when the
+//! call asks for progress); cancelling the call stops the replay.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::SessionReport;
 use retrace_replay::ReplaySettings;
@@ -34,7 +36,9 @@ Chromium, with no model: before each step the screen region is checked against t
 (perceptual hash) and the page's element too, after it the recorded effect. Returns `passed`, \
 `failed` with the step that failed and why (distance and threshold for a screen mismatch), \
 or `error` (the file or its parameters are unusable, the browser failed). Parameters fill the \
-trajectory's `{{name}}` placeholders; secret ones never appear in the result.";
+trajectory's `{{name}}` placeholders; secret ones never appear in the result. Sends a progress \
+notification as each step is acted on (when the call asks for progress); cancelling the call \
+stops the replay.";
 
 /// `replay`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -160,9 +164,13 @@ pub async fn call(
         .run_at(job.viewport())
         .await
         .map_err(ToolError::failed)?;
+    let steps = retrace_cache::read_cache_file(&job.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
+        .map(|file| file.trajectory.len())
+        .map_err(ToolError::failed)?;
+    let (sink, notifier) = crate::progress::forward(&context, steps, step_line);
     let cancel = context.cancel.clone();
     let replayed = on_own_thread(move || async move {
-        let events = Events::none();
+        let events = Events::none().with(sink);
         tokio::select! {
             report = retrace_runner::run_replay_in(&job, &browser, &events) => Some(report),
             () = cancel.cancelled() => None,
@@ -172,6 +180,7 @@ pub async fn call(
     let Some(report) = replayed else {
         return Err(ToolError::Failed("cancelled".into()));
     };
+    let _ = notifier.await;
     // The run happened whatever the state says: a state that cannot be written is logged.
     if let Err(error) = retrace_runner::record_replay_state(Path::new(&input.file), &report) {
         tracing::warn!("could not record the run state of {}: {error}", input.file);
@@ -186,6 +195,23 @@ pub async fn call(
         .filter_map(|path| crate::images::image_block(path))
         .collect();
     context.result(&output(&report, &input), images)
+}
+
+/// The progress line of a step acted on (`step 2: left_click at (640, 311)`), or of the step
+/// that failed.
+fn step_line(event: &Event) -> Option<String> {
+    match event {
+        Event::ToolCalled {
+            step: Some(step),
+            summary,
+            ..
+        } => Some(format!("step {step}: {summary}")),
+        Event::StepFailed(failure) => Some(format!(
+            "failed at step {}: {}",
+            failure.step, failure.action
+        )),
+        _ => None,
+    }
 }
 
 fn output(report: &SessionReport, input: &Input) -> Output {
