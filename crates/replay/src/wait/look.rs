@@ -67,6 +67,10 @@ pub(super) struct ObservedPoll {
     /// How long the document had not repainted, as it says (a DOM change, a scroll, a focus
     /// move, a field's input): `None` when the page was not asked or did not say.
     pub render_quiet: Option<Duration>,
+    /// How long the page had started or ended no request, loaded no frame and changed no
+    /// node (input sent to it counts as a change): `None` when it was not asked or did not
+    /// say.
+    pub page_quiet: Option<Duration>,
 }
 
 /// Why a page is busy, as a failure's note and the debug log say it.
@@ -101,24 +105,28 @@ impl Waiter<'_> {
         self.page_state().await.0
     }
 
-    /// Why the page is busy ([`Waiter::page_busy`]) and how long its document has not
-    /// repainted, as it says (`None` when it did not say).
-    async fn page_state(&self) -> (Option<Busy>, Option<Duration>) {
+    /// Why the page is busy ([`Waiter::page_busy`]), how long its document has not
+    /// repainted and how long nothing happened on it at all ([`ObservedPoll::page_quiet`]),
+    /// as it says (`None` when it did not say).
+    async fn page_state(&self) -> (Option<Busy>, Option<Duration>, Option<Duration>) {
         let Some(page) = self.env.page.as_ref() else {
-            return (None, None);
+            return (None, None, None);
         };
         let activity = match page.activity().await {
             Ok(activity) => activity,
             Err(error) => {
                 let reason = format!("the page did not answer: {error}");
-                return (Some(Busy::Unanswered(reason)), None);
+                return (Some(Busy::Unanswered(reason)), None, None);
             }
         };
-        let render_quiet = activity
-            .document
-            .as_ref()
-            .ok()
-            .map(|document| document.render_quiet_for);
+        let document = activity.document.as_ref().ok();
+        let render_quiet = document.map(|document| document.render_quiet_for);
+        let page_quiet = document.map(|document| {
+            document
+                .dom_quiet_for
+                .min(activity.network_quiet_for)
+                .min(activity.navigation_quiet_for)
+        });
         let busy = if activity.navigation_pending {
             Some(Busy::Navigating)
         } else if activity.requests_in_flight > 0 {
@@ -132,7 +140,7 @@ impl Waiter<'_> {
                 Err(reason) => Some(Busy::Unanswered(reason.clone())),
             }
         };
-        (busy, render_quiet)
+        (busy, render_quiet, page_quiet)
     }
 
     /// One poll: the screenshot (`remembered`, else `blank`, else a fresh one of `view`), why
@@ -168,7 +176,7 @@ impl Waiter<'_> {
         };
         let state = async {
             match reused {
-                true => (None, None),
+                true => (None, None, None),
                 false => self.page_state().await,
             }
         };
@@ -198,7 +206,7 @@ impl Waiter<'_> {
                 looks,
             })
         };
-        let (screen, (busy, render_quiet), page_looks, ahead) =
+        let (screen, (busy, render_quiet, page_quiet), page_looks, ahead) =
             tokio::join!(screen, state, page_looks, ahead);
         let (screen, captured) = screen?;
         let answered = captured.unwrap_or_else(Instant::now);
@@ -226,6 +234,7 @@ impl Waiter<'_> {
             answered,
             ahead,
             render_quiet,
+            page_quiet,
         })
     }
 

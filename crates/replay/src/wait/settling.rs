@@ -1,0 +1,193 @@
+//! The settle rule: when a phase whose checks do not pass has waited long enough, because
+//! nothing on the page will change by waiting longer (see `docs/replay-waiting.md`).
+//!
+//! The pixels watched are where the checks read: before acting, the control's region and
+//! the search radius around it; after acting, the region where the step acted. A change back
+//! to a picture seen earlier in the phase (a caret blinking) does not count. After acting,
+//! pixels alone are not enough: the page must also say that nothing happened for as long
+//! (no request started or ended, no frame loading, no DOM change since the action), since an
+//! effect may be on its way from a server.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+use std::time::Instant;
+
+use retrace_vision::Image;
+use retrace_vision::Region;
+
+/// How many distinct pictures a phase remembers to tell a periodic change (a caret blinking,
+/// a two-state pulse) from a new one.
+const PERIODIC_STATES: usize = 4;
+
+/// When the screen and the page last did anything, while a phase polls.
+///
+/// A change back to a picture seen earlier in the phase (within the last
+/// [`PERIODIC_STATES`] distinct ones) is periodic: a caret blinking in a focused field next to
+/// the control, a dot pulsing between two states. It is masked: it does not count as activity,
+/// so a failing step on a page otherwise settled fails then, not at the step timeout. A
+/// picture never seen before (a page still drawing, a control on its way) counts.
+#[derive(Debug)]
+pub(super) struct Settling {
+    /// The distinct pictures seen, the latest last.
+    seen: VecDeque<Arc<Image>>,
+    /// The last time a screenshot showed a picture not seen before, or the page was busy.
+    pub last_activity: Instant,
+}
+
+impl Settling {
+    pub fn new() -> Self {
+        Self {
+            seen: VecDeque::with_capacity(PERIODIC_STATES),
+            last_activity: Instant::now(),
+        }
+    }
+
+    /// Notes a screenshot and whether the page was busy when it was taken. Only `watched`
+    /// counts as a change (the whole screen when `None`); a return to a picture seen before
+    /// does not (see the type's docs).
+    pub fn saw(&mut self, screen: &Arc<Image>, busy: bool, watched: Option<Region>) {
+        let same =
+            |seen: &Arc<Image>| retrace_vision::is_stable(seen, screen, watched).unwrap_or(false);
+        let unchanged = self.seen.back().is_some_and(same);
+        let periodic = !unchanged && self.seen.iter().any(same);
+        if (!unchanged && !periodic) || busy {
+            self.last_activity = Instant::now();
+        }
+        if !unchanged {
+            self.seen.retain(|seen| !same(seen));
+            if self.seen.len() == PERIODIC_STATES {
+                self.seen.pop_front();
+            }
+            self.seen.push_back(Arc::clone(screen));
+        }
+    }
+}
+
+/// The pixels a phase's stillness is judged on: the square of `reach` around `at`, within
+/// the part of the screen the phase's screenshots show (`part`), so a whole screenshot taken
+/// after parts (for a search or a failure's evidence) compares the same pixels as they did,
+/// not the blank around a part. `None` (the whole screen) when the step acts at no point.
+pub(super) fn watched_region(
+    at: Option<(i64, i64)>,
+    reach: u32,
+    part: Option<Region>,
+    (width, height): (u32, u32),
+) -> Option<Region> {
+    let around = retrace_vision::action_region(at?, reach, width, height);
+    let Some(part) = part else {
+        return Some(around);
+    };
+    let within = Region::new(
+        around.left.max(part.left),
+        around.top.max(part.top),
+        around.right.min(part.right),
+        around.bottom.min(part.bottom),
+    );
+    Some(match within.is_empty() {
+        true => part,
+        false => within,
+    })
+}
+
+/// How long the screen (or the page) has stood still. A look that takes no screenshot
+/// (`no_screenshot`: it asks where the focus is, where the page is) sees no pixels: the
+/// page's word that its document has not repainted (`render_quiet`) stands for a still
+/// screen.
+fn settled_for(
+    no_screenshot: bool,
+    render_quiet: Option<Duration>,
+    settling: &Settling,
+) -> Duration {
+    let still = settling.last_activity.elapsed();
+    match no_screenshot {
+        true => render_quiet.map_or(Duration::ZERO, |quiet| quiet.min(still)),
+        false => still,
+    }
+}
+
+/// What a failing poll saw of the page, for [`settled`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PollFacts {
+    /// Whether the page said it was busy (a request, a navigation, a document loading).
+    pub busy: bool,
+    /// Whether the poll took no screenshot (its checks ask the page alone).
+    pub no_screenshot: bool,
+    /// How long the document had not repainted, as it said.
+    pub render_quiet: Option<Duration>,
+    /// How long the page had started or ended no request, loaded no frame and changed no
+    /// node, as it said (input to the page counts as a change).
+    pub page_quiet: Option<Duration>,
+}
+
+/// Whether a phase that waits for `still` (`None`: it never fails early) has settled after
+/// this poll, for at least `quiet`: how long, when it has.
+pub(super) fn settled(
+    still: Option<Still>,
+    settling: &Settling,
+    facts: PollFacts,
+    quiet: Duration,
+) -> Option<Duration> {
+    let still = still?;
+    if facts.busy {
+        return None;
+    }
+    let pixels = settled_for(facts.no_screenshot, facts.render_quiet, settling);
+    let settled_for = match still {
+        Still::Effect => pixels.min(facts.page_quiet?),
+        Still::Page | Still::Control => pixels,
+    };
+    (settled_for >= quiet).then_some(settled_for)
+}
+
+/// What stood still when a phase ended early without matching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Still {
+    /// The page reported no repaint (its checks read no pixels).
+    Page,
+    /// The pixels around the control the step acts on.
+    Control,
+    /// The pixels where the step acted, and the page reported nothing since.
+    Effect,
+}
+
+/// Why a phase ended early without matching: `still` stood still for `settled_for`.
+pub(super) fn settled_note(still: Still, settled_for: Duration) -> String {
+    let still = match still {
+        Still::Page => "no change on the page",
+        Still::Control => "no change around the control",
+        Still::Effect => "no DOM change and no change where it acted",
+    };
+    format!(
+        "the page settled (no request, no navigation, {still} for {:.1} s) without matching",
+        settled_for.as_secs_f64()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watched_square_stays_within_the_part_the_screenshots_show() {
+        let screen = (1280, 800);
+        // No part: the square around the point.
+        assert_eq!(
+            watched_region(Some((640, 400)), 100, None, screen),
+            Some(Region::new(590, 350, 690, 450))
+        );
+        // A part cutting the square: only what both hold.
+        let part = Region::new(600, 300, 900, 420);
+        assert_eq!(
+            watched_region(Some((640, 400)), 100, Some(part), screen),
+            Some(Region::new(600, 350, 690, 420))
+        );
+        // A part away from the point: the part.
+        let far = Region::new(0, 0, 50, 50);
+        assert_eq!(
+            watched_region(Some((640, 400)), 100, Some(far), screen),
+            Some(far)
+        );
+        assert_eq!(watched_region(None, 100, Some(part), screen), None);
+    }
+}
