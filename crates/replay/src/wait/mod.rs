@@ -237,8 +237,7 @@ impl Waiter<'_> {
                 looks,
                 answered,
                 ahead,
-                render_quiet,
-                page_quiet,
+                quiet,
             } = self.observe(step, at, checks, plan).await?;
             // The next poll comes a poll interval after this one's screenshot was answered
             // (or its page, when it took none): not after a page that held its answer (a
@@ -283,8 +282,7 @@ impl Waiter<'_> {
             let facts = PollFacts {
                 busy: busy.is_some(),
                 no_screenshot: blank.is_some(),
-                render_quiet,
-                page_quiet,
+                quiet,
             };
             let settled_for = settled(still, &settling, facts, settings.search_after)
                 .filter(|_| last_hit.is_none());
@@ -318,6 +316,8 @@ impl Waiter<'_> {
             if let (Some(still), Some(settled_for)) = (still, settled_for)
                 && searched_since_settled
             {
+                self.masked_looks(step, at, checks, &settling, quiet, &mut verdict)
+                    .await;
                 verdict.waited = started.elapsed();
                 verdict.note = Some(settled_note(still, settled_for));
                 return Ok(verdict);

@@ -16,6 +16,12 @@ use std::time::Instant;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
+use super::Verdict;
+use super::Waiter;
+use super::look::PageQuiet;
+use crate::checks::StepCheck;
+use crate::plan::PlannedStep;
+
 /// How many distinct pictures a phase remembers to tell a periodic change (a caret blinking,
 /// a two-state pulse) from a new one.
 const PERIODIC_STATES: usize = 4;
@@ -29,8 +35,8 @@ const PERIODIC_STATES: usize = 4;
 /// picture never seen before (a page still drawing, a control on its way) counts.
 #[derive(Debug)]
 pub(super) struct Settling {
-    /// The distinct pictures seen, the latest last.
-    seen: VecDeque<Arc<Image>>,
+    /// The distinct pictures seen, each with when it was last seen, the latest last.
+    seen: VecDeque<(Arc<Image>, Instant)>,
     /// The last time a screenshot showed a picture not seen before, or the page was busy.
     pub last_activity: Instant,
 }
@@ -47,19 +53,68 @@ impl Settling {
     /// counts as a change (the whole screen when `None`); a return to a picture seen before
     /// does not (see the type's docs).
     pub fn saw(&mut self, screen: &Arc<Image>, busy: bool, watched: Option<Region>) {
-        let same =
-            |seen: &Arc<Image>| retrace_vision::is_stable(seen, screen, watched).unwrap_or(false);
+        let now = Instant::now();
+        let same = |(seen, _): &(Arc<Image>, Instant)| {
+            retrace_vision::is_stable(seen, screen, watched).unwrap_or(false)
+        };
         let unchanged = self.seen.back().is_some_and(same);
         let periodic = !unchanged && self.seen.iter().any(same);
         if (!unchanged && !periodic) || busy {
-            self.last_activity = Instant::now();
+            self.last_activity = now;
         }
-        if !unchanged {
-            self.seen.retain(|seen| !same(seen));
-            if self.seen.len() == PERIODIC_STATES {
-                self.seen.pop_front();
+        self.seen.retain(|seen| !same(seen));
+        if self.seen.len() == PERIODIC_STATES {
+            self.seen.pop_front();
+        }
+        self.seen.push_back((Arc::clone(screen), now));
+    }
+
+    /// The pictures seen within `since` of now, but the last: while the page says nothing
+    /// could have changed its picture, what differs between them is what draws unseen (a
+    /// caret blinking).
+    fn seen_within(&self, since: Duration) -> impl Iterator<Item = &Arc<Image>> {
+        let count = self.seen.len().saturating_sub(1);
+        self.seen
+            .iter()
+            .take(count)
+            .filter(move |(_, at)| at.elapsed() <= since)
+            .map(|(picture, _)| picture)
+    }
+}
+
+impl Waiter<'_> {
+    /// On a phase that settled without matching: a check that reads the screen and failed on
+    /// the last picture, but passes on another one shown while the page says nothing could
+    /// have changed its picture (`quiet`: a caret in its other state), is taken as passed, so
+    /// the failure names only what differs. Only while another check still fails.
+    pub(super) async fn masked_looks(
+        &self,
+        step: &PlannedStep,
+        at: Option<(i64, i64)>,
+        checks: &[Arc<dyn StepCheck>],
+        settling: &Settling,
+        quiet: PageQuiet,
+        verdict: &mut Verdict,
+    ) {
+        let Some(since) = quiet.picture else {
+            return;
+        };
+        let mut looks = verdict.looks.clone();
+        for (check, (_, look)) in checks.iter().zip(looks.iter_mut()) {
+            if look.passed || !check.reads_screen() {
+                continue;
             }
-            self.seen.push_back(Arc::clone(screen));
+            for picture in settling.seen_within(since) {
+                if let Ok(other) = check.look(step, at, picture, self.env).await
+                    && other.passed
+                {
+                    *look = other;
+                    break;
+                }
+            }
+        }
+        if looks.iter().any(|(_, look)| !look.passed) {
+            verdict.looks = looks;
         }
     }
 }
@@ -113,15 +168,15 @@ pub(super) struct PollFacts {
     pub busy: bool,
     /// Whether the poll took no screenshot (its checks ask the page alone).
     pub no_screenshot: bool,
-    /// How long the document had not repainted, as it said.
-    pub render_quiet: Option<Duration>,
-    /// How long the page had started or ended no request, loaded no frame and changed no
-    /// node, as it said (input to the page counts as a change).
-    pub page_quiet: Option<Duration>,
+    /// How long the page had been quiet, as it said.
+    pub quiet: PageQuiet,
 }
 
 /// Whether a phase that waits for `still` (`None`: it never fails early) has settled after
-/// this poll, for at least `quiet`: how long, when it has.
+/// this poll, for at least `quiet`: how long, when it has. The pixels' stillness counts, or
+/// the page's word that nothing could have changed the picture
+/// ([`PageQuiet::picture`]), whichever is longer: a caret blinking in a focused field draws
+/// without the page doing anything.
 pub(super) fn settled(
     still: Option<Still>,
     settling: &Settling,
@@ -132,10 +187,12 @@ pub(super) fn settled(
     if facts.busy {
         return None;
     }
-    let pixels = settled_for(facts.no_screenshot, facts.render_quiet, settling);
+    let pixels = settled_for(facts.no_screenshot, facts.quiet.render, settling);
+    let picture = pixels.max(facts.quiet.picture.unwrap_or(Duration::ZERO));
     let settled_for = match still {
-        Still::Effect => pixels.min(facts.page_quiet?),
-        Still::Page | Still::Control => pixels,
+        Still::Effect => picture.min(facts.quiet.activity?),
+        Still::Page => pixels,
+        Still::Control => picture,
     };
     (settled_for >= quiet).then_some(settled_for)
 }
