@@ -225,6 +225,79 @@ pub(super) fn settled_note(still: Still, settled_for: Duration) -> String {
 mod tests {
     use super::*;
 
+    const MS: Duration = Duration::from_millis(1);
+
+    fn facts(busy: bool, quiet: PageQuiet) -> PollFacts {
+        PollFacts {
+            busy,
+            no_screenshot: false,
+            quiet,
+        }
+    }
+
+    #[test]
+    fn an_effect_settles_only_once_the_page_says_nothing_happened_for_as_long() {
+        // Pixels that just changed (a caret's new state): 0 ms still.
+        let settling = Settling::new();
+        let quiet = |activity, picture| PageQuiet {
+            render: picture,
+            activity,
+            picture,
+        };
+        let after = 500 * MS;
+        // The page says nothing could change its picture, and nothing happened: settled.
+        let page_still = quiet(Some(900 * MS), Some(800 * MS));
+        assert_eq!(
+            settled(
+                Some(Still::Effect),
+                &settling,
+                facts(false, page_still),
+                after
+            ),
+            Some(800 * MS)
+        );
+        // A request started or a node changed 100 ms ago: an effect may be on its way.
+        let recent = quiet(Some(100 * MS), Some(800 * MS));
+        assert_eq!(
+            settled(Some(Still::Effect), &settling, facts(false, recent), after),
+            None
+        );
+        // The page did not say: an effect never settles; a control's pixels decide alone.
+        let unsaid = PageQuiet::default();
+        assert_eq!(
+            settled(Some(Still::Effect), &settling, facts(false, unsaid), after),
+            None
+        );
+        assert_eq!(
+            settled(Some(Still::Control), &settling, facts(false, unsaid), after),
+            None
+        );
+        // A control's stillness is the page's word when the pixels changed.
+        assert_eq!(
+            settled(
+                Some(Still::Control),
+                &settling,
+                facts(false, page_still),
+                after
+            ),
+            Some(800 * MS)
+        );
+        // Busy, or a phase that never fails early: never settled.
+        assert_eq!(
+            settled(
+                Some(Still::Control),
+                &settling,
+                facts(true, page_still),
+                after
+            ),
+            None
+        );
+        assert_eq!(
+            settled(None, &settling, facts(false, page_still), after),
+            None
+        );
+    }
+
     #[test]
     fn the_watched_square_stays_within_the_part_the_screenshots_show() {
         let screen = (1280, 800);
