@@ -193,14 +193,8 @@ impl Waiter<'_> {
             mut remembered,
             mut answers,
         } = self.poll_start(step, at, checks, phase, reach).await?;
-        // What must stand still for the phase to fail early, on a browser page.
-        let still = match (blank.is_some() || (after && asks_page_alone), repair, after) {
-            _ if self.env.page.is_none() => None,
-            (true, _, _) => Some(Still::Page),
-            (false, true, _) => Some(Still::Control),
-            (false, false, true) => Some(Still::Effect),
-            (false, false, false) => None,
-        };
+        let asks_alone = blank.is_some() || (after && asks_page_alone);
+        let still = Still::of_phase(self.env.page.is_some(), asks_alone, repair, after);
         let mut polled_part = first_part;
         let mut whole_next = false;
         // Whether the last poll found a navigation under way.
@@ -279,11 +273,7 @@ impl Waiter<'_> {
                 && started.elapsed() >= settings.search_after
                 && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
             // A settled page will not change by waiting longer (see `settling`).
-            let facts = PollFacts {
-                busy: busy.is_some(),
-                no_screenshot: blank.is_some(),
-                quiet,
-            };
+            let facts = PollFacts::new(busy.is_some(), blank.is_some(), quiet);
             let settled_for = settled(still, &settling, facts, settings.search_after)
                 .filter(|_| last_hit.is_none());
             let settled = settled_for.is_some();
@@ -303,8 +293,9 @@ impl Waiter<'_> {
                 && due
             {
                 last_search = Some(Instant::now());
+                let others = settling.quiet_pictures(quiet.picture);
                 let confirmed = self
-                    .search_confirms(step, at, checks, &mut verdict, &mut last_hit)
+                    .search_confirms(step, at, checks, &mut verdict, &mut last_hit, &others)
                     .await?;
                 if confirmed {
                     verdict.waited = started.elapsed();
@@ -315,6 +306,7 @@ impl Waiter<'_> {
                 || last_search.is_some_and(|search| search >= settling.last_activity);
             if let (Some(still), Some(settled_for)) = (still, settled_for)
                 && searched_since_settled
+                && last_hit.is_none()
             {
                 self.masked_looks(step, at, checks, &settling, quiet, &mut verdict)
                     .await;
@@ -354,9 +346,11 @@ impl Waiter<'_> {
         }
     }
 
-    /// Searches around `at` for the recorded control on `verdict`'s screen. A hit where the
-    /// last search found it too is confirmed: the verdict then passes there (true). Otherwise
-    /// the hit (or none) is remembered for the next search.
+    /// Searches around `at` for the recorded control on `verdict`'s screen, else on `others`
+    /// (pictures shown while the page says nothing could have changed its picture: a caret
+    /// in its other state). A hit where the last search found it too is confirmed: the
+    /// verdict then passes there (true). Otherwise the hit (or none) is remembered for the
+    /// next search.
     async fn search_confirms(
         &self,
         step: &PlannedStep,
@@ -364,8 +358,15 @@ impl Waiter<'_> {
         checks: &[Arc<dyn StepCheck>],
         verdict: &mut Verdict,
         last_hit: &mut Option<Relocation>,
+        others: &[Arc<Image>],
     ) -> Result<bool, ScreenError> {
-        let hit = self.relocated(step, at, checks, &verdict.screen).await?;
+        let mut hit = self.relocated(step, at, checks, &verdict.screen).await?;
+        for other in others {
+            if hit.is_some() {
+                break;
+            }
+            hit = self.relocated(step, at, checks, other).await?;
+        }
         match (hit, last_hit.take()) {
             (Some((hit, looks)), Some(previous)) if hit.offset == previous.offset => {
                 verdict.looks = looks;

@@ -69,6 +69,14 @@ impl Settling {
         self.seen.push_back((Arc::clone(screen), now));
     }
 
+    /// [`Self::seen_within`] the page's word that nothing could change its picture
+    /// (`picture`, [`PageQuiet::picture`]); none without it.
+    pub fn quiet_pictures(&self, picture: Option<Duration>) -> Vec<Arc<Image>> {
+        picture.map_or_else(Vec::new, |since| {
+            self.seen_within(since).map(Arc::clone).collect()
+        })
+    }
+
     /// The pictures seen within `since` of now, but the last: while the page says nothing
     /// could have changed its picture, what differs between them is what draws unseen (a
     /// caret blinking).
@@ -172,6 +180,16 @@ pub(super) struct PollFacts {
     pub quiet: PageQuiet,
 }
 
+impl PollFacts {
+    pub fn new(busy: bool, no_screenshot: bool, quiet: PageQuiet) -> Self {
+        Self {
+            busy,
+            no_screenshot,
+            quiet,
+        }
+    }
+}
+
 /// Whether a phase that waits for `still` (`None`: it never fails early) has settled after
 /// this poll, for at least `quiet`: how long, when it has. The pixels' stillness counts, or
 /// the page's word that nothing could have changed the picture
@@ -206,6 +224,21 @@ pub(super) enum Still {
     Control,
     /// The pixels where the step acted, and the page reported nothing since.
     Effect,
+}
+
+impl Still {
+    /// What must stand still for a phase to fail early: only on a browser `page`; the page
+    /// for checks that ask it alone (`asks_alone`), the control before acting at a point
+    /// (`repair`), the effect after acting (`after`); `None` otherwise.
+    pub fn of_phase(page: bool, asks_alone: bool, repair: bool, after: bool) -> Option<Still> {
+        match (page, asks_alone, repair, after) {
+            (false, ..) => None,
+            (true, true, _, _) => Some(Still::Page),
+            (true, false, true, _) => Some(Still::Control),
+            (true, false, false, true) => Some(Still::Effect),
+            (true, false, false, false) => None,
+        }
+    }
 }
 
 /// Why a phase ended early without matching: `still` stood still for `settled_for`.
