@@ -50,4 +50,5 @@ for name, times in (("replay's own time", own), ("wall time", wall)):
     fastest, slowest = min(times), max(times)
     print(f"  {name:17}: fastest {fastest:.2f} s, slowest {slowest:.2f} s, median "
           f"{statistics.median(times):.2f} s, spread (slowest-fastest)/fastest {(slowest - fastest) / fastest:.1%}")
+    print(f"  {'':17}  each, sorted: {' '.join(f'{t:.2f}' for t in sorted(times))}")
 PY
