@@ -293,9 +293,8 @@ impl Waiter<'_> {
                 && due
             {
                 last_search = Some(Instant::now());
-                let others = settling.quiet_pictures(quiet.picture);
                 let confirmed = self
-                    .search_confirms(step, at, checks, &mut verdict, &mut last_hit, &others)
+                    .search_confirms(step, at, checks, &mut verdict, &mut last_hit)
                     .await?;
                 if confirmed {
                     verdict.waited = started.elapsed();
@@ -346,11 +345,9 @@ impl Waiter<'_> {
         }
     }
 
-    /// Searches around `at` for the recorded control on `verdict`'s screen, else on `others`
-    /// (pictures shown while the page says nothing could have changed its picture: a caret
-    /// in its other state). A hit where the last search found it too is confirmed: the
-    /// verdict then passes there (true). Otherwise the hit (or none) is remembered for the
-    /// next search.
+    /// Searches around `at` for the recorded control on `verdict`'s screen. A hit where the
+    /// last search found it too is confirmed: the verdict then passes there (true). Otherwise
+    /// the hit (or none) is remembered for the next search.
     async fn search_confirms(
         &self,
         step: &PlannedStep,
@@ -358,15 +355,8 @@ impl Waiter<'_> {
         checks: &[Arc<dyn StepCheck>],
         verdict: &mut Verdict,
         last_hit: &mut Option<Relocation>,
-        others: &[Arc<Image>],
     ) -> Result<bool, ScreenError> {
-        let mut hit = self.relocated(step, at, checks, &verdict.screen).await?;
-        for other in others {
-            if hit.is_some() {
-                break;
-            }
-            hit = self.relocated(step, at, checks, other).await?;
-        }
+        let hit = self.relocated(step, at, checks, &verdict.screen).await?;
         match (hit, last_hit.take()) {
             (Some((hit, looks)), Some(previous)) if hit.offset == previous.offset => {
                 verdict.looks = looks;

@@ -69,14 +69,6 @@ impl Settling {
         self.seen.push_back((Arc::clone(screen), now));
     }
 
-    /// [`Self::seen_within`] the page's word that nothing could change its picture
-    /// (`picture`, [`PageQuiet::picture`]); none without it.
-    pub fn quiet_pictures(&self, picture: Option<Duration>) -> Vec<Arc<Image>> {
-        picture.map_or_else(Vec::new, |since| {
-            self.seen_within(since).map(Arc::clone).collect()
-        })
-    }
-
     /// The pictures seen within `since` of now, but the last: while the page says nothing
     /// could have changed its picture, what differs between them is what draws unseen (a
     /// caret blinking).
