@@ -3,10 +3,12 @@
 //!
 //! The pixels watched are where the checks read: before acting, the control's region and
 //! the search radius around it; after acting, the region where the step acted. A change back
-//! to a picture seen earlier in the phase (a caret blinking) does not count. After acting,
-//! pixels alone are not enough: the page must also say that nothing happened for as long
-//! (no request started or ended, no frame loading, no DOM change since the action), since an
-//! effect may be on its way from a server.
+//! to a picture seen earlier in the phase (a caret blinking) does not count, nor does any
+//! change while the page says nothing could have changed its picture ([`PageQuiet::picture`]:
+//! a caret blinks unseen by the page). After acting, pixels alone are not enough: the page
+//! must also say that nothing happened for as long (no request started or ended, no frame
+//! loading, no DOM change since the action), since an effect may be on its way from a
+//! server.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
