@@ -211,7 +211,7 @@ impl ChromiumPage {
                             detail: "the page kept navigating".to_owned(),
                         });
                     }
-                    tracing::debug!("{doing}: a navigation committed while it was asked for; asking again");
+                    tracing::debug!("{doing}: a navigation committed meanwhile; asking again");
                     committed_since = true;
                     continue;
                 }
