@@ -131,11 +131,12 @@ fn a_login_that_fails_fails_at_its_step_naming_both_paths() {
         "{message}"
     );
     assert!(!message.contains("not-the-password"), "{message}");
-    // The form came back and the page settled: it failed then, well before the 10 s step
-    // timeout (a generous bound: this runs beside busy processes in CI).
+    // The form came back and the page settled: it failed then, in under 1.5 s (issue 39's
+    // bound, which holds beside 4 busy processes), not after the 10 s step timeout, nor after
+    // a screenshot asked for during the navigation was left hanging for 2 s.
     let waited = failure["waited_ms"].as_u64().unwrap();
     eprintln!("the failed sign-in failed after {waited} ms");
-    assert!(waited < 5_000, "waited {waited} ms: {message}");
+    assert!(waited < 1_500, "waited {waited} ms: {message}");
     assert!(message.contains("The page settled"), "{message}");
 }
 

@@ -69,7 +69,8 @@ pub struct ReplaySettings {
     pub search_radius: u32,
     /// How long the screen must have stood still, mismatched, before replay searches for a
     /// moved region instead of waiting on (so a moved control is repaired in about this
-    /// time, not after the whole step timeout).
+    /// time, not after the whole step timeout); also how long a browser page must have been
+    /// settled before a step that does not match fails early (see `wait::settling`).
     pub search_after: Duration,
     /// The largest distance a search hit may have. Stricter than `threshold`: a search
     /// compares thousands of places, so a loose bound would find look-alikes. Never looser

@@ -4,7 +4,9 @@
 //!
 //! [`serve_html_holding`] adds one response the test holds back until it calls
 //! [`HeldResponse::release`]: a late script, a slow page, a request in flight for exactly as
-//! long as the test wants, with no timing assumed.
+//! long as the test wants, with no timing assumed. [`serve_html_slow`] adds one the server
+//! answers a fixed time late, as a slow backend does, for a test run as a whole by a child
+//! process that nothing can release in between.
 
 use std::net::SocketAddr;
 
@@ -105,4 +107,27 @@ pub fn serve_html_holding(
         }),
     );
     (serve_router(router), held)
+}
+
+/// Serves `pages` like [`serve_html`], plus `slow_path`, answered with `body` as
+/// `content_type` `delay` after each request arrives: a slow server.
+pub fn serve_html_slow(
+    pages: &[(&str, &str)],
+    slow_path: &str,
+    delay: std::time::Duration,
+    content_type: &'static str,
+    body: &str,
+) -> HtmlServer {
+    let body = body.to_owned();
+    let router = pages_router(pages).route(
+        slow_path,
+        axum::routing::get(move || {
+            let body = body.clone();
+            async move {
+                tokio::time::sleep(delay).await;
+                ([(axum::http::header::CONTENT_TYPE, content_type)], body)
+            }
+        }),
+    );
+    serve_router(router)
 }

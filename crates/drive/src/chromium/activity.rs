@@ -15,6 +15,10 @@
 //!   installed at the start of every new document (`Page.addScriptToEvaluateOnNewDocument` in
 //!   the same world), so changes are seen from the first node on.
 //!
+//! - Commits (`Page.frameNavigated`: a frame's new document replaced the old one) are counted
+//!   and can be awaited ([`NavigationTracker::commits`]): a screenshot asked for before a
+//!   navigation committed can be left unanswered (see `page.rs`), and is asked again then.
+//!
 //! The probe waits at most [`PROBE_TIMEOUT`] for the page: a page whose main thread is busy
 //! for longer is reported as not answering, which is itself "still happening".
 
@@ -28,6 +32,7 @@ use std::time::Instant;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
 use chromiumoxide::cdp::browser_protocol::page::EventFrameDetached;
+use chromiumoxide::cdp::browser_protocol::page::EventFrameNavigated;
 use chromiumoxide::cdp::browser_protocol::page::EventFrameStartedLoading;
 use chromiumoxide::cdp::browser_protocol::page::EventFrameStoppedLoading;
 use futures::StreamExt;
@@ -55,6 +60,8 @@ const ANNOUNCED_NAVIGATION_LIMIT: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone)]
 pub(crate) struct NavigationTracker {
     state: Arc<Mutex<Loading>>,
+    /// How many documents have committed in the page's frames since it was set up.
+    commits: tokio::sync::watch::Receiver<u64>,
 }
 
 #[derive(Debug)]
@@ -94,6 +101,7 @@ impl Loading {
                 self.frames.remove(&frame);
                 self.stopped_early.remove(&frame);
             }
+            FrameEvent::Committed => {}
         }
         self.last_change = now;
     }
@@ -103,6 +111,8 @@ enum FrameEvent {
     Started(String),
     Stopped(String),
     Detached(String),
+    /// A new document committed in a frame: it changes no frame's loading state.
+    Committed,
 }
 
 impl NavigationTracker {
@@ -112,6 +122,7 @@ impl NavigationTracker {
         let started = page.event_listener::<EventFrameStartedLoading>().await?;
         let stopped = page.event_listener::<EventFrameStoppedLoading>().await?;
         let detached = page.event_listener::<EventFrameDetached>().await?;
+        let navigated = page.event_listener::<EventFrameNavigated>().await?;
         let streams: Vec<BoxStream<'static, FrameEvent>> = vec![
             started
                 .map(|event| FrameEvent::Started(event.frame_id.inner().clone()))
@@ -122,8 +133,11 @@ impl NavigationTracker {
             detached
                 .map(|event| FrameEvent::Detached(event.frame_id.inner().clone()))
                 .boxed(),
+            navigated.map(|_| FrameEvent::Committed).boxed(),
         ];
+        let (committed, commits) = tokio::sync::watch::channel(0u64);
         let tracker = Self {
+            commits,
             state: Arc::new(Mutex::new(Loading {
                 frames: HashSet::new(),
                 stopped_early: HashMap::new(),
@@ -134,6 +148,9 @@ impl NavigationTracker {
         tokio::spawn(async move {
             let mut events = futures::stream::select_all(streams);
             while let Some(event) = events.next().await {
+                if matches!(event, FrameEvent::Committed) {
+                    committed.send_modify(|count| *count += 1);
+                }
                 let Ok(mut state) = state.lock() else {
                     return;
                 };
@@ -148,6 +165,14 @@ impl NavigationTracker {
         };
         page.execute(tracker_script).await?;
         Ok(tracker)
+    }
+
+    /// A receiver that wakes when a document commits in one of the page's frames; what
+    /// committed before this call is already seen.
+    pub(crate) fn commits(&self) -> tokio::sync::watch::Receiver<u64> {
+        let mut commits = self.commits.clone();
+        commits.mark_unchanged();
+        commits
     }
 
     /// Whether a frame is loading, and how long since a frame last started or stopped.

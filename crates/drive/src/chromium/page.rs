@@ -98,6 +98,13 @@ fn not_drawn_yet(error: &chromiumoxide::error::CdpError) -> bool {
         if error.message.contains("Unable to capture screenshot"))
 }
 
+/// Whether Chromium refused a capture because the page's new document is not attached yet:
+/// answered right after a navigation committed, until the new document is set up.
+fn not_attached_yet(error: &chromiumoxide::error::CdpError) -> bool {
+    matches!(error, chromiumoxide::error::CdpError::Chrome(error)
+        if error.message.contains("Not attached to an active page"))
+}
+
 /// One Chromium tab: screenshots, mouse and keyboard over CDP, navigation and the DOM.
 #[derive(Debug)]
 pub struct ChromiumPage {
@@ -164,11 +171,14 @@ impl ChromiumPage {
     /// Runs a screenshot command, each attempt bounded: Chromium can leave a capture asked for
     /// while a navigation commits unanswered until the CDP timeout (30 s), and on a loaded
     /// machine one can take seconds; a new request is answered once the page has moved on.
-    /// Attempts get 4 s, doubling, for [`SCREENSHOT_BUDGET`] in all. A document that has
+    /// So a capture still unanswered when a document commits is asked again at once (no blind
+    /// wait for its bound; the commit is [`NavigationTracker::commits`]). Attempts get 4 s,
+    /// doubling, for [`SCREENSHOT_BUDGET`] in all. A document that has
     /// committed but not drawn yet (a script at its start holding the main thread, a loaded
     /// machine) is answered at once with "Unable to capture screenshot": that is asked again
     /// after a pause ([`NOT_DRAWN_PAUSE`], doubling up to [`NOT_DRAWN_PAUSE_MAX`]) for the
-    /// same budget, until the page has drawn.
+    /// same budget, until the page has drawn (so is "Not attached to an active page", said
+    /// right after a commit).
     async fn execute_bounded(
         &self,
         doing: &str,
@@ -178,10 +188,40 @@ impl ChromiumPage {
         let started = Instant::now();
         let mut limit = Duration::from_secs(4);
         let mut pause = NOT_DRAWN_PAUSE;
+        let mut commits = self.navigation.commits();
+        // Whether a navigation committed while a capture was asked for.
+        let mut committed_since = false;
         loop {
-            let error = match tokio::time::timeout(limit, self.page.execute(params.clone())).await {
+            let asked = tokio::time::timeout(limit, self.page.execute(params.clone()));
+            // A page whose frames are no longer followed commits nothing more.
+            let committed = async {
+                if commits.changed().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            let answer = tokio::select! {
+                answer = asked => answer,
+                () = committed => {
+                    // Asked before the new document replaced the old one: Chromium may never
+                    // answer it; a capture asked now is answered once the new one has drawn.
+                    self.check_open(doing)?;
+                    if started.elapsed() >= SCREENSHOT_BUDGET {
+                        return Err(DriveError::Operation {
+                            backend: BACKEND.to_owned(),
+                            doing: doing.to_owned(),
+                            detail: "the page kept navigating".to_owned(),
+                        });
+                    }
+                    tracing::debug!("{doing}: a navigation committed meanwhile; asking again");
+                    committed_since = true;
+                    continue;
+                }
+            };
+            let error = match answer {
                 Ok(Ok(shot)) => return Ok(shot.result),
-                Ok(Err(error)) if not_drawn_yet(&error) => {
+                Ok(Err(error))
+                    if not_drawn_yet(&error) || (committed_since && not_attached_yet(&error)) =>
+                {
                     let error = self.error(doing, error);
                     self.check_open(doing)?;
                     if started.elapsed() + pause >= SCREENSHOT_BUDGET {

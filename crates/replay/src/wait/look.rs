@@ -64,9 +64,23 @@ pub(super) struct ObservedPoll {
     pub answered: Instant,
     /// The page's answers to the next step's checks, when it was asked them.
     pub ahead: Option<AnswersAhead>,
-    /// How long the document had not repainted, as it says (a DOM change, a scroll, a focus
-    /// move, a field's input): `None` when the page was not asked or did not say.
-    pub render_quiet: Option<Duration>,
+    /// How long the page had been quiet, as it said.
+    pub quiet: PageQuiet,
+}
+
+/// How long a page had been quiet, as it said in one poll; each `None` when it was not asked
+/// or did not say.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PageQuiet {
+    /// How long the document had not repainted (a DOM change, a scroll, a focus move, a
+    /// field's input).
+    pub render: Option<Duration>,
+    /// How long it had started or ended no request, loaded no frame and changed no node
+    /// (input sent to it counts as a change).
+    pub activity: Option<Duration>,
+    /// How long nothing on it could have changed the picture: [`Self::render`] when nothing
+    /// draws unseen by the DOM (no running animation, media, canvas or frame).
+    pub picture: Option<Duration>,
 }
 
 /// Why a page is busy, as a failure's note and the debug log say it.
@@ -101,24 +115,36 @@ impl Waiter<'_> {
         self.page_state().await.0
     }
 
-    /// Why the page is busy ([`Waiter::page_busy`]) and how long its document has not
-    /// repainted, as it says (`None` when it did not say).
-    async fn page_state(&self) -> (Option<Busy>, Option<Duration>) {
+    /// Why the page is busy ([`Waiter::page_busy`]) and how long it had been quiet, as it
+    /// says.
+    async fn page_state(&self) -> (Option<Busy>, PageQuiet) {
         let Some(page) = self.env.page.as_ref() else {
-            return (None, None);
+            return (None, PageQuiet::default());
         };
         let activity = match page.activity().await {
             Ok(activity) => activity,
             Err(error) => {
                 let reason = format!("the page did not answer: {error}");
-                return (Some(Busy::Unanswered(reason)), None);
+                return (Some(Busy::Unanswered(reason)), PageQuiet::default());
             }
         };
-        let render_quiet = activity
-            .document
-            .as_ref()
-            .ok()
-            .map(|document| document.render_quiet_for);
+        let document = activity.document.as_ref().ok();
+        let quiet = PageQuiet {
+            render: document.map(|document| document.render_quiet_for),
+            activity: document.map(|document| {
+                document
+                    .dom_quiet_for
+                    .min(activity.network_quiet_for)
+                    .min(activity.navigation_quiet_for)
+            }),
+            picture: document
+                .filter(|document| {
+                    document.animations_running == 0
+                        && document.media_playing == 0
+                        && document.opaque_painters == 0
+                })
+                .map(|document| document.render_quiet_for),
+        };
         let busy = if activity.navigation_pending {
             Some(Busy::Navigating)
         } else if activity.requests_in_flight > 0 {
@@ -132,7 +158,7 @@ impl Waiter<'_> {
                 Err(reason) => Some(Busy::Unanswered(reason.clone())),
             }
         };
-        (busy, render_quiet)
+        (busy, quiet)
     }
 
     /// One poll: the screenshot (`remembered`, else `blank`, else a fresh one of `view`), why
@@ -168,7 +194,7 @@ impl Waiter<'_> {
         };
         let state = async {
             match reused {
-                true => (None, None),
+                true => (None, PageQuiet::default()),
                 false => self.page_state().await,
             }
         };
@@ -198,7 +224,7 @@ impl Waiter<'_> {
                 looks,
             })
         };
-        let (screen, (busy, render_quiet), page_looks, ahead) =
+        let (screen, (busy, quiet), page_looks, ahead) =
             tokio::join!(screen, state, page_looks, ahead);
         let (screen, captured) = screen?;
         let answered = captured.unwrap_or_else(Instant::now);
@@ -225,7 +251,7 @@ impl Waiter<'_> {
             looks,
             answered,
             ahead,
-            render_quiet,
+            quiet,
         })
     }
 

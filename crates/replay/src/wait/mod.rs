@@ -32,13 +32,19 @@ pub mod listening;
 mod look;
 mod memory;
 mod poll_start;
+mod settling;
 
 use look::Busy;
 use look::ObservedPoll;
 use look::PollPlan;
 use look::View;
 use poll_start::PollStart;
-use poll_start::settled_note;
+use settling::PollFacts;
+use settling::Settling;
+use settling::Still;
+use settling::settled;
+use settling::settled_note;
+use settling::watched_region;
 
 /// How long one screenshot may keep failing before the replay gives up on the screen (an
 /// error, not a failed step): generous, because a loaded machine is slow, not broken.
@@ -102,24 +108,6 @@ fn blank_screen() -> Result<Arc<Image>, ScreenError> {
         .map_err(|error| ScreenError(error.to_string()))
 }
 
-/// How long the screen (or the page) has stood still. A pixel effect may come from a server
-/// whose request is not always seen in flight, so only checks that ask the page alone (where
-/// it navigated, a state, a typed value) fail early after acting, while a navigation is seen
-/// from the moment the page starts it. A look that takes no screenshot (`no_screenshot`: it
-/// asks where the focus is, where the page is) sees no pixels: the page's word that its
-/// document has not repainted (`render_quiet`) stands for a still screen.
-fn settled_for(
-    no_screenshot: bool,
-    render_quiet: Option<Duration>,
-    settling: &Settling,
-) -> Duration {
-    let still = settling.last_activity.elapsed();
-    match no_screenshot {
-        true => render_quiet.map_or(Duration::ZERO, |quiet| quiet.min(still)),
-        false => still,
-    }
-}
-
 /// The screen could not be captured for the whole of a step's time.
 #[derive(Debug, thiserror::Error)]
 #[error("no screenshot could be taken: {0}")]
@@ -134,57 +122,6 @@ pub struct Waiter<'a> {
     /// The last verified screenshot, looked at again while the page says it still shows
     /// (see [`crate::frame_memory`]).
     pub memory: &'a FrameMemory,
-}
-
-/// How many distinct pictures a phase remembers to tell a periodic change (a caret blinking,
-/// a two-state pulse) from a new one.
-const PERIODIC_STATES: usize = 4;
-
-/// When the screen and the page last did anything, while a phase polls.
-///
-/// A change back to a picture seen earlier in the phase (within the last
-/// [`PERIODIC_STATES`] distinct ones) is periodic: a caret blinking in a focused field next to
-/// the control, a dot pulsing between two states. It is masked: it does not count as activity,
-/// so a failing step on a page otherwise settled fails then, not at the step timeout. A
-/// picture never seen before (a page still drawing, a control on its way) counts.
-#[derive(Debug)]
-struct Settling {
-    /// The distinct pictures seen, the latest last.
-    seen: std::collections::VecDeque<Arc<Image>>,
-    /// The last time a screenshot showed a picture not seen before, or the page was busy.
-    last_activity: Instant,
-}
-
-impl Settling {
-    fn new() -> Self {
-        Self {
-            seen: std::collections::VecDeque::with_capacity(PERIODIC_STATES),
-            last_activity: Instant::now(),
-        }
-    }
-
-    /// Notes a screenshot and whether the page was busy when it was taken. Only `watched`
-    /// counts as a change (the whole screen when `None`); a return to a picture seen before
-    /// does not (see the type's docs).
-    fn saw(&mut self, screen: &Arc<Image>, busy: bool, watched: Option<Region>) {
-        let same =
-            |seen: &Arc<Image>| retrace_vision::is_stable(seen, screen, watched).unwrap_or(false);
-        let unchanged = self.seen.back().is_some_and(same);
-        let periodic = !unchanged && self.seen.iter().any(same);
-        if !unchanged && !periodic {
-            self.last_activity = Instant::now();
-        }
-        if busy {
-            self.last_activity = Instant::now();
-        }
-        if !unchanged {
-            self.seen.retain(|seen| !same(seen));
-            if self.seen.len() == PERIODIC_STATES {
-                self.seen.pop_front();
-            }
-            self.seen.push_back(Arc::clone(screen));
-        }
-    }
 }
 
 impl Waiter<'_> {
@@ -257,6 +194,8 @@ impl Waiter<'_> {
             mut remembered,
             mut answers,
         } = self.poll_start(step, at, checks, phase, reach).await?;
+        let asks_alone = blank.is_some() || (after && asks_page_alone);
+        let still = Still::of_phase(self.env.page.is_some(), asks_alone, repair, after);
         let mut polled_part = first_part;
         let mut whole_next = false;
         // Whether the last poll found a navigation under way.
@@ -293,16 +232,14 @@ impl Waiter<'_> {
                 looks,
                 answered,
                 ahead,
-                render_quiet,
+                quiet,
             } = self.observe(step, at, checks, plan).await?;
             // The next poll comes a poll interval after this one's screenshot was answered
             // (or its page, when it took none): not after a page that held its answer (a
             // navigation committing), which would only add to the wait.
             let next_poll = answered + settings.poll_interval;
             let observed = started.elapsed();
-            let watched = at.map(|at| {
-                retrace_vision::action_region(at, reach, screen.width(), screen.height())
-            });
+            let watched = watched_region(at, reach, part, (screen.width(), screen.height()));
             // Scripts still on their way (no listeners yet) count as activity: see `listening`.
             let hydrating = listening::holds_settling(&looks, asked_at, settings);
             settling.saw(&screen, busy.is_some() || hydrating, watched);
@@ -338,14 +275,11 @@ impl Waiter<'_> {
             let due = repair_at.is_some()
                 && started.elapsed() >= settings.search_after
                 && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
-            // A settled page will not change by waiting longer (see `settled_for`).
-            let asks_alone = blank.is_some() || (after && asks_page_alone);
-            let settled_for = settled_for(blank.is_some(), render_quiet, &settling);
-            let settled = (repair || asks_alone)
-                && self.env.page.is_some()
-                && busy.is_none()
-                && last_hit.is_none()
-                && settled_for >= settings.search_after;
+            // A settled page will not change by waiting longer (see `settling`).
+            let facts = PollFacts::new(busy.is_some(), blank.is_some(), quiet);
+            let settled_for = settled(still, &settling, facts, settings.search_after)
+                .filter(|_| last_hit.is_none());
+            let settled = settled_for.is_some();
             if partial && (time_up || due || settled) {
                 // The search, the evidence and the early failure look at the whole screen.
                 whole_next = true;
@@ -372,9 +306,14 @@ impl Waiter<'_> {
             }
             let searched_since_settled = repair_at.is_none()
                 || last_search.is_some_and(|search| search >= settling.last_activity);
-            if settled && last_hit.is_none() && searched_since_settled {
+            if let (Some(still), Some(settled_for)) = (still, settled_for)
+                && searched_since_settled
+                && last_hit.is_none()
+            {
+                self.masked_looks(step, at, checks, &settling, quiet, &mut verdict)
+                    .await;
                 verdict.waited = started.elapsed();
-                verdict.note = Some(settled_note(asks_alone, settled_for));
+                verdict.note = Some(settled_note(still, settled_for));
                 return Ok(verdict);
             }
             tokio::time::sleep_until(next_poll.into()).await;

@@ -3,7 +3,6 @@
 //! page's answers) that it may take as its first look.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
@@ -92,17 +91,4 @@ impl Waiter<'_> {
             answers,
         })
     }
-}
-
-/// Why a phase ended early without matching: the page settled (`on_page`: no repaint the page
-/// reported; else no change around the control) for `settled_for`.
-pub(super) fn settled_note(on_page: bool, settled_for: Duration) -> String {
-    let still = match on_page {
-        true => "on the page",
-        false => "around the control",
-    };
-    format!(
-        "the page settled (no request, no navigation, no change {still} for {:.1} s) without matching",
-        settled_for.as_secs_f64()
-    )
 }
