@@ -234,9 +234,8 @@ impl Waiter<'_> {
                 ahead,
                 quiet,
             } = self.observe(step, at, checks, plan).await?;
-            // The next poll comes a poll interval after this one's screenshot was answered
-            // (or its page, when it took none): not after a page that held its answer (a
-            // navigation committing), which would only add to the wait.
+            // The next poll: a poll interval after this screenshot (or page) was answered, not
+            // after a page that held its answer (a navigation committing).
             let next_poll = answered + settings.poll_interval;
             let observed = started.elapsed();
             let watched = watched_region(at, reach, part, (screen.width(), screen.height()));
