@@ -275,7 +275,7 @@ impl Waiter<'_> {
                 && started.elapsed() >= settings.search_after
                 && last_search.is_none_or(|at| at.elapsed() >= settings.search_after / 2);
             // A settled page will not change by waiting longer (see `settling`).
-            let facts = PollFacts::new(busy.is_some(), blank.is_some(), quiet);
+            let facts = PollFacts::new(busy.is_some() || hydrating, blank.is_some(), quiet);
             let settled_for = settled(still, &settling, facts, settings.search_after)
                 .filter(|_| last_hit.is_none());
             let settled = settled_for.is_some();
