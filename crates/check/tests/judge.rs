@@ -270,7 +270,7 @@ async fn unusable_unsure_or_contradictory_answers_follow_the_rules() {
     ])
     .await;
     let expected = [
-        (Verdict::Error, Some("not JSON")),
+        (Verdict::Error, Some("holds no JSON object")),
         (Verdict::Error, Some("confidence 79")),
         (Verdict::Fail, None),
     ];
