@@ -14,11 +14,10 @@ use std::process::Output;
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
+use retrace_test_support::cli::act_record;
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
 use retrace_test_support::cli::runtime;
-use retrace_test_support::cli::summary_after_exit;
-use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::html_server::HtmlServer;
 use retrace_test_support::html_server::serve_html_holding;
@@ -127,43 +126,22 @@ fn points(url: &str) -> ((i64, i64), (i64, i64)) {
 /// against the ready page; the file.
 fn record(server: &HtmlServer, dir: &Path) -> std::path::PathBuf {
     let (field, tick) = points(&server.url("/ready"));
-    let click = |(x, y): (i64, i64)| {
-        ScriptStep::tool_use(
-            "computer",
-            json!({"action": "left_click", "coordinate": [x, y]}),
-        )
-    };
     let script = vec![
-        ScriptStep::tool_use("computer", json!({"action": "screenshot"})),
-        click(field),
-        ScriptStep::tool_use("computer", json!({"action": "type", "text": "Buy milk"})),
-        ScriptStep::tool_use("computer", json!({"action": "key", "text": "Return"})),
-        click(tick),
+        ScriptStep::computer(json!({"action": "screenshot"})),
+        ScriptStep::left_click(field.0, field.1),
+        ScriptStep::computer(json!({"action": "type", "text": "Buy milk"})),
+        ScriptStep::computer(json!({"action": "key", "text": "Return"})),
+        ScriptStep::left_click(tick.0, tick.1),
         ScriptStep::text("Added and ticked: 0 items left."),
     ];
-    // The scripted server runs on this runtime while `act` talks to it.
-    let runtime = runtime();
-    let fake = runtime.block_on(FakeAnthropic::start(script));
-    let cache = dir.join("cache");
-    let output = run_retrace(
+    act_record(
         env!("CARGO_BIN_EXE_retrace"),
-        &[
-            "act",
-            "Add a todo and tick it",
-            "--url",
-            &server.url("/ready"),
-            "--cache",
-            "record",
-            "--cache-dir",
-            cache.to_str().unwrap(),
-            "--cache-file",
-            "todo.json",
-            "--json",
-        ],
-        Some(&fake.base_url()),
-    );
-    summary_after_exit(&output, 0);
-    cache.join("todo.json")
+        "Add a todo and tick it",
+        &server.url("/ready"),
+        script,
+        &dir.join("cache"),
+        "todo.json",
+    )
 }
 
 /// `retrace replay FILE --url URL --json --events EVENTS`.

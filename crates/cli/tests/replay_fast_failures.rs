@@ -12,10 +12,9 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use retrace_test_support::cli::act_record;
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
-use retrace_test_support::cli::runtime;
-use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
 use retrace_test_support::html_server::HtmlServer;
 use serde_json::Value;
@@ -79,42 +78,20 @@ fn serve_forms() -> HtmlServer {
 /// `retrace act` on the recorded form, a scripted model clicking the field and then Save:
 /// the trajectory it wrote.
 fn record(server: &HtmlServer, dir: &Path) -> PathBuf {
-    let click = |(x, y): (i64, i64)| {
-        ScriptStep::tool_use(
-            "computer",
-            json!({"action": "left_click", "coordinate": [x, y]}),
-        )
-    };
     let script = vec![
-        ScriptStep::tool_use("computer", json!({"action": "screenshot"})),
-        click(FIELD),
-        click(SAVE),
+        ScriptStep::computer(json!({"action": "screenshot"})),
+        ScriptStep::left_click(FIELD.0, FIELD.1),
+        ScriptStep::left_click(SAVE.0, SAVE.1),
         ScriptStep::text("Saved."),
     ];
-    let runtime = runtime();
-    let model = runtime.block_on(FakeAnthropic::start(script));
-    let url = server.url("/recorded");
-    let cache_dir = dir.to_str().unwrap();
-    let output = run_retrace(
+    act_record(
         env!("CARGO_BIN_EXE_retrace"),
-        &[
-            "act",
-            "Save the book",
-            "--url",
-            &url,
-            "--cache",
-            "record",
-            "--cache-dir",
-            cache_dir,
-            "--cache-file",
-            "book.json",
-            "--json",
-        ],
-        Some(&model.base_url()),
-    );
-    let summary = json_summary(&output);
-    assert_eq!(output.status.code(), Some(0), "{summary:#}");
-    dir.join("book.json")
+        "Save the book",
+        &server.url("/recorded"),
+        script,
+        dir,
+        "book.json",
+    )
 }
 
 /// `retrace replay FILE --url URL --json` with the step timeout at its default of 10 s;

@@ -130,3 +130,35 @@ pub fn poll<T>(timeout: std::time::Duration, mut ready: impl FnMut() -> Option<T
         }
     })
 }
+
+/// Records `goal` on `url` with `retrace act --cache record`, the scripted Anthropic model
+/// playing `script`: the trajectory written as `dir/file`. Panics unless `act` exits 0.
+pub fn act_record(
+    bin: &str,
+    goal: &str,
+    url: &str,
+    script: Vec<crate::fake_model::ScriptStep>,
+    dir: &std::path::Path,
+    file: &str,
+) -> std::path::PathBuf {
+    // The scripted server runs on this runtime while `act` talks to it.
+    let runtime = runtime();
+    let model = runtime.block_on(crate::fake_model::FakeAnthropic::start(script));
+    let cache_dir = dir.to_string_lossy();
+    let args = [
+        "act",
+        goal,
+        "--url",
+        url,
+        "--cache",
+        "record",
+        "--cache-dir",
+        &cache_dir,
+        "--cache-file",
+        file,
+        "--json",
+    ];
+    let output = run_retrace(bin, &args, Some(&model.base_url()));
+    summary_after_exit(&output, 0);
+    dir.join(file)
+}

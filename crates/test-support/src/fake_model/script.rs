@@ -97,6 +97,19 @@ impl ScriptStep {
         Self::reply(vec![ContentBlock::text(text)])
     }
 
+    /// A `computer` tool call clicking at (`x`, `y`).
+    pub fn left_click(x: i64, y: i64) -> Self {
+        Self::tool_use(
+            "computer",
+            serde_json::json!({"action": "left_click", "coordinate": [x, y]}),
+        )
+    }
+
+    /// A `computer` tool call with `input`.
+    pub fn computer(input: Value) -> Self {
+        Self::tool_use("computer", input)
+    }
+
     /// An assistant turn with one tool call (stop reason `tool_use` unless set); the call id
     /// is fresh (`toolu_fake_<n>`).
     pub fn tool_use(name: impl Into<String>, input: Value) -> Self {
