@@ -132,12 +132,12 @@ fn read_tree(
 
 fn collect_imports(items: &[syn::Item], imports: &mut BTreeMap<String, Vec<String>>) {
     for item in items {
-        if let syn::Item::Use(declaration) = item {
-            if !is_cfg_test(&declaration.attrs) {
-                flatten_use(&declaration.tree, Vec::new(), &mut |alias, path| {
-                    imports.insert(alias, path);
-                });
-            }
+        if let syn::Item::Use(declaration) = item
+            && !is_cfg_test(&declaration.attrs)
+        {
+            flatten_use(&declaration.tree, Vec::new(), &mut |alias, path| {
+                imports.insert(alias, path);
+            });
         }
     }
 }
@@ -267,16 +267,15 @@ fn defining_module(
         .rev()
         .find(|&k| modules.contains_key(&path[..k]))?;
     let (module, rest) = path.split_at(split);
-    if let Some(imported) = rest
+    let imported = rest
         .first()
-        .and_then(|name| modules[module].imports.get(name))
+        .and_then(|name| modules[module].imports.get(name));
+    if let Some(imported) = imported
+        && hops < 8
+        && let Some(target) = absolute(modules, module, 0, imported)
     {
-        if hops < 8 {
-            if let Some(target) = absolute(modules, module, 0, imported) {
-                let full = [target, rest[1..].to_vec()].concat();
-                return defining_module(modules, &full, hops + 1);
-            }
-        }
+        let full = [target, rest[1..].to_vec()].concat();
+        return defining_module(modules, &full, hops + 1);
     }
     Some(module.to_vec())
 }
@@ -291,10 +290,10 @@ fn edges(modules: &BTreeMap<ModulePath, Module>) -> BTreeMap<ModulePath, BTreeSe
             let Some(path) = absolute(modules, module, *depth, written) else {
                 continue;
             };
-            if let Some(target) = defining_module(modules, &path, 0) {
-                if &target != module {
-                    targets.insert(target);
-                }
+            if let Some(target) = defining_module(modules, &path, 0)
+                && &target != module
+            {
+                targets.insert(target);
             }
         }
     }
