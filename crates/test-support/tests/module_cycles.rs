@@ -32,7 +32,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "drive: backend <-> readiness",
     "drive: web <-> web::run <-> web::tool",
     "drive: x11 <-> x11::app <-> x11::window",
-    "files: crate <-> log",
     "llm: catalog <-> catalog::anthropic <-> catalog::eol <-> catalog::openai <-> provider",
     "llm: openai::responses::wire <-> openai::responses::wire::answer",
     "llm: qa <-> qa::locate",
@@ -48,8 +47,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "runner: act <-> desktop_run <-> replay",
     "runner: store <-> store::local <-> store::location <-> store::object",
     "runner: suite::config <-> suite::config_read",
-    "vision: image <-> png_rows",
-    "vision: resize <-> resize::horizontal_rows",
 ];
 
 struct Module {
