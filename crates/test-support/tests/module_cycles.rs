@@ -37,7 +37,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "replay: demonstration <-> demonstration::secrets",
     "replay: recorder <-> recorder::after_region <-> recorder::params <-> recorder::write",
     "replay: wait <-> wait::look <-> wait::poll_start <-> wait::settling",
-    "report: suite <-> suite::html <-> suite::html::check_view <-> suite::json <-> suite::junit <-> suite::merge <-> suite::sink",
     "runner: act <-> desktop_run <-> replay",
     "runner: store <-> store::local <-> store::location <-> store::object",
     "runner: suite::config <-> suite::config_read",
