@@ -31,7 +31,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "drive: backend <-> readiness",
     "drive: web <-> web::run <-> web::tool",
     "drive: x11 <-> x11::app <-> x11::window",
-    "protocol: computer_actions <-> computer_actions::catalog <-> computer_actions::fields <-> computer_actions::schema <-> computer_tool",
     "replay: cache_tools <-> cache_tools::execute <-> cache_tools::inspect <-> cache_tools::verify",
     "replay: checks <-> checks::effect <-> checks::navigation <-> checks::semantic <-> checks::state <-> checks::visual <-> plan <-> screen <-> wait::listening",
     "replay: demonstration <-> demonstration::secrets",
