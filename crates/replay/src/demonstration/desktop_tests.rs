@@ -24,6 +24,9 @@ fn key(key: &str, held: Modifiers) -> DesktopInput {
     }
 }
 
+/// Each step's before and after frame numbers.
+type Frames = Vec<(Option<u8>, Option<u8>)>;
+
 /// A demonstration fed inputs `ms` milliseconds after a start, each with frame `n`.
 struct Feed {
     demo: DesktopDemonstration,
@@ -48,7 +51,7 @@ impl Feed {
         self.add(button(b, false, x, y), ms + 10, n);
     }
 
-    fn inputs(self) -> (Vec<Value>, Vec<(Option<u8>, Option<u8>)>) {
+    fn inputs(self) -> (Vec<Value>, Frames) {
         let steps = self.demo.finish(frame(99));
         let first = |f: &Option<Arc<Frame>>| f.as_ref().map(|f| f.png[0]);
         (
