@@ -37,6 +37,7 @@ const SCREEN: (u32, u32) = (800, 600);
 /// button.
 const LINE_END: (i64, i64) = (100, 118);
 const SAVE: (i64, i64) = (55, 10);
+const QUIT: (i64, i64) = (18, 10);
 
 const FIRST_LINE: &str = "first line\n";
 
@@ -111,9 +112,8 @@ fn replay(file: &Path, display: &str, editor: &Editor) -> std::process::Output {
     )
 }
 
-/// Records: click the end of the first line, Return, type "hellp", backspace, "o", click
-/// Save, SIGTERM. Returns the file written.
-fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> PathBuf {
+/// `retrace record --display --app xedit --window xedit`, once it said it is recording.
+fn start(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> Child {
     let stderr = out.with_extension("stderr");
     let mut recorder = Command::new(RETRACE)
         .args(["record", "--display", &server.display(), "--app"])
@@ -131,6 +131,13 @@ fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> Pat
         (!events_of(events, "started").is_empty()).then_some(())
     });
     assert!(started.is_some(), "{:?}", std::fs::read_to_string(&stderr));
+    recorder
+}
+
+/// Records: click the end of the first line, Return, type "hellp", backspace, "o", click
+/// Save, SIGTERM. Returns the file written.
+fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> PathBuf {
+    let mut recorder = start(server, editor, out, events);
     let at = |point: (i64, i64)| [point.0.to_string(), point.1.to_string()];
     let [x, y] = at(LINE_END);
     xdotool(server, &["mousemove", &x, &y, "click", "1"]);
@@ -164,7 +171,7 @@ fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> Pat
         status.code(),
         Some(0),
         "{:?}",
-        std::fs::read_to_string(&stderr)
+        std::fs::read_to_string(out.with_extension("stderr"))
     );
     out.to_path_buf()
 }
@@ -238,4 +245,63 @@ fn a_persons_xedit_session_is_recorded_and_replays_without_a_model() {
     assert_eq!(summary["replay"]["status"], "failed", "{summary}");
     assert_eq!(summary["replay"]["failure"]["step"], 1, "{summary}");
     assert_eq!(other.saved(), "another file, with a longer first line\n");
+}
+
+#[test]
+fn closing_the_window_stops_the_recording_without_the_input_that_closed_it() {
+    if !Path::new("/usr/bin/xedit").is_file() || !Path::new("/usr/bin/xdotool").is_file() {
+        retrace_test_support::requirements::missing(Need::Xvfb);
+        return;
+    }
+    let Some(server) = Xvfb::start(SCREEN.0, SCREEN.1, 24) else {
+        retrace_test_support::requirements::missing(Need::Xvfb);
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (out, events) = (
+        dir.path().join("quit.json"),
+        dir.path().join("events.jsonl"),
+    );
+    let editor = Editor::new(FIRST_LINE);
+    let mut recorder = start(&server, &editor, &out, &events);
+    let [x, y] = [LINE_END.0.to_string(), LINE_END.1.to_string()];
+    xdotool(&server, &["mousemove", &x, &y, "click", "1"]);
+    wait_inputs(&events, 1, &mut recorder);
+    // xedit's Quit button, with nothing changed: the window goes at once.
+    xdotool(
+        &server,
+        &[
+            "mousemove",
+            &QUIT.0.to_string(),
+            &QUIT.1.to_string(),
+            "click",
+            "1",
+        ],
+    );
+    let status = recorder.wait().unwrap();
+    let stdout = std::fs::read_to_string(out.with_extension("stdout")).unwrap();
+    assert_eq!(status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("act in the application's window"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("closed the window: it is left out"),
+        "{stdout}"
+    );
+    assert_eq!(
+        events_of(&events, "finished")[0]["stopped_by"],
+        "window closed"
+    );
+    let trajectory: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let inputs: Vec<&Value> = trajectory["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| &step["input"])
+        .collect();
+    assert_eq!(
+        inputs,
+        [&json!({"action": "left_click", "coordinate": [LINE_END.0, LINE_END.1]})]
+    );
 }

@@ -176,7 +176,30 @@ async fn record(
             .or(last),
         _ => last,
     };
-    Ok((demonstration.finish(screen), stopped_by))
+    let mut steps = demonstration.finish(screen);
+    if stopped_by == "window closed" && !watch.saw_last_step() {
+        left_out(&mut steps, target, events);
+    }
+    Ok((steps, stopped_by))
+}
+
+/// Leaves out the last step, whose result never showed: it closed the window, and a replay
+/// could not look at the screen after it. Said as a target notice.
+fn left_out(
+    steps: &mut Vec<retrace_replay::demonstration::DemonstratedStep>,
+    target: &DesktopTarget,
+    events: &Events,
+) {
+    if let Some(step) = steps.pop() {
+        events.emit(Event::TargetNotice {
+            target: target.describe(),
+            message: format!(
+                "the last input ({}) closed the window: it is left out, a replay could not \
+                 check what it did",
+                step.summary()
+            ),
+        });
+    }
 }
 
 /// Builds and writes the file: the steps as calls of the computer tool on the target, the
@@ -269,6 +292,8 @@ struct Watch {
     frames: VecDeque<Shot>,
     /// The step last changed, its summary, and when its input arrived.
     pending: Option<(usize, String, Instant)>,
+    /// When the input that last made or changed a step arrived.
+    last_step_at: Option<Instant>,
 }
 
 impl Watch {
@@ -291,6 +316,15 @@ impl Watch {
         self.frames.push_back(shot);
         while self.frames.len() > FRAMES_KEPT {
             self.frames.pop_front();
+        }
+    }
+
+    /// Whether a frame was captured after the last step's input (its result was on screen).
+    fn saw_last_step(&self) -> bool {
+        match (self.last_step_at, self.frames.back()) {
+            (Some(at), Some(shot)) => shot.started > at,
+            (None, _) => true,
+            (Some(_), None) => false,
         }
     }
 
@@ -331,6 +365,7 @@ impl Watch {
         if let Noted::Step { step, summary } = demonstration.add(input, at, before) {
             // A step changed again before the screen settled is announced as it is then.
             self.pending = Some((step, summary, at));
+            self.last_step_at = Some(at);
         }
     }
 }
