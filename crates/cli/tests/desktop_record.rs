@@ -305,3 +305,31 @@ fn closing_the_window_stops_the_recording_without_the_input_that_closed_it() {
         [&json!({"action": "left_click", "coordinate": [LINE_END.0, LINE_END.1]})]
     );
 }
+
+#[test]
+fn a_record_needs_one_target_and_desktop_flags_only_on_a_desktop() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("flow.json");
+    let out = out.to_str().unwrap();
+    for (args, expected) in [
+        (vec!["record", "--out", out], "give the target: --url URL"),
+        (
+            vec![
+                "record",
+                "--url",
+                "http://127.0.0.1:9/",
+                "--window",
+                "xedit",
+                "--out",
+                out,
+            ],
+            "--window is for recording a desktop",
+        ),
+    ] {
+        let output = run_retrace(RETRACE, &args, None);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert!(!dir.path().join("flow.json").exists());
+}
