@@ -1,7 +1,8 @@
 //! `retrace record --display` end to end: a private Xvfb, xedit (a real X11 program from
 //! Debian's x11-apps) started by `retrace record --app`, a person's clicks and typing (with a
 //! correction) made with `xdotool`, the recorder stopped with SIGTERM; then the file it wrote
-//! passes `retrace cache check`, replays green with no model on a fresh xedit (the saved
+//! passes `retrace cache check` (the Save click's before-hash is the screen the test saw
+//! before clicking), replays green with no model on a fresh xedit (the saved
 //! file, read here, is what the person saved) and fails at its first step when xedit starts
 //! on a different file.
 //!
@@ -135,8 +136,9 @@ fn start(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> Child {
 }
 
 /// Records: click the end of the first line, Return, type "hellp", backspace, "o", click
-/// Save, SIGTERM. Returns the file written.
-fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> PathBuf {
+/// Save, SIGTERM. Returns the file written and the hash of the Save button's region on the
+/// screen the test saw just before clicking it.
+fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> (PathBuf, String) {
     let mut recorder = start(server, editor, out, events);
     let at = |point: (i64, i64)| [point.0.to_string(), point.1.to_string()];
     let [x, y] = at(LINE_END);
@@ -155,6 +157,7 @@ fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> Pat
         xdotool(server, args);
         wait_inputs(events, n + 2, &mut recorder);
     }
+    let seen = hash_on_screen(&server.display(), SAVE);
     let [x, y] = at(SAVE);
     xdotool(server, &["mousemove", &x, &y, "click", "1"]);
     wait_inputs(events, 6, &mut recorder);
@@ -173,7 +176,23 @@ fn demonstrate(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) -> Pat
         "{:?}",
         std::fs::read_to_string(out.with_extension("stderr"))
     );
-    out.to_path_buf()
+    (out.to_path_buf(), seen)
+}
+
+/// The hash replay keeps for an action at `at` (the 100 px square, pHash), of the screen now,
+/// read through the X11 backend the desktop target uses (xedit is the screen's only window,
+/// at its top-left, so the screen there is the target's frame).
+fn hash_on_screen(display: &str, at: (i64, i64)) -> String {
+    use retrace_drive::Backend;
+    let runtime = retrace_test_support::cli::runtime();
+    let x11 = runtime
+        .block_on(retrace_drive::x11::X11Backend::connect(Some(display)))
+        .unwrap();
+    let shot = runtime.block_on(x11.screenshot()).unwrap();
+    let image = retrace_vision::decode_png(&shot.png).unwrap();
+    retrace_replay::recorder::region_hash_at(&image, at, retrace_vision::Method::Phash, 100, 8)
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -190,7 +209,8 @@ fn a_persons_xedit_session_is_recorded_and_replays_without_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     let recorded = Editor::new(FIRST_LINE);
-    let file = demonstrate(&server, &recorded, &dir.path().join("note.json"), &events);
+    let (file, seen_before_save) =
+        demonstrate(&server, &recorded, &dir.path().join("note.json"), &events);
     let saved = recorded.saved();
     assert_eq!(saved, "first line\nhello\n", "what the person saved");
 
@@ -207,9 +227,20 @@ fn a_persons_xedit_session_is_recorded_and_replays_without_a_model() {
             &json!({"action": "left_click", "coordinate": [SAVE.0, SAVE.1]}),
         ]
     );
-    for step in [&steps[0], &steps[3]] {
-        assert!(step["visual_representation"].is_string(), "{step}");
-    }
+    assert!(
+        steps[0]["visual_representation"].is_string(),
+        "{}",
+        steps[0]
+    );
+    // The Save click's before-hash is the screen the test saw before clicking; after it, xedit
+    // says it saved (in its message line, inside the region): the after-hash differs.
+    let save = &steps[3];
+    assert_eq!(save["visual_representation"], seen_before_save.as_str());
+    assert_ne!(
+        save["visual_representation_after"],
+        save["visual_representation"]
+    );
+    assert!(save["visual_representation_after"].is_string(), "{save}");
     let metadata = &trajectory["metadata"];
     assert_eq!(metadata["recorded_from"], "demonstration");
     assert_eq!(metadata["token_usage"]["input_tokens"], 0);
