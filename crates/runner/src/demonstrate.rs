@@ -244,7 +244,7 @@ async fn toolbox(page: &Arc<ChromiumPage>, size: (u32, u32)) -> Result<Toolbox, 
 }
 
 /// The directory and file name of `--out`.
-fn split_out(out: &std::path::Path) -> Result<(PathBuf, String), RunnerError> {
+pub(crate) fn split_out(out: &std::path::Path) -> Result<(PathBuf, String), RunnerError> {
     if out.is_dir() {
         return Err(RunnerError::Input(format!(
             "--out {} is a directory; give a file name such as login.json",

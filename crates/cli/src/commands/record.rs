@@ -11,6 +11,7 @@ use retrace_runner::demonstrate::RecordJob;
 use retrace_runner::parameters::parse_pair;
 
 use super::browser_args::parse_size;
+use super::desktop_args::DesktopArgs;
 use crate::outcome::Outcome;
 
 /// Record a flow by doing it: open the page in a Chromium window, act in it, stop with
@@ -29,15 +30,20 @@ use crate::outcome::Outcome;
 ///
 /// The window opens on $DISPLAY (or --display). Exit codes: 0 written, 2 error.
 ///
+/// Without --url, records on an X11 desktop instead (--display :N or --desktop, with --app
+/// and --window as replay takes them): clicks, drags, wheel turns, typing and key chords on
+/// the X server, points relative to the window, until Ctrl-C, SIGTERM or the window closes.
+///
 /// Examples:
 ///   retrace record --url http://127.0.0.1:8080/ --out .retrace_cache/login.json
 ///   retrace record --url https://example.com --out flow.json --param username=alice
+///   retrace record --display :1 --app "xedit note.txt" --window xedit --out note.json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RecordArgs {
-    /// The page to open.
+    /// The page to open (without it: record on the desktop --display names).
     #[arg(long)]
-    pub url: String,
+    pub url: Option<String>,
     /// The trajectory file to write.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
@@ -48,9 +54,10 @@ pub struct RecordArgs {
     /// Viewport size in CSS pixels, `WIDTHxHEIGHT`: the recorded screen.
     #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// The X display to open the window on (default: $DISPLAY).
-    #[arg(long, value_name = ":N")]
-    pub display: Option<String>,
+    /// With --url, the X display the browser window opens on (default: $DISPLAY); without
+    /// it, the desktop to record.
+    #[command(flatten)]
+    pub desktop: DesktopArgs,
     /// The Chromium executable (a full browser with windows; default /usr/bin/chromium).
     #[arg(
         long = "chromium",
@@ -65,14 +72,29 @@ pub struct RecordArgs {
 
 /// Records until Ctrl-C or the window closes, writes the file.
 pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
-    let display = match args.display.clone() {
+    let Some(url) = args.url.clone() else {
+        let config = args
+            .desktop
+            .config(None)?
+            .context("give --url or --display")?;
+        return super::record_desktop::run(&args, &config);
+    };
+    for (flag, given) in [
+        ("--app", args.desktop.app.is_some()),
+        ("--window", args.desktop.window.is_some()),
+    ] {
+        if given {
+            anyhow::bail!("{flag} is for recording a desktop: leave out --url");
+        }
+    }
+    let display = match args.desktop.display.clone() {
         Some(display) => display,
         None => std::env::var("DISPLAY").context(
             "no X display to open the browser window on: set DISPLAY or give --display :N",
         )?,
     };
     let job = RecordJob {
-        url: args.url.clone(),
+        url,
         out: args.out.clone(),
         chromium: args
             .chromium
