@@ -8,6 +8,7 @@ use retrace_report::ConsoleSink;
 use retrace_report::JsonLinesSink;
 use retrace_runner::Parameters;
 use retrace_runner::demonstrate::RecordJob;
+use retrace_runner::desktop_record::DesktopRecordJob;
 use retrace_runner::parameters::parse_pair;
 
 use super::browser_args::parse_size;
@@ -77,7 +78,11 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
             .desktop
             .config(None)?
             .context("give --url or --display")?;
-        return super::record_desktop::run(&args, &config);
+        let job = DesktopRecordJob {
+            out: args.out.clone(),
+            parameters: args.params.clone(),
+        };
+        return super::record_desktop::run(&job, &config, &record_events(&args)?);
     };
     for (flag, given) in [
         ("--app", args.desktop.app.is_some()),
@@ -104,13 +109,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
         size: args.size,
         parameters: args.params.clone(),
     };
-    let secrets = Parameters::new(args.params.clone(), Vec::new()).secrets();
-    let mut events = Events::none().with(ConsoleSink::stdout(secrets.clone()));
-    if let Some(path) = &args.events {
-        let sink = JsonLinesSink::create(path, secrets)
-            .with_context(|| format!("cannot write the events file {}", path.display()))?;
-        events.subscribe(sink);
-    }
+    let events = record_events(&args)?;
     let runtime = retrace_runner::runtime()?;
     let stop = async {
         // No handler installed means no way to stop but closing the window.
@@ -122,4 +121,17 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
         &job, stop, &events,
     ))?;
     Ok(Outcome::Pass)
+}
+
+/// The recording's event stream: the console, and the `--events` file when asked (parameter
+/// values redacted from both).
+fn record_events(args: &RecordArgs) -> anyhow::Result<Events> {
+    let secrets = Parameters::new(args.params.clone(), Vec::new()).secrets();
+    let mut events = Events::none().with(ConsoleSink::stdout(secrets.clone()));
+    if let Some(path) = &args.events {
+        let sink = JsonLinesSink::create(path, secrets)
+            .with_context(|| format!("cannot write the events file {}", path.display()))?;
+        events.subscribe(sink);
+    }
+    Ok(events)
 }
