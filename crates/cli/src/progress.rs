@@ -1,6 +1,7 @@
 //! [`SuiteProgress`]: the suite's live display, a sink of its event stream. On a terminal,
-//! one progress bar (indicatif) with a line above it per finished test and its time; when
-//! not a terminal, the same lines with no bar. `retrace run --json` subscribes none.
+//! one progress bar (indicatif) with the suite's console lines above it
+//! ([`ConsoleView::Suite`]: a line per finished test and its time, and per retry); when not a
+//! terminal, the same lines with no bar. `retrace run --json` subscribes none.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -9,8 +10,8 @@ use indicatif::ProgressBar;
 use indicatif::ProgressStyle;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::EventSink;
-use retrace_protocol::events::TestReport;
-use retrace_protocol::events::TestStatus;
+use retrace_report::console::ConsoleLines;
+use retrace_report::console::ConsoleView;
 
 /// Prints a line per finished test, with a bar on a terminal.
 #[derive(Debug)]
@@ -47,47 +48,13 @@ impl SuiteProgress {
     }
 }
 
-/// One line for a finished test: its status, id, time, and why when it did not pass.
-pub fn test_line(test: &TestReport) -> String {
-    let seconds = test.wall_ms as f64 / 1000.0;
-    let why = match test.status {
-        TestStatus::Passed => String::new(),
-        TestStatus::Flaky => format!(" (passed on attempt {})", test.attempts.len()),
-        TestStatus::Failed => {
-            let failure = test
-                .attempts
-                .last()
-                .and_then(|attempt| attempt.replay.as_ref())
-                .and_then(|replay| replay.failure.as_ref());
-            match failure {
-                Some(failure) => format!(": step {} {}", failure.step, failure.message),
-                None => String::new(),
-            }
-        }
-        TestStatus::Error => {
-            let error = test
-                .attempts
-                .last()
-                .and_then(|attempt| attempt.error.as_deref());
-            format!(": {}", error.unwrap_or("could not run"))
-        }
-        TestStatus::Skipped => format!(": {}", test.skip_reason.as_deref().unwrap_or("skipped")),
-    };
-    format!(
-        "{:<7} {} ({seconds:.1} s){why}",
-        test.status.label(),
-        test.id
-    )
-}
-
 impl EventSink for SuiteProgress {
     fn emit(&self, event: &Event) {
+        for line in ConsoleLines::new(ConsoleView::Suite).lines(event) {
+            self.print(&line);
+        }
         match event {
-            Event::TestStarted { id, attempt } if *attempt > 1 => {
-                self.print(&format!("retry   {id} (attempt {attempt})"));
-            }
-            Event::TestFinished(test) => {
-                self.print(&test_line(test));
+            Event::TestFinished(_) => {
                 if let Some(bar) = &self.bar {
                     bar.inc(1);
                 }

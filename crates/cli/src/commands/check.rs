@@ -10,12 +10,12 @@ use anyhow::Context;
 use retrace_check::CheckSpec;
 use retrace_check::JudgeWhen;
 use retrace_check::Viewport;
-use retrace_protocol::events::Event;
-use retrace_protocol::events::EventSink;
 use retrace_protocol::events::Events;
-use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Verdict;
 
+use retrace_report::ConsoleSink;
+use retrace_report::Secrets;
+use retrace_report::console::ConsoleView;
 use retrace_report::suite::ReportKind;
 use retrace_runner::check::CheckJob;
 use retrace_runner::check::approve_check_baseline;
@@ -309,94 +309,6 @@ fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
     }
 }
 
-/// Prints a line per page as each finishes, and one before each retry's wait.
-struct PageLines;
-
-impl EventSink for PageLines {
-    fn emit(&self, event: &Event) {
-        match event {
-            Event::TestFinished(test) => {
-                if let Some(check) = &test.check {
-                    // A closed stdout (a pipe to `head`) must not stop the check; the
-                    // report lines at the end meet it and end the command quietly.
-                    let _ = crate::output::line(format_args!("{}", page_line(check)));
-                }
-            }
-            Event::CheckRetryScheduled {
-                path,
-                viewport: (width, height),
-                attempt,
-                wait_ms,
-                reason,
-            } => {
-                let _ = crate::output::line(format_args!(
-                    "retry {path} @{width}x{height}: attempt {attempt} in {wait_ms} ms, after: {reason}"
-                ));
-            }
-            _ => {}
-        }
-    }
-}
-
-/// `FAIL /pricing @1280x720: ...`, with one indented line per difference.
-fn page_line(check: &PageCheck) -> String {
-    let (width, height) = check.viewport;
-    let head = format!(
-        "{:<5} {} @{width}x{height}",
-        label(check.verdict),
-        check.path
-    );
-    let head = match &check.judge {
-        Some(judge) => format!(
-            "{head} (judge {}: {}{}{})",
-            judge.model,
-            label(judge.verdict),
-            judge
-                .confidence
-                .map(|c| format!(", confidence {c}"))
-                .unwrap_or_default(),
-            if judge.cached { ", cached" } else { "" }
-        ),
-        None => head,
-    };
-    match check.verdict {
-        Verdict::Pass => head,
-        Verdict::Error => format!(
-            "{head}: {} (after {} attempts)",
-            check.error.as_deref().unwrap_or("unknown error"),
-            check.attempts.len()
-        ),
-        Verdict::Fail => {
-            let mut lines = vec![format!("{head}: {} differences", check.differences.len())];
-            for d in &check.differences {
-                let kind = serde_json::to_value(d.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                let change = d
-                    .change
-                    .and_then(|c| serde_json::to_value(c).ok())
-                    .and_then(|v| v.as_str().map(|s| format!("/{s}")))
-                    .unwrap_or_default();
-                let place = d
-                    .region
-                    .map(|r| format!(" at {},{} {}x{}", r.x, r.y, r.width, r.height))
-                    .unwrap_or_default();
-                lines.push(format!("    {kind}{change}{place}: {}", d.description));
-            }
-            lines.join("\n")
-        }
-    }
-}
-
-fn label(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Pass => "PASS",
-        Verdict::Fail => "FAIL",
-        Verdict::Error => "ERROR",
-    }
-}
-
 /// The check's log in `--out`: every event, one JSON object per line.
 const EVENTS_LOG: &str = "events.jsonl";
 
@@ -417,7 +329,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let tests = Arc::new(CheckTests::new());
     let mut events = Events::none().with(tests.clone());
     if !args.json {
-        events.subscribe(Arc::new(PageLines));
+        events.subscribe(ConsoleSink::stdout_for(
+            ConsoleView::Check,
+            Secrets::default(),
+        ));
     }
     // The judge's retries are the check's own (each attempt logged), so its client has none.
     let judge = if spec.judge.when == JudgeWhen::Off {
