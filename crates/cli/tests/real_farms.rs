@@ -116,11 +116,9 @@ fn a_replay_through_a_real_selenium_grid_passes_and_ends_its_session() {
 
     let output = replay(dir.path(), demo.url(), &grid.endpoint(), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
-    assert!(
-        grid.log().contains("Session created by the Node"),
-        "the Grid made the session: {}",
-        grid.log()
-    );
+    let (created, quit) = grid.sessions();
+    assert_eq!(created.len(), 1, "one session: {}", grid.log());
+    assert_eq!(quit, created, "retrace ended it: {}", grid.log());
     // The session is deleted, so ChromeDriver quits its Chromium (else both would wait
     // for the Grid's 300 s session timeout).
     assert_none_left(
@@ -153,6 +151,11 @@ fn a_suite_runs_on_a_real_selenium_grid_that_wants_a_password() {
 
     let suite_run = run(&suite, &grid.endpoint(), &[]);
     assert_two_pass_one_fails(&suite_run);
+    let (mut created, mut quit) = grid.sessions();
+    assert!(!created.is_empty(), "{}", grid.log());
+    created.sort();
+    quit.sort();
+    assert_eq!(quit, created, "every session ended: {}", grid.log());
     let shown = shown(&[&refused, &suite_run]);
     assert!(
         !shown.contains(GRID_PASSWORD),

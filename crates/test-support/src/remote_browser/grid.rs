@@ -11,6 +11,11 @@
 //!   the same on demand).
 //!
 //! Everything that happens is recorded for the test to check ([`GridReport`]).
+//!
+//! Only for what a real Grid ([`super::selenium_grid::SeleniumGrid`]) cannot be made to do on
+//! demand: kill a session at a moment the test chooses or after a sub-second idle limit (a
+//! real Grid's session timeout is whole seconds, swept on its own schedule), and count the
+//! sessions alive at once exactly.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -129,6 +129,25 @@ impl SeleniumGrid {
         self.server.log()
     }
 
+    /// From its log: the ids of the sessions it created, in order, and of those ended by a
+    /// client's quit (`DELETE /session/{id}`), in order.
+    pub fn sessions(&self) -> (Vec<String>, Vec<String>) {
+        let log = self.log();
+        let ids = |lines: &mut dyn Iterator<Item = &str>, marker: &str, end: char| {
+            lines
+                .filter_map(|line| line.split_once(marker))
+                .filter_map(|(_, rest)| rest.split(end).next())
+                .map(str::to_owned)
+                .collect::<Vec<String>>()
+        };
+        let created = ids(&mut log.lines(), "Session created by the Node. Id: ", ',');
+        let mut quits = log
+            .lines()
+            .filter(|line| line.contains("(reason: QUIT_COMMAND)"));
+        let quit = ids(&mut quits, "Stopping session ", ' ');
+        (created, quit)
+    }
+
     /// The hub's `/status` document (its node's slots and their sessions).
     pub fn status(&self) -> String {
         let authorization = self
