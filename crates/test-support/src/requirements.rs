@@ -173,4 +173,21 @@ mod tests {
         );
         assert!(failure.contains("apt-get install xvfb"), "{failure}");
     }
+
+    #[test]
+    fn the_farm_tests_fail_on_ci_without_java_chromedriver_or_npm() {
+        for (need, package) in [
+            (Need::Java, "default-jre-headless"),
+            (Need::ChromeDriver, "chromium-driver"),
+            (Need::Npm, "npm"),
+        ] {
+            let failure = when_missing(need, true).unwrap_err();
+            assert!(
+                failure.contains(&format!("{need:?} is not installed and CI is set")),
+                "{failure}"
+            );
+            assert!(failure.contains(package), "{failure}");
+            assert!(when_missing(need, false).unwrap().starts_with("SKIPPED"));
+        }
+    }
 }
