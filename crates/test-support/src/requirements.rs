@@ -1,4 +1,5 @@
-//! What a test needs from the machine (Chromium, Xvfb, Java...), and what a test does without it.
+//! What a test needs from the machine (Chromium, Xvfb, Java...), and what a test does
+//! without it.
 //!
 //! On a developer's machine a test whose program is missing is skipped with a `SKIPPED:`
 //! line on stderr naming the package to install. Under `CI=true` (what CI services set) it

@@ -147,16 +147,6 @@ impl SeleniumGrid {
         let quit = ids(&mut quits, "Stopping session ", ' ');
         (created, quit)
     }
-
-    /// The hub's `/status` document (its node's slots and their sessions).
-    pub fn status(&self) -> String {
-        let authorization = self
-            .credentials
-            .as_ref()
-            .map(|(user, password)| basic(user, password));
-        super::server::http_get(self.server.port(), "/status", authorization.as_deref())
-            .unwrap_or_default()
-    }
 }
 
 fn basic(user: &str, password: &str) -> String {

@@ -105,7 +105,7 @@ impl Drop for FarmServer {
 
 /// `GET path` on 127.0.0.1:`port` over HTTP/1.0: the answer's status line and body, or
 /// `None` when nothing answers.
-pub(crate) fn http_get(port: u16, path: &str, authorization: Option<&str>) -> Option<String> {
+fn http_get(port: u16, path: &str, authorization: Option<&str>) -> Option<String> {
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(5)).ok()?;
     stream
