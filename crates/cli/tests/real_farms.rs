@@ -190,6 +190,12 @@ fn a_replay_and_a_suite_run_on_a_real_browserless_with_its_token() {
     let with_token = format!("{}/?token={BROWSERLESS_TOKEN}", farm.url());
     let replayed = replay(dir.path(), demo.url(), &with_token, &[]);
     assert_eq!(replayed.status.code(), Some(0), "{}", explain(&replayed));
+    let proxied = farm.sessions();
+    assert!(
+        proxied > 0,
+        "the replay went through the farm: {}",
+        farm.log()
+    );
 
     let header = format!("Authorization: Bearer {BROWSERLESS_TOKEN}");
     let suite_run = run(
@@ -198,6 +204,7 @@ fn a_replay_and_a_suite_run_on_a_real_browserless_with_its_token() {
         &["--connect-header", &header],
     );
     assert_two_pass_one_fails(&suite_run);
+    assert!(farm.sessions() > proxied, "so did the run: {}", farm.log());
     // browserless launched Debian's Chromium, and nothing downloaded another.
     let files = farm.browser_files();
     assert_eq!(files.len(), 1, "{files:?}");

@@ -129,6 +129,14 @@ impl Browserless {
         found
     }
 
+    /// How many CDP websocket sessions it has proxied to a browser it launched (from its log).
+    pub fn sessions(&self) -> usize {
+        self.log()
+            .lines()
+            .filter(|line| line.contains("Proxying ") && line.contains(" to ChromiumCDP "))
+            .count()
+    }
+
     /// browserless's log so far.
     pub fn log(&self) -> String {
         self.server.log()
