@@ -2,7 +2,8 @@
 # Installs what retrace's demo and tests need on a fresh Debian machine: Chromium (Debian's
 # headless shell, which retrace launches by default, and the full browser, which some tests
 # launch so that both stay covered), Xvfb and a few real X programs for the desktop backend
-# tests, nginx (the authenticating and TLS proxies of the remote-browser tests), fonts, and
+# tests, nginx (the authenticating and TLS proxies of the remote-browser tests), Java and
+# ChromeDriver (the real Selenium Grid of the farm tests), fonts, and
 # Python's venv (for the cross-checks against Python libraries). Safe to run again: it
 # installs only what is missing.
 set -euo pipefail
@@ -28,6 +29,12 @@ command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # `retrace mcp` is listed by the MCP Inspector's CLI mode (crates/cli/tests/mcp_server.rs),
 # which the test npm-installs (retrace_test_support::npm); Debian's npm brings Node.js.
 command -v npm >/dev/null 2>&1 || need+=(npm)
+# The real browser farms of crates/cli/tests/real_farms.rs: a Selenium Grid 4 (its jar comes
+# from npm, pinned in retrace_test_support::remote_browser::selenium_grid) runs on Java and
+# drives Debian's Chromium through Debian's ChromeDriver; browserless (npm, pinned in
+# retrace_test_support::remote_browser::browserless) runs on the Node.js npm brings.
+[ -x /usr/bin/java ] || need+=(default-jre-headless)
+[ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
 # The imagehash cross-check (crates/cli/tests/imagehash_crosscheck.rs) makes a Python venv and
 # pip-installs imagehash into it, as the object-storage tests do with moto's S3 server
 # (retrace_test_support::moto); Debian ships venv's pip bootstrap (ensurepip) separately.

@@ -1,5 +1,5 @@
 //! `retrace check` scheduled by the runner, end to end: checked in a remote browser reached
-//! through a Selenium Grid stand-in (the pages' verdicts as in a launched browser, the Grid
+//! through a real Selenium Grid 4 (the pages' verdicts as in a launched browser, the Grid
 //! session created once and deleted at the end; shots approved there checked against there),
 //! and split into shards (`--shard`, or the
 //! CI's variables) that check disjoint parts of the pages, log their events, name their
@@ -10,12 +10,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 use std::process::Output;
-use std::time::Duration;
 
-use retrace_drive::chromium::process::BrowserProcess;
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::demo::DemoThread;
-use retrace_test_support::remote_browser::grid::GridStandIn;
+use retrace_test_support::remote_browser::selenium_grid::SeleniumGrid;
 use retrace_test_support::require;
 
 const BIN: &str = env!("CARGO_BIN_EXE_retrace");
@@ -50,19 +48,9 @@ fn explain(output: &Output) -> String {
 
 #[test]
 fn a_check_through_a_selenium_grid_runs_in_the_remote_browser_and_ends_its_session() {
-    require!(Chromium);
-    let runtime = retrace_test_support::cli::runtime();
-    let chromium = runtime.block_on(async {
-        BrowserProcess::spawn(
-            Path::new("/usr/bin/chromium"),
-            1280,
-            800,
-            Duration::from_secs(60),
-        )
-        .await
-        .unwrap()
-    });
-    let grid = GridStandIn::start(chromium.ws_url(), None);
+    let Some(grid) = SeleniumGrid::start(None) else {
+        return;
+    };
     let baseline = DemoThread::variant(retrace_demo::Variant::Baseline);
     let candidate = DemoThread::variant(retrace_demo::Variant::Shift);
     let out = tempfile::tempdir().unwrap();
@@ -101,14 +89,14 @@ fn a_check_through_a_selenium_grid_runs_in_the_remote_browser_and_ends_its_sessi
     assert_eq!(verdict("/site/about"), Some("PASS".into()), "{document}");
     let shift = &pages.iter().find(|p| p["path"] == "/site/pricing").unwrap()["differences"][0];
     assert_eq!(shift["change"], "shift", "{shift}");
-    let report = grid.report();
+    let (created, quit) = grid.sessions();
     assert_eq!(
-        report.created.len(),
+        created.len(),
         1,
-        "one browser for the viewport: {report:?}"
+        "one browser for the viewport: {}",
+        grid.log()
     );
-    assert_eq!(report.deleted, report.created, "{report:?}");
-    assert_eq!(report.live, 0, "{report:?}");
+    assert_eq!(quit, created, "{}", grid.log());
 
     // Shots approved in the remote browser carry its fingerprint, so a check in that same
     // browser compares with them: the unchanged page passes, the shifted one fails.
@@ -144,9 +132,9 @@ fn a_check_through_a_selenium_grid_runs_in_the_remote_browser_and_ends_its_sessi
         "{}",
         explain(&shifted)
     );
-    let report = grid.report();
-    assert_eq!(report.created.len(), 4, "{report:?}");
-    assert_eq!(report.deleted, report.created, "{report:?}");
+    let (created, quit) = grid.sessions();
+    assert_eq!(created.len(), 4, "{}", grid.log());
+    assert_eq!(quit, created, "{}", grid.log());
 }
 
 /// The pages each shard's JSON document checked, as `PATH@WxH`.

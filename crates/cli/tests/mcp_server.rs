@@ -3,7 +3,9 @@
 //! schemas; `check` PASS and FAIL with its diff image; `replay` of the demo flow passing and
 //! failing on v2 at step 7; `run` with a progress notification per test, cancelled with no
 //! browser of it left; `replay` with a progress notification per step, cancelled with the
-//! server still serving; bad arguments as tool errors while the server stays up;
+//! server still serving; `screenshot` and `check` cancelled while their page is held back by
+//! its server, the page closed, no browser left beyond the warm one and the next call
+//! answered; bad arguments as tool errors while the server stays up;
 //! `list_trajectories`, `screenshot` and `approve`; the demo password (a secret parameter) in
 //! no result, notification or log line (the server logs at debug). Over HTTP, requests
 //! without the token, or with another, get 401. The real binary, the real demo app, real
@@ -12,12 +14,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
+use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use retrace_runner::demo::DEMO_RECORDING;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::demo::Variant;
+use retrace_test_support::html_server::HeldResponse;
+use retrace_test_support::html_server::serve_html_holding;
 
 /// The client SDK, pinned.
 const MCP_SDK: &[&str] = &["mcp==2.3.0"];
@@ -41,6 +50,32 @@ fn work_dir(dir: &Path) {
     }
 }
 
+/// The page the held server answers with, once released.
+const HELD_PAGE: &str = "<!doctype html><title>held</title><p>held back</p>";
+
+/// Writes how many requests for the held page have arrived and how many are still held
+/// (`ARRIVED WAITING`) into `file` as they change, until `stop`: how the client script
+/// (another process) sees that a call is waiting on the page, and that its page was closed.
+fn report_requests(
+    held: HeldResponse,
+    file: PathBuf,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let partial = file.with_extension("partial");
+        let mut written = None;
+        retrace_test_support::cli::poll(Duration::from_secs(3600), || {
+            let now = (held.requests(), held.waiting());
+            if written != Some(now) {
+                std::fs::write(&partial, format!("{} {}", now.0, now.1)).unwrap();
+                std::fs::rename(&partial, &file).unwrap();
+                written = Some(now);
+            }
+            stop.load(Ordering::SeqCst).then_some(())
+        });
+    })
+}
+
 /// Runs the client script over `transport`; panics with its output unless it succeeds.
 fn drive(transport: &str) {
     retrace_test_support::require!(Chromium);
@@ -56,8 +91,13 @@ fn drive(transport: &str) {
         latency: retrace_demo::Latency::Fixed(60_000),
         ..DemoConfig::default()
     });
+    // Holds its page back: a screenshot or check of it is still loading when cancelled.
+    let (held_site, held) = serve_html_holding(&[], "/held", "text/html", HELD_PAGE);
     let work = tempfile::tempdir().unwrap();
     work_dir(work.path());
+    let held_count = work.path().join("held-requests");
+    let stop = Arc::new(AtomicBool::new(false));
+    let reporter = report_requests(held.clone(), held_count.clone(), Arc::clone(&stop));
     let log = work.path().join("server.log");
     let config = serde_json::json!({
         "binary": env!("CARGO_BIN_EXE_retrace"),
@@ -66,6 +106,8 @@ fn drive(transport: &str) {
         "baseline": baseline.url(),
         "shifted": shifted.url(),
         "slow": slow.url(),
+        "held": held_site.url(""),
+        "held_count": held_count,
         "password": retrace_demo::DEMO_PASSWORD,
         "log": log,
         "transport": transport,
@@ -77,6 +119,9 @@ fn drive(transport: &str) {
         .arg(config.to_string())
         .output()
         .unwrap();
+    stop.store(true, Ordering::SeqCst);
+    reporter.join().unwrap();
+    held.release();
     let server_log = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
         output.status.success(),

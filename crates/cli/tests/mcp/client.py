@@ -2,8 +2,10 @@
 
 Run by crates/cli/tests/mcp_server.rs with one argument, a JSON object:
   binary, work (the server's folder, holding flow.json, broken.json and flows/), demo (the demo
-  app's URL), baseline and shifted (content-site variants), password (the demo's, a secret
-  parameter), log (the server's stderr), transport ("stdio" or "http"), token (for http).
+  app's URL), baseline and shifted (content-site variants), slow (a demo app slow to sign in),
+  held (a site whose /held page is held back) and held_count (a file holding how many requests
+  for it arrived and how many are held still), password (the demo's, a secret parameter), log (the server's stderr),
+  transport ("stdio" or "http"), token (for http).
 
 Every check raises AssertionError with what was seen; exit 0 means all held.
 """
@@ -106,6 +108,79 @@ async def cancelled_after_first_progress(session, name, arguments):
     return notes
 
 
+def held_requests():
+    """How many requests for the held page have arrived, and how many are held still (their
+    page not closed): the test writes both."""
+    try:
+        with open(CFG["held_count"]) as f:
+            arrived, waiting = f.read().split()
+            return int(arrived), int(waiting)
+    except (OSError, ValueError):
+        return 0, 0
+
+
+async def page_closed(what):
+    """Waits until no request for the held page is held: the browser closed the page of the
+    cancelled call. A call not stopped would give up on the page by itself only when its
+    navigation times out (30 s), so the deadline is below that (a cancelled call's page closes
+    in well under a second)."""
+    deadline = time.monotonic() + 20
+    while held_requests()[1] and time.monotonic() < deadline:
+        await anyio.sleep(0.1)
+    require(held_requests()[1] == 0, what, held_requests())
+
+
+async def cancelled_while_held(session, name, arguments):
+    """Calls `name` on the held page and cancels the call once the page's request has reached
+    its server (the call is then waiting for it). A call that ends first fails the test."""
+    before = held_requests()[0]
+
+    async with anyio.create_task_group() as group:
+        async def doomed():
+            await call(session, name, arguments)
+            raise AssertionError(f"the {name} call ended before it was cancelled")
+
+        group.start_soon(doomed)
+        with anyio.fail_after(600):
+            while held_requests()[0] <= before:
+                await anyio.sleep(0.05)
+        group.cancel_scope.cancel()
+
+
+async def browsers_become(pid, want, what):
+    """Waits (a minute at most) until the server's browsers are `want(browsers)`."""
+    deadline = time.monotonic() + 60
+    while not want(browsers_of(pid)) and time.monotonic() < deadline:
+        await anyio.sleep(0.1)
+    require(want(browsers_of(pid)), what, sorted(browsers_of(pid)))
+
+
+async def cancel_held_calls(session, pid):
+    """A screenshot and a check cancelled while their page is held back: no browser is left
+    beyond the warm one, and the server answers the next call in it."""
+    about = CFG["baseline"] + "site/about"
+    shot = {"url": about, "size": "1280x800"}
+    structured(await call(session, "screenshot", shot), "a screenshot at the warm size")
+    warm = browsers_of(pid)
+    require(len(warm) == 1, "one warm browser", sorted(warm))
+    await cancelled_while_held(session, "screenshot", {"url": CFG["held"] + "/held", "size": "1280x800"})
+    await page_closed("the cancelled screenshot's page closed")
+    await browsers_become(pid, lambda now: now == warm, "only the warm browser after a cancelled screenshot")
+    structured(await call(session, "screenshot", shot), "a screenshot after a cancelled one")
+    require(browsers_of(pid) == warm, "the screenshot after it in the warm browser", (sorted(warm), sorted(browsers_of(pid))))
+
+    held = {"baseline": CFG["held"], "candidate": CFG["held"], "pages": ["/held"], "retries": 0}
+    await cancelled_while_held(session, "check", held)
+    await page_closed("the cancelled check's page closed")
+    # The check's viewport (1280x720) is not the screenshot's: its browser became the warm one.
+    await browsers_become(pid, lambda now: len(now) == 1, "only the warm browser after a cancelled check")
+    warm = browsers_of(pid)
+    same = {"baseline": CFG["baseline"], "candidate": CFG["baseline"], "pages": ["/site/about"], "retries": 0}
+    out = structured(await call(session, "check", same), "a check after a cancelled one")
+    require(out["verdict"] == "PASS", "the check after a cancelled one passes", out)
+    require(browsers_of(pid) == warm, "the check after it in the warm browser", (sorted(warm), sorted(browsers_of(pid))))
+
+
 def structured(result, name):
     require(not result.is_error, f"{name} returned a tool error", result.model_dump(by_alias=True))
     require(result.structured_content is not None, f"{name} has no structured content")
@@ -201,6 +276,8 @@ async def exercise(session, pid):
     again = structured(await call(session, "replay", {"file": "flow.json", "url": demo, "params": login, "step_timeout": 30}), "replay after a cancelled one")
     require(again["status"] == "passed", "a replay after a cancelled one passes", again)
     require(browsers_of(pid) == warm, "no browser left by the cancelled replay", (warm, browsers_of(pid)))
+
+    await cancel_held_calls(session, pid)
 
     # A run with progress notifications, cancelled after its first test: no browser of it left.
     warm = browsers_of(pid)

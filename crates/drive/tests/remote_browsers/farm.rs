@@ -1,5 +1,5 @@
 //! A browser farm at capacity: busy answers are retried with backoff, and every retry is
-//! reported.
+//! reported. A stand-in farm: a real one cannot be made to answer busy a set number of times.
 
 use pretty_assertions::assert_eq;
 use retrace_drive::DriveError;

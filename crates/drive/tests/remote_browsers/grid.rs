@@ -1,5 +1,9 @@
 //! Selenium Grid 4: sessions created, kept alive past the Grid's idle limit, deleted at the
-//! end; a session the Grid kills is a lost session; `max_sessions` holds across runs.
+//! end; a session the Grid kills is a lost session; `max_sessions` holds across runs. A
+//! stand-in Grid: these need a session killed when the test says, an idle limit of a fraction
+//! of a second and an exact count of sessions alive at once, which a real Grid does not give
+//! (its session timeout is whole seconds, swept on its own schedule). A real Grid 4 is
+//! `crates/cli/tests/real_farms.rs`.
 
 use std::num::NonZeroUsize;
 use std::time::Duration;

@@ -4,6 +4,9 @@
 //! move it onto the farm's address fails), and `/devtools/browser/{id}` proxies the websocket
 //! to the browser. The first `busy_discoveries` discovery requests are answered 429, as a farm
 //! at capacity does.
+//!
+//! Only for that: a real farm ([`super::browserless::Browserless`]) cannot be made to answer
+//! busy a set number of times.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;

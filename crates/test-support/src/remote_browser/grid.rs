@@ -2,7 +2,8 @@
 //! Chromium.
 //!
 //! - `POST /session` creates a session and answers W3C capabilities whose `se:cdp` points at
-//!   the session's CDP websocket on an internal node address (as a Grid reports it);
+//!   the session's CDP websocket on an internal node address (as a Grid reports it); a body
+//!   whose Content-Type does not say `charset=utf-8` is refused, as a real Grid refuses it;
 //! - `/session/{id}/se/cdp` proxies that websocket to the browser;
 //! - `GET /session/{id}/url` is the keep-alive command, `DELETE /session/{id}` ends a session;
 //! - with an idle limit, a session that gets no WebDriver command (CDP traffic does not count)
@@ -11,6 +12,11 @@
 //!   the same on demand).
 //!
 //! Everything that happens is recorded for the test to check ([`GridReport`]).
+//!
+//! Only for what a real Grid ([`super::selenium_grid::SeleniumGrid`]) cannot be made to do on
+//! demand: kill a session at a moment the test chooses or after a sub-second idle limit (a
+//! real Grid's session timeout is whole seconds, swept on its own schedule), and count the
+//! sessions alive at once exactly.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -146,7 +152,23 @@ fn invalid_session(id: &str) -> Response {
     (StatusCode::NOT_FOUND, Json(body)).into_response()
 }
 
-async fn create(State(grid): State<Shared>, Json(body): Json<Value>) -> Response {
+async fn create(
+    State(grid): State<Shared>,
+    headers: axum::http::HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    // As a real Grid 4 does: a body must say it is UTF-8.
+    let content_type = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    if !content_type.to_ascii_lowercase().contains("charset=utf-8") {
+        let message =
+            format!("Content-Type header does not indicate utf-8 encoded json: {content_type}");
+        let body =
+            json!({"value": {"error": "unknown error", "message": message, "stacktrace": ""}});
+        return (StatusCode::INTERNAL_SERVER_ERROR, Json(body)).into_response();
+    }
     let mut grid = lock(&grid);
     grid.next_id += 1;
     let id = format!("stand-in-{:04}", grid.next_id);

@@ -99,6 +99,15 @@ pub(crate) async fn create(
             detail: format!("{what} on {hub}: {detail}"),
         })
     };
+    if matches!(answer.status, 401 | 403) {
+        // A Grid with `--username`/`--password` answers an empty 401 to wrong credentials.
+        return Err(failed(format!(
+            "refused with HTTP {} (the hub wants other credentials: a user and password in \
+             the endpoint URL, or an Authorization header){}",
+            answer.status,
+            excerpt(&answer.body)
+        )));
+    }
     let value: serde_json::Value = serde_json::from_str(&answer.body).map_err(|e| {
         failed(format!(
             "HTTP {}, not JSON ({e}){}",

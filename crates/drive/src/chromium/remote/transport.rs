@@ -22,6 +22,9 @@ use super::backoff::retry_after;
 use super::endpoint::redact;
 use crate::error::DriveError;
 
+/// The Content-Type of the JSON bodies we send.
+const JSON_UTF8: &str = "application/json; charset=utf-8";
+
 /// A byte stream a websocket runs on: plain TCP or TLS over it.
 pub(crate) trait Io: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
 impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Io for T {}
@@ -91,7 +94,11 @@ impl Transport {
             .request(method, url.clone())
             .timeout(timeout.unwrap_or(self.timeout));
         if let Some(body) = body {
-            request = request.json(body);
+            // A real Grid 4 refuses a body whose Content-Type does not name UTF-8 ("Content-Type
+            // header does not indicate utf-8 encoded json"), so the charset is spelled out.
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, JSON_UTF8)
+                .body(body.to_string());
         }
         let failed = |error: reqwest::Error| {
             StepError::Failed(unreachable(what, url, &describe_reqwest(error)))
