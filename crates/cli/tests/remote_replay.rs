@@ -2,7 +2,7 @@
 //! Chromium behind a real nginx that wants a bearer token, as a browser farm does. Without the
 //! header the run is an infrastructure error (exit 2) that never shows the token; with
 //! `--connect-header`, `RETRACE_CONNECT_HEADERS` or `?token=` it replays and passes. A farm
-//! that answers "busy" twice is retried, each retry logged: a stand-in farm, because a real
+//! that answers "busy" twice is retried, each retry told on the console and in the event log: a stand-in farm, because a real
 //! one cannot be made to answer 429 a set number of times. Replays and runs through a real
 //! Selenium Grid 4 and a real browserless are in `real_farms.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -64,25 +64,49 @@ fn demo_recording() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 #[test]
-fn a_busy_farm_is_retried_and_each_retry_is_logged() {
+fn a_busy_farm_is_retried_and_each_retry_is_told_on_the_console_and_in_the_event_log() {
     retrace_test_support::require!(Chromium);
     let runtime = retrace_test_support::cli::runtime();
     let chromium = local_chromium(&runtime);
     let farm = FarmStandIn::start(chromium.ws_url(), 2);
     let demo = DemoThread::start(retrace_demo::DemoConfig::default());
-    let (_dir, file) = demo_recording();
+    let (dir, file) = demo_recording();
+    let log = dir.path().join("events.jsonl");
 
-    let output = replay(&file, demo.url(), &farm.url(), &[], &[]);
+    let output = replay(
+        &file,
+        demo.url(),
+        &farm.url(),
+        &["--events", log.to_str().unwrap()],
+        &[],
+    );
     assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
     assert_eq!((farm.discoveries(), farm.busy_answers()), (3, 2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let retries: Vec<&str> = stderr
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let retries: Vec<&str> = stdout
         .lines()
         .filter(|line| line.contains("answered HTTP 429"))
         .collect();
-    assert_eq!(retries.len(), 2, "{stderr}");
+    assert_eq!(retries.len(), 2, "{}", explain(&output));
     for (retry, line) in retries.iter().enumerate() {
+        assert!(line.starts_with("  note ("), "{line}");
         assert!(line.contains(&format!("retry {} in", retry + 1)), "{line}");
+    }
+    let notices: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|event| event["type"] == "target_notice")
+        .collect();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    for notice in &notices {
+        assert!(
+            notice["message"]
+                .as_str()
+                .unwrap()
+                .contains("answered HTTP 429"),
+            "{notice}"
+        );
     }
 }
 

@@ -396,7 +396,7 @@ async fn act_computer(
     provider: Arc<dyn VlmProvider>,
     events: &Events,
 ) -> Result<Ended, RunnerError> {
-    let browser = job.browser.open().await?;
+    let browser = job.browser.open_reporting(events).await?;
     let page = Arc::new(open_page(&browser, &job.url, PageLoad::Quiet).await?);
     let backend: Arc<dyn Backend> = page.clone();
     let computer = ComputerTool::new(
@@ -463,7 +463,7 @@ async fn act_structured(
     max_attempts: u32,
     screenshots: bool,
 ) -> Result<Ended, RunnerError> {
-    let browser = Arc::new(job.browser.open().await?);
+    let browser = Arc::new(job.browser.open_reporting(events).await?);
     let executor = Arc::new(WebExecutor::new(browser, WebExecutorConfig::default()));
     executor.open_session(Some(DEFAULT_SESSION)).await?;
     executor

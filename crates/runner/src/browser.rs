@@ -12,6 +12,8 @@ use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_drive::chromium::ChromiumPage;
+use retrace_protocol::events::Event;
+use retrace_protocol::events::Events;
 
 use crate::error::RunnerError;
 
@@ -65,8 +67,9 @@ impl std::fmt::Debug for RemoteAccess {
 
 impl RemoteAccess {
     /// The drive's options for `endpoint`: headers parsed (an error names the flag or line,
-    /// never the value), retries of a busy farm logged.
-    pub fn options(&self, endpoint: &str) -> Result<ConnectOptions, RunnerError> {
+    /// never the value); a busy farm's retries and a wait for a free session go to `events` as
+    /// target notices.
+    pub fn options(&self, endpoint: &str, events: &Events) -> Result<ConnectOptions, RunnerError> {
         let mut options = ConnectOptions::parse(endpoint)?;
         for (index, line) in self.header_lines.iter().enumerate() {
             let (name, value) = parse_header(line, &format!("connect header {}", index + 1))?;
@@ -74,20 +77,31 @@ impl RemoteAccess {
         }
         options.ca_file = self.ca_file.clone();
         options.max_sessions = self.max_sessions;
-        options.observer = Some(ConnectObserver::new(|event| match event {
-            ConnectEvent::Retrying {
-                endpoint,
-                step,
-                retry,
-                delay,
-                reason,
-            } => tracing::warn!(
-                "{endpoint}: {step} answered {reason}; retry {retry} in {:.1} s",
-                delay.as_secs_f64()
-            ),
-            ConnectEvent::WaitingForSession { endpoint, limit } => {
-                tracing::info!("{endpoint}: all {limit} sessions in use; waiting for one to end")
-            }
+        let events = events.clone();
+        options.observer = Some(ConnectObserver::new(move |event| {
+            let (endpoint, message) = match event {
+                ConnectEvent::Retrying {
+                    endpoint,
+                    step,
+                    retry,
+                    delay,
+                    reason,
+                } => (
+                    endpoint,
+                    format!(
+                        "{step} answered {reason}; retry {retry} in {:.1} s",
+                        delay.as_secs_f64()
+                    ),
+                ),
+                ConnectEvent::WaitingForSession { endpoint, limit } => (
+                    endpoint,
+                    format!("all {limit} sessions in use; waiting for one to end"),
+                ),
+            };
+            events.emit(Event::TargetNotice {
+                target: endpoint.clone(),
+                message,
+            });
         }));
         Ok(options)
     }
@@ -121,10 +135,16 @@ impl BrowserConfig {
 
     /// Launches or connects.
     pub async fn open(&self) -> Result<ChromiumBrowser, RunnerError> {
+        self.open_reporting(&Events::none()).await
+    }
+
+    /// Launches or connects; a farm's retries and waits for a session go to `events`.
+    pub async fn open_reporting(&self, events: &Events) -> Result<ChromiumBrowser, RunnerError> {
         let (width, height) = self.size;
         Ok(match &self.target {
             BrowserTarget::Connect { endpoint, access } => {
-                ChromiumBrowser::connect_with(&access.options(endpoint)?, width, height).await?
+                let options = access.options(endpoint, events)?;
+                ChromiumBrowser::connect_with(&options, width, height).await?
             }
             BrowserTarget::Launch { chromium } => {
                 ChromiumBrowser::launch(&ChromiumConfig {

@@ -29,15 +29,26 @@ use crate::suite::shard::ShardSelection;
 use crate::suite::shard::assign;
 
 /// The runner's browser configuration as a check's source of browsers: one per viewport,
-/// opened at that size (its own size is not used).
+/// opened at that size (its own size is not used). A farm's retries go to the events given
+/// with [`CheckBrowsers::reporting`].
 #[derive(Debug, Clone)]
-pub struct CheckBrowsers(pub BrowserConfig);
+pub struct CheckBrowsers(pub BrowserConfig, pub Events);
+
+impl CheckBrowsers {
+    /// `config`'s browsers, a farm's notices sent to `events`.
+    pub fn reporting(config: BrowserConfig, events: &Events) -> Self {
+        Self(config, events.clone())
+    }
+}
 
 impl BrowserSource for CheckBrowsers {
     fn open(&self, viewport: Viewport) -> BoxFuture<'_, Result<ChromiumBrowser, String>> {
         Box::pin(async move {
             let config = self.0.clone().at_size((viewport.width, viewport.height));
-            config.open().await.map_err(|error| error.to_string())
+            config
+                .open_reporting(&self.1)
+                .await
+                .map_err(|error| error.to_string())
         })
     }
 
@@ -92,7 +103,7 @@ pub fn shard_ids(spec: &CheckSpec, shard: Option<&ShardSelection>) -> Option<Has
 /// Runs `job`: its shard's pages, in its browsers; results through `events` (and the job's
 /// log) as the check reports them.
 pub async fn run_check_job(job: CheckJob<'_>, events: &Events) -> Result<CheckRun, RunnerError> {
-    let browsers = CheckBrowsers(job.browser.clone());
+    let browsers = CheckBrowsers::reporting(job.browser.clone(), events);
     run_check_job_in(job, &browsers, events).await
 }
 
@@ -137,7 +148,7 @@ pub async fn approve_check_baseline(
     dir: &std::path::Path,
     browser: BrowserConfig,
 ) -> Result<Vec<std::path::PathBuf>, CheckError> {
-    retrace_check::approve_baseline_in(spec, dir, &CheckBrowsers(browser)).await
+    retrace_check::approve_baseline_in(spec, dir, &CheckBrowsers(browser, Events::none())).await
 }
 
 #[cfg(test)]

@@ -335,7 +335,13 @@ async fn replay_in_browser(
         Where::Run(run) => {
             return replay_on(job, run, size, events, collector, report).await;
         }
-        Where::Own => job.browser.clone().at_size(size).open().await?,
+        Where::Own => {
+            job.browser
+                .clone()
+                .at_size(size)
+                .open_reporting(events)
+                .await?
+        }
     };
     let result = replay_on(job, &browser, size, events, collector, report).await;
     // Dispose of this run's browser context (and, for a browser of its own, the browser),

@@ -167,7 +167,7 @@ impl BrowserSource for WarmSource<'_> {
     }
 
     fn describe(&self) -> String {
-        retrace_runner::check::CheckBrowsers(self.0.config().clone()).describe()
+        retrace_runner::check::CheckBrowsers(self.0.config().clone(), Events::none()).describe()
     }
 }
 

@@ -18,6 +18,7 @@ pub(super) fn check_lines(event: &Event) -> Vec<String> {
         } => vec![format!(
             "retry {path} @{width}x{height}: attempt {attempt} in {wait_ms} ms, after: {reason}"
         )],
+        Event::TargetNotice { target, message } => vec![format!("  note ({target}): {message}")],
         _ => Vec::new(),
     }
 }

@@ -44,6 +44,7 @@ pub(super) fn suite_lines(event: &Event) -> Vec<String> {
             vec![format!("retry   {id} (attempt {attempt})")]
         }
         Event::TestFinished(test) => vec![test_line(test)],
+        Event::TargetNotice { target, message } => vec![format!("  note ({target}): {message}")],
         _ => Vec::new(),
     }
 }

@@ -14,6 +14,7 @@
 //! (`--connect`) is one connection, whatever the load: retrace does not start browsers on
 //! someone else's machine.
 
+use retrace_protocol::events::Events;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
@@ -38,6 +39,8 @@ pub struct BrowserPool {
     /// The most browsers of one size: enough for every job to run at [`TESTS_PER_BROWSER`].
     most_per_size: usize,
     browsers: Mutex<Vec<Slot>>,
+    /// Where a farm's retries and waits for a session are told.
+    events: Events,
 }
 
 /// One open browser and how many tests are running on it.
@@ -81,7 +84,14 @@ impl BrowserPool {
             config,
             most_per_size,
             browsers: Mutex::new(Vec::new()),
+            events: Events::none(),
         }
+    }
+
+    /// The same pool, telling a farm's retries and waits for a session to `events`.
+    pub fn reporting(mut self, events: &Events) -> Self {
+        self.events = events.clone();
+        self
     }
 
     /// A browser for a page of `size`: the least busy one of that size, or a new one when
@@ -103,7 +113,12 @@ impl BrowserPool {
                 index
             }
             _ => {
-                let browser = self.config.clone().at_size(size).open().await?;
+                let browser = self
+                    .config
+                    .clone()
+                    .at_size(size)
+                    .open_reporting(&self.events)
+                    .await?;
                 tracing::debug!(
                     ?size,
                     browsers = same_size + 1,

@@ -127,7 +127,7 @@ pub async fn run_suite(job: SuiteJob, events: &Events, interrupt: &Interrupt) ->
         }
         decided.push(report);
     }
-    let pool = Arc::new(BrowserPool::new(job.browser.clone(), job.schedule.jobs));
+    let pool = Arc::new(BrowserPool::new(job.browser.clone(), job.schedule.jobs).reporting(events));
     let ran = schedule::run_tests(
         runnable,
         job.schedule.clone(),
