@@ -189,6 +189,10 @@ pub trait BrowserBackend: Backend {
             &format!("a screenshot of part {part} of the page"),
         ))
     }
+    /// Answers the page's next JavaScript dialogs with `dialogs`, in order, instead of
+    /// dismissing them and failing the next input (what a replay expects of its next step;
+    /// see `chromium::dialogs`). A backend without dialogs ignores it.
+    fn expect_dialogs(&self, _dialogs: &[retrace_protocol::dialog::Dialog]) {}
     /// What the page is doing now (requests, navigation, load state, rendering): the cheap
     /// signal to poll; see [`crate::readiness`].
     async fn page_activity(&self) -> Result<PageActivity, DriveError> {

@@ -7,6 +7,7 @@ use retrace_protocol::events::Events;
 use retrace_report::ConsoleSink;
 use retrace_report::JsonLinesSink;
 use retrace_runner::Parameters;
+use retrace_runner::demonstrate::RecordBrowser;
 use retrace_runner::demonstrate::RecordJob;
 use retrace_runner::parameters::parse_pair;
 
@@ -27,11 +28,13 @@ use crate::outcome::Outcome;
 /// key or secret) is written as `{{name}}`, its value nowhere; `--param NAME=VALUE` turns
 /// typed VALUE into `{{NAME}}`. The last line names the parameters a replay needs.
 ///
-/// The window opens on $DISPLAY (or --display). Exit codes: 0 written, 2 error.
+/// The window opens on $DISPLAY (or --display), or in a browser you run (--connect).
+/// Exit codes: 0 written, 2 error.
 ///
 /// Examples:
 ///   retrace record --url http://127.0.0.1:8080/ --out .retrace_cache/login.json
 ///   retrace record --url https://example.com --out flow.json --param username=alice
+///   retrace record --url http://127.0.0.1:8080/ --out flow.json --connect http://127.0.0.1:9222
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RecordArgs {
@@ -49,13 +52,19 @@ pub struct RecordArgs {
     #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
     /// The X display to open the window on (default: $DISPLAY).
-    #[arg(long, value_name = ":N")]
+    #[arg(long, value_name = ":N", conflicts_with = "connect")]
     pub display: Option<String>,
+    /// Record in a Chromium you already run with a debugging port (started with
+    /// `--remote-debugging-port=9222`: `--connect http://127.0.0.1:9222`): the page opens in
+    /// a new window of it, and the browser stays running when the recording ends.
+    #[arg(long, value_name = "URL")]
+    pub connect: Option<String>,
     /// The Chromium executable (a full browser with windows; default /usr/bin/chromium).
     #[arg(
         long = "chromium",
         value_name = "PATH",
-        env = "RETRACE_RECORD_CHROMIUM"
+        env = "RETRACE_RECORD_CHROMIUM",
+        conflicts_with = "connect"
     )]
     pub chromium: Option<PathBuf>,
     /// Write every event as JSON Lines to this file (parameter values redacted).
@@ -65,20 +74,26 @@ pub struct RecordArgs {
 
 /// Records until Ctrl-C or the window closes, writes the file.
 pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
-    let display = match args.display.clone() {
-        Some(display) => display,
-        None => std::env::var("DISPLAY").context(
-            "no X display to open the browser window on: set DISPLAY or give --display :N",
-        )?,
+    let browser = match args.connect.clone() {
+        Some(endpoint) => RecordBrowser::Connect { endpoint },
+        None => RecordBrowser::Launch {
+            chromium: args
+                .chromium
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(retrace_drive::chromium::FULL_CHROMIUM)),
+            display: match args.display.clone() {
+                Some(display) => display,
+                None => std::env::var("DISPLAY").context(
+                    "no X display to open the browser window on: set DISPLAY or give \
+                     --display :N (or record in your own browser with --connect URL)",
+                )?,
+            },
+        },
     };
     let job = RecordJob {
         url: args.url.clone(),
         out: args.out.clone(),
-        chromium: args
-            .chromium
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(retrace_drive::chromium::FULL_CHROMIUM)),
-        display,
+        browser,
         size: args.size,
         parameters: args.params.clone(),
     };

@@ -39,7 +39,14 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn start(display: &str, url: &str, out: &Path, events: &Path, stderr: &Path) -> Self {
+    pub fn start(
+        display: &str,
+        url: &str,
+        out: &Path,
+        events: &Path,
+        stderr: &Path,
+        extra: &[String],
+    ) -> Self {
         let mut child = Command::new(RETRACE)
             .args(["record", "--url", url, "--out"])
             .arg(out)
@@ -47,6 +54,7 @@ impl Recorder {
             .arg(events)
             // The user name is no secret: the person names it a parameter.
             .args(["--param", "username=demo"])
+            .args(extra)
             .env("DISPLAY", display)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(stderr).unwrap())
@@ -272,6 +280,11 @@ pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
 
+/// A private Xvfb of 1600x1000: room for the 1280x800 viewport and the browser's toolbar.
+pub fn screen() -> Xvfb {
+    Xvfb::start(1600, 1000, 24).unwrap()
+}
+
 /// One recording under a private Xvfb: the recorder started on `url`, the viewport found.
 pub struct Session {
     pub recorder: Recorder,
@@ -284,15 +297,19 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts Xvfb (1600x1000, room for the 1280x800 viewport and the browser's toolbar),
-    /// `retrace record` on `url` writing `file_name`, and finds the viewport on the screen.
+    /// Starts Xvfb ([`screen`]), `retrace record` on `url` writing `file_name`, and finds
+    /// the viewport on the screen.
     pub fn start(url: &str, file_name: &str) -> Self {
-        let xvfb = Xvfb::start(1600, 1000, 24).unwrap();
+        Self::start_on(screen(), url, file_name, &[])
+    }
+
+    /// The same on `xvfb`, with `extra` arguments for `retrace record`.
+    pub fn start_on(xvfb: Xvfb, url: &str, file_name: &str, extra: &[String]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(file_name);
         let events = dir.path().join("events.jsonl");
         let stderr = dir.path().join("stderr.log");
-        let mut recorder = Recorder::start(&xvfb.display(), url, &file, &events, &stderr);
+        let mut recorder = Recorder::start(&xvfb.display(), url, &file, &events, &stderr, extra);
         recorder.wait_line("recording ");
         let origin = find_viewport(&mut recorder, &xvfb.display());
         let runtime = retrace_test_support::cli::runtime();

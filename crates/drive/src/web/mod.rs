@@ -51,6 +51,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use self::command::ACTIONS;
+pub use self::command::OPEN_PAGE;
 pub use self::command::Request;
 pub use self::command::WebCommand;
 pub use self::command::check_variable_name;
