@@ -12,6 +12,7 @@
 mod connect;
 mod dialogs;
 mod navigation;
+mod select;
 mod support;
 
 use retrace_test_support::demo::DemoConfig;

@@ -39,8 +39,9 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// Starts `retrace record`, with `DISPLAY` set to `display` (unset for `None`).
     pub fn start(
-        display: &str,
+        display: Option<&str>,
         url: &str,
         out: &Path,
         events: &Path,
@@ -55,7 +56,8 @@ impl Recorder {
             // The user name is no secret: the person names it a parameter.
             .args(["--param", "username=demo"])
             .args(extra)
-            .env("DISPLAY", display)
+            .env_remove("DISPLAY")
+            .envs(display.map(|display| ("DISPLAY", display)))
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(stderr).unwrap())
             .spawn()
@@ -300,16 +302,25 @@ impl Session {
     /// Starts Xvfb ([`screen`]), `retrace record` on `url` writing `file_name`, and finds
     /// the viewport on the screen.
     pub fn start(url: &str, file_name: &str) -> Self {
-        Self::start_on(screen(), url, file_name, &[])
+        Self::start_on(screen(), url, file_name, &[], true)
     }
 
-    /// The same on `xvfb`, with `extra` arguments for `retrace record`.
-    pub fn start_on(xvfb: Xvfb, url: &str, file_name: &str, extra: &[String]) -> Self {
+    /// The same on `xvfb`, with `extra` arguments for `retrace record`, which is told of the
+    /// display (`DISPLAY`) only when `tell_display`.
+    pub fn start_on(
+        xvfb: Xvfb,
+        url: &str,
+        file_name: &str,
+        extra: &[String],
+        tell_display: bool,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(file_name);
         let events = dir.path().join("events.jsonl");
         let stderr = dir.path().join("stderr.log");
-        let mut recorder = Recorder::start(&xvfb.display(), url, &file, &events, &stderr, extra);
+        let display = xvfb.display();
+        let told = tell_display.then_some(display.as_str());
+        let mut recorder = Recorder::start(told, url, &file, &events, &stderr, extra);
         recorder.wait_line("recording ");
         let origin = find_viewport(&mut recorder, &xvfb.display());
         let runtime = retrace_test_support::cli::runtime();

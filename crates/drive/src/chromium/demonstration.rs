@@ -158,6 +158,23 @@ pub enum PageInput {
     /// browser, not the page: the dialog is drawn outside it).
     #[serde(skip_deserializing)]
     Dialog(Dialog),
+    /// The person chose an option in a dropdown (`<select>`); its list is drawn outside the
+    /// page, so this is the `change` the choice made.
+    Select {
+        /// The dropdown's centre.
+        x: f64,
+        /// The dropdown's centre.
+        y: f64,
+        /// When the choice was made.
+        time: f64,
+        /// The chosen option's label.
+        label: String,
+        /// The dropdown, described after the choice (its value is the option's).
+        element: Option<ElementInfo>,
+        /// Where the page was (`None` from an older page script).
+        #[serde(default)]
+        place: Option<PagePlace>,
+    },
     /// The person opened `url` from the browser's own UI (the address bar, a bookmark);
     /// reported by the browser, not the page.
     #[serde(skip_deserializing)]
@@ -205,6 +222,7 @@ impl PageInput {
             | PageInput::Drag { time, .. }
             | PageInput::Key { time, .. }
             | PageInput::Checkpoint { time, .. }
+            | PageInput::Select { time, .. }
             | PageInput::Wheel { time, .. } => Some(*time),
         }
     }
@@ -217,6 +235,7 @@ impl PageInput {
             | PageInput::Drag { place, .. }
             | PageInput::Key { place, .. }
             | PageInput::Checkpoint { place, .. }
+            | PageInput::Select { place, .. }
             | PageInput::Wheel { place, .. } => place.as_ref(),
         }
     }
@@ -226,6 +245,7 @@ impl PageInput {
         match self {
             PageInput::Pointer { .. }
             | PageInput::Checkpoint { .. }
+            | PageInput::Select { .. }
             | PageInput::Dialog(_)
             | PageInput::Navigation { .. } => None,
             PageInput::Click { focused, .. }

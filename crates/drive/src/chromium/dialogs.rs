@@ -98,7 +98,7 @@ impl DialogWatch {
             .iter()
             .map(|dialog| format!("{} '{}'", dialog.kind, dialog.message))
             .collect();
-        Err(DriveError::Operation {
+        Err(DriveError::UnexpectedDialog {
             backend: BACKEND.to_owned(),
             doing: doing.to_owned(),
             detail: format!(

@@ -37,6 +37,7 @@ mod page;
 mod pipeline;
 pub mod process;
 pub mod remote;
+mod select;
 mod typed_navigation;
 pub mod window;
 mod world;

@@ -500,6 +500,14 @@ impl BrowserBackend for ChromiumPage {
         element::element_at(&self.world("reading the element at a point")?, at).await
     }
 
+    async fn select_option(&self, at: Point, option: &str) -> Result<String, DriveError> {
+        let doing = "choosing an option of a dropdown";
+        self.network.touch();
+        let label = super::select::select_option(&self.world(doing)?, at, option).await?;
+        self.dialogs.unexpected_error(doing)?;
+        Ok(label)
+    }
+
     async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
         element::focused_element(&self.world("reading the focused element")?).await
     }

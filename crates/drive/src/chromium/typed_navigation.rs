@@ -8,6 +8,8 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
+use std::time::Instant;
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::EventFrameNavigated;
@@ -38,18 +40,28 @@ fn from_browser_ui(transition: &TransitionType) -> bool {
     )
 }
 
+/// How long the history may stay unreadable after a navigation: right after a commit the page
+/// answers "Not attached to an active page" until its new document is set up.
+const HISTORY_BUDGET: Duration = Duration::from_secs(5);
+
+/// Between two asks for it.
+const HISTORY_POLL: Duration = Duration::from_millis(20);
+
 /// The current history entry's id, URL and whether it came from the browser's UI.
 async fn current_entry(page: &Page) -> Option<(i64, String, bool)> {
-    let history = match page.execute(GetNavigationHistoryParams::default()).await {
-        Ok(history) => history,
-        Err(error) => {
-            tracing::debug!(%error, "no navigation history");
-            return None;
+    let started = Instant::now();
+    let history = loop {
+        match page.execute(GetNavigationHistoryParams::default()).await {
+            Ok(history) => break history,
+            Err(error) if started.elapsed() > HISTORY_BUDGET => {
+                tracing::debug!(%error, "the navigation history stayed unreadable");
+                return None;
+            }
+            Err(_) => tokio::time::sleep(HISTORY_POLL).await,
         }
     };
     let index = usize::try_from(history.result.current_index).ok()?;
     let entry = history.result.entries.get(index)?;
-    tracing::debug!(transition = ?entry.transition_type, "the current history entry");
     Some((
         entry.id,
         entry.url.clone(),

@@ -40,6 +40,7 @@ mod keys;
 mod listening;
 mod navigation;
 pub mod secrets;
+mod select;
 
 /// Pixels a recorded scroll's notch stands for (what replay's wheel turns by per notch).
 const NOTCH_PX: f64 = 100.0;
@@ -132,6 +133,11 @@ impl DemonstratedStep {
             && let Some(key) = self.input.get("text").and_then(Value::as_str)
         {
             text.push_str(&format!(" {key}"));
+        }
+        if self.action() == names::SELECT_OPTION
+            && let Some(label) = self.input.get("text").and_then(Value::as_str)
+        {
+            text.push_str(&format!(" '{label}'"));
         }
         if let Some(element) = &self.element {
             let preposition = if self.action() == names::TYPE {
@@ -328,6 +334,13 @@ impl Demonstration {
                     "start_coordinate": [from.0, from.1], "coordinate": [to.0, to.1]});
                 self.push(DemonstratedStep::new(input, before, None))
             }
+            PageInput::Select {
+                x,
+                y,
+                label,
+                element,
+                ..
+            } => self.select(whole(x, y), label, element, before),
             // A pointer move onto the element: replay checks its region and its role and
             // name before "acting", and moving the pointer changes nothing.
             PageInput::Checkpoint { x, y, element, .. } => {
