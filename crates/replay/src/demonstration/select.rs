@@ -61,3 +61,7 @@ impl Demonstration {
         self.push(step)
     }
 }
+
+#[cfg(test)]
+#[path = "browser_ui_tests.rs"]
+mod tests;
