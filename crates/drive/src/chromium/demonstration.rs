@@ -343,7 +343,10 @@ impl InputCapture {
 
         let (sender, inputs) = mpsc::unbounded_channel();
         let closer = sender.clone();
-        let dialogs = tokio::spawn(dialogs::report_answers(opening, closed, sender.clone()));
+        let answered = sender.clone();
+        let dialogs = tokio::spawn(dialogs::report_answers(opening, closed, move |dialog| {
+            answered.send(Some(PageInput::Dialog(dialog))).is_ok()
+        }));
         let baseline = Arc::new(std::sync::atomic::AtomicI64::new(
             typed_navigation::NOT_ARMED,
         ));
@@ -351,7 +354,10 @@ impl InputCapture {
             cdp.clone(),
             navigated,
             Arc::clone(&baseline),
-            sender.clone(),
+            {
+                let sender = sender.clone();
+                move |url| sender.send(Some(PageInput::Navigation { url })).is_ok()
+            },
         ));
         let watcher = tokio::spawn(async move {
             // The page's window was closed (or its browser went away).

@@ -25,7 +25,6 @@ use futures::StreamExt;
 use retrace_protocol::dialog::Dialog;
 
 use super::connection::BACKEND;
-use super::demonstration::PageInput;
 use crate::error::DriveError;
 
 /// What the watch knows: the answers still expected, the dialogs nobody expected.
@@ -131,12 +130,12 @@ fn answer(state: &Mutex<DialogState>, kind: String, message: String) -> Option<D
     Some(dismissed)
 }
 
-/// Reports each dialog the person answered: what opened (kind, message) and, once it closed,
-/// their answer (and a prompt's text).
+/// Passes each dialog the person answered to `report` (until it returns false): what opened
+/// (kind, message) and, once it closed, their answer (and a prompt's text).
 pub(super) async fn report_answers(
     opening: impl futures::Stream<Item = Arc<EventJavascriptDialogOpening>> + Unpin,
     closed: impl futures::Stream<Item = Arc<EventJavascriptDialogClosed>> + Unpin,
-    sender: tokio::sync::mpsc::UnboundedSender<Option<PageInput>>,
+    report: impl Fn(Dialog) -> bool,
 ) {
     enum Seen {
         Opened(String, String),
@@ -165,7 +164,7 @@ pub(super) async fn report_answers(
                     accepted,
                     prompt_text,
                 };
-                if sender.send(Some(PageInput::Dialog(dialog))).is_err() {
+                if !report(dialog) {
                     break;
                 }
             }

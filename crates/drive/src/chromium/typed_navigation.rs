@@ -1,8 +1,8 @@
 //! Navigation a person makes through the browser itself (a URL typed in the address bar, a
 //! suggestion or bookmark chosen), which the page never sees as an input: each new document
 //! of the top frame is looked up in the tab's history (`Page.getNavigationHistory`), and one
-//! whose transition came from the browser's own UI is reported as a
-//! [`PageInput::Navigation`]. Links, form submissions, scripts and reloads are not: the input
+//! whose transition came from the browser's own UI is reported (`retrace record` makes it a
+//! `PageInput::Navigation`). Links, form submissions, scripts and reloads are not: the input
 //! that caused them is recorded instead.
 
 use std::sync::Arc;
@@ -16,9 +16,6 @@ use chromiumoxide::cdp::browser_protocol::page::EventFrameNavigated;
 use chromiumoxide::cdp::browser_protocol::page::GetNavigationHistoryParams;
 use chromiumoxide::cdp::browser_protocol::page::TransitionType;
 use futures::StreamExt;
-use tokio::sync::mpsc;
-
-use super::demonstration::PageInput;
 
 /// The history entry id nothing is reported up to: [`NOT_ARMED`] until the first page was
 /// opened, then that page's entry (its navigation was retrace's, not the person's).
@@ -75,12 +72,13 @@ pub(super) async fn arm(page: &Page, baseline: &Baseline) {
     baseline.store(id, Ordering::SeqCst);
 }
 
-/// Reports the top frame's navigations from the browser's UI past the baseline, once each.
+/// Passes the URL of each navigation of the top frame from the browser's UI past the
+/// baseline to `report`, once each (until it returns false).
 pub(super) async fn watch(
     page: Page,
     mut navigated: impl futures::Stream<Item = Arc<EventFrameNavigated>> + Unpin,
     baseline: Baseline,
-    sender: mpsc::UnboundedSender<Option<PageInput>>,
+    report: impl Fn(String) -> bool,
 ) {
     while let Some(event) = navigated.next().await {
         if event.frame.parent_id.is_some() {
@@ -95,7 +93,7 @@ pub(super) async fn watch(
             continue;
         }
         baseline.store(id, Ordering::SeqCst);
-        if sender.send(Some(PageInput::Navigation { url })).is_err() {
+        if !report(url) {
             break;
         }
     }
