@@ -25,6 +25,7 @@ mod drive_tool;
 pub mod error;
 pub mod script_speaker;
 pub mod speaker;
+mod speaker_context;
 pub mod structured;
 mod switch_tool;
 pub mod tool;

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use retrace_protocol::ContentBlock;
 use serde_json::Value;
 
-use crate::speaker::SpeakerContext;
+use crate::speaker_context::SpeakerContext;
 
 /// How a tool is offered to the model.
 #[derive(Debug, Clone, PartialEq)]

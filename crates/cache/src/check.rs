@@ -7,96 +7,18 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::error::CacheError;
 use crate::model::CacheFile;
 use crate::model::CacheFormat;
 use crate::model::HASH_METHODS;
 use crate::params::Template;
 use crate::params::parameters_in_trajectory;
-
-/// One problem found by [`check`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// The JSON path it is about (`trajectory[4].visual_representation`).
-    pub field: String,
-    /// The 1-based step it is about, when it is about one.
-    pub step: Option<usize>,
-    /// What is wrong.
-    pub message: String,
-    /// Whether replay refuses the file for it.
-    pub severity: Severity,
-}
-
-/// How much a [`Problem`] matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// The file cannot be replayed as it is: replay refuses it, naming this problem (an
-    /// unknown action, a point off the recorded screen, a hash that is not one...).
-    Error,
-    /// Replay runs the file, but this may mislead it or its reader (an invalidated cache, a
-    /// blank region whose check sees nothing, an unused parameter...).
-    Warning,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(step) = self.step {
-            write!(f, "step {step}: ")?;
-        }
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
-
-impl Problem {
-    /// A problem replay refuses the file for.
-    pub(crate) fn error(field: String, step: Option<usize>, message: String) -> Self {
-        Problem {
-            field,
-            step,
-            message,
-            severity: Severity::Error,
-        }
-    }
-
-    /// A problem replay runs the file despite.
-    pub(crate) fn warning(field: String, step: Option<usize>, message: String) -> Self {
-        Problem {
-            field,
-            step,
-            message,
-            severity: Severity::Warning,
-        }
-    }
-}
+pub use crate::problem::Problem;
+pub use crate::problem::Severity;
 
 /// The metadata versions this crate understands: `0.0` (a legacy list as read), `0.1`, `0.2`
 /// and `0.3` (askui 0.45 and later).
 pub const KNOWN_VERSIONS: [&str; 4] = ["0.0", "0.1", "0.2", "0.3"];
-
-/// Whether `text` is a hash as askui stores it: 16 hexadecimal digits (an 8x8 hash), or the
-/// hex of a larger square hash (64 digits for `--hash-size 16`).
-pub fn is_hash_text(text: &str) -> bool {
-    let bits = text.len() * 4;
-    let side = (bits as f64).sqrt() as usize;
-    bits >= 64 && side * side == bits && text.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// Whether a hash's bits after the first are all the same: what a featureless (blank) region
-/// hashes to (pHash keeps only its DC bit), so its check matches any blank region.
-pub fn is_flat_hash_text(text: &str) -> bool {
-    let mut bits = text
-        .chars()
-        .filter_map(|digit| digit.to_digit(16))
-        .flat_map(|nibble| (0..4).rev().map(move |shift| (nibble >> shift) & 1))
-        .skip(1);
-    match bits.next() {
-        Some(first) => bits.all(|bit| bit == first),
-        None => false,
-    }
-}
 
 /// Every problem in `file`; empty when it can be replayed as it is. The problems of
 /// [`Severity::Error`] are those replay refuses the file for ([`refuse`]).
@@ -315,14 +237,5 @@ mod tests {
                 "step 1: trajectory[0].visual_representation: step 1's region is blank: its check can detect nothing (hash 8000000000000000)"
             ]
         );
-        for flat in ["0000000000000000", "ffffffffffffffff", "7fffffffffffffff"] {
-            assert!(is_flat_hash_text(flat), "{flat}");
-        }
-        for textured in ["00ff00ff00ff00ff", "8000000000000001", "c000000000000000"] {
-            assert!(!is_flat_hash_text(textured), "{textured}");
-        }
-        // A finer hash (--hash-size 16: 64 digits) is a hash too.
-        assert!(is_hash_text(&"0f".repeat(32)));
-        assert!(!is_hash_text(&"0f".repeat(9)));
     }
 }

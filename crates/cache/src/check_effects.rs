@@ -5,10 +5,10 @@
 
 use retrace_vision::ImageHash;
 
-use crate::check::Problem;
 use crate::fields;
 use crate::model::CacheFile;
 use crate::model::CacheFormat;
+use crate::problem::Problem;
 
 /// A problem for every step whose after-action region is blank.
 pub(crate) fn blank_after_regions(file: &CacheFile) -> Vec<Problem> {

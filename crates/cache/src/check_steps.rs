@@ -23,13 +23,13 @@ use retrace_protocol::tool_names::base_name;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::check::Problem;
-use crate::check::is_flat_hash_text;
-use crate::check::is_hash_text;
 use crate::fields;
+use crate::hash_text::is_flat_hash_text;
+use crate::hash_text::is_hash_text;
 use crate::model::CacheFile;
 use crate::params::Template;
 use crate::params::Token;
+use crate::problem::Problem;
 
 /// The fields of the `computer` tool's input: its schema's properties, declared once in
 /// [`retrace_protocol::computer_tool::input_schema`].

@@ -86,7 +86,7 @@ pub enum CacheError {
         /// The file.
         path: PathBuf,
         /// Every problem replay refuses it for, in file order.
-        problems: Vec<crate::check::Problem>,
+        problems: Vec<crate::problem::Problem>,
     },
     /// A trajectory uses `{{name}}` placeholders for which no value was given.
     #[error("missing values for parameters: {}", names.join(", "))]
@@ -133,7 +133,7 @@ impl CacheError {
 }
 
 /// The lines of [`CacheError::Refused`].
-fn refused_lines(path: &std::path::Path, problems: &[crate::check::Problem]) -> String {
+fn refused_lines(path: &std::path::Path, problems: &[crate::problem::Problem]) -> String {
     problems
         .iter()
         .map(|problem| format!("{}: {problem}", path.display()))

@@ -32,7 +32,6 @@ use serde::Serialize;
 
 use crate::accessibility::AxNode;
 use crate::accessibility::AxTree;
-use crate::classify::bounding_box;
 use crate::cluster::PixelBox;
 use crate::elements::PageElement;
 
@@ -134,7 +133,7 @@ impl AxChange {
             kind,
             severity: Severity::Major,
             description: self.description.clone(),
-            region: Some(bounding_box(region)),
+            region: Some(region.to_bounding_box()),
             change: Some(change),
         }
     }

@@ -21,12 +21,12 @@ use retrace_protocol::stable_hash::fnv1a64_hex;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::browsers::BrowserSource;
 use crate::capture::Capture;
 use crate::capture::capture;
+use crate::error::CheckError;
 use crate::evidence::page_slug;
 use crate::pixels::Frame;
-use crate::run::BrowserSource;
-use crate::run::CheckError;
 use crate::spec::CheckSpec;
 use crate::spec::Viewport;
 
@@ -195,7 +195,7 @@ pub fn stored_capture(dir: &Path, path: &str, viewport: Viewport) -> Result<Capt
 /// Chromium, and stores the shots and this environment's fingerprint in `dir` as the new
 /// baseline; the files written.
 pub async fn approve_baseline(spec: &CheckSpec, dir: &Path) -> Result<Vec<PathBuf>, CheckError> {
-    let launch = crate::run::LaunchChromium(spec.chromium.clone());
+    let launch = crate::browsers::LaunchChromium(spec.chromium.clone());
     approve_baseline_in(spec, dir, &launch).await
 }
 
@@ -211,7 +211,7 @@ pub async fn approve_baseline_in(
     let mut written = Vec::new();
     let mut fingerprint: Option<Fingerprint> = None;
     for &viewport in &spec.viewports {
-        let browser = crate::run::open_at(browsers, viewport).await?;
+        let browser = crate::browsers::open_at(browsers, viewport).await?;
         let result = approve_at(spec, dir, viewport, &browser, &mut written).await;
         if result.is_ok() && fingerprint.is_none() {
             fingerprint = Some(Fingerprint::of(&browser).await.map_err(&failed)?);

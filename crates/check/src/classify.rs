@@ -9,7 +9,6 @@
 //! context, not the change. A box no element explains is typed by a counting accessibility
 //! change inside it, when there is one ([`classify_with_accessibility`]).
 
-use retrace_protocol::BoundingBox;
 use retrace_protocol::events::ChangeKind;
 use retrace_protocol::events::Difference;
 use retrace_protocol::events::DifferenceKind;
@@ -22,16 +21,6 @@ use crate::elements::PageElement;
 
 /// Boxes within this many pixels count as the same place.
 const SAME_PLACE: f64 = 0.5;
-
-/// The protocol's box for a pixel box.
-pub fn bounding_box(area: &PixelBox) -> BoundingBox {
-    BoundingBox {
-        x: f64::from(area.x),
-        y: f64::from(area.y),
-        width: f64::from(area.width),
-        height: f64::from(area.height),
-    }
-}
 
 fn same_size(a: &PageElement, b: &PageElement) -> bool {
     (a.width - b.width).abs() < SAME_PLACE && (a.height - b.height).abs() < SAME_PLACE
@@ -75,7 +64,7 @@ fn difference(
         kind,
         severity,
         description,
-        region: Some(bounding_box(area)),
+        region: Some(area.to_bounding_box()),
         change: Some(change),
     }
 }

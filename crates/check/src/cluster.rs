@@ -16,6 +16,16 @@ pub struct PixelBox {
 }
 
 impl PixelBox {
+    /// The protocol's box for this one.
+    pub fn to_bounding_box(&self) -> retrace_protocol::BoundingBox {
+        retrace_protocol::BoundingBox {
+            x: f64::from(self.x),
+            y: f64::from(self.y),
+            width: f64::from(self.width),
+            height: f64::from(self.height),
+        }
+    }
+
     /// One past the last column.
     pub fn right(&self) -> u32 {
         self.x + self.width

@@ -6,73 +6,12 @@
 //! every capture of that side, and a captured page that is not the one asked for (the server
 //! redirected it, to its login page) is an ERROR rather than a comparison of two login pages.
 
-use std::path::PathBuf;
-
 use futures::future::LocalBoxFuture;
-use serde::Deserialize;
-use serde::Serialize;
 
-use crate::run::CheckError;
+use crate::error::CheckError;
 use crate::spec::CheckSpec;
-use crate::spec::SpecError;
 use crate::storage_state::StorageState;
 use crate::storage_state::load_storage_state;
-
-/// How the sides are signed in (the spec's `login`): a flow, or a state file, or neither.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LoginOptions {
-    /// A trajectory replayed on each side before its pages are captured (`--login`).
-    pub flow: Option<PathBuf>,
-    /// Where the flow starts on each side, a path joined to the side's base URL (`--login-path`;
-    /// default: the base URL itself, as `retrace replay --url BASE` starts).
-    pub start_path: Option<String>,
-    /// A Playwright `storageState` file loaded into each side instead (`--storage-state`).
-    pub storage_state: Option<PathBuf>,
-    /// The flow's `--param` words for the rerun command, secret values spelled as the
-    /// variable they are read from (set by whoever read them; never from a file).
-    #[serde(skip)]
-    pub rerun_params: Vec<String>,
-}
-
-impl LoginOptions {
-    /// Whether the sides are signed in at all.
-    pub fn any(&self) -> bool {
-        self.flow.is_some() || self.storage_state.is_some()
-    }
-
-    /// The URL the flow starts at on the side at `base`.
-    pub fn start_url(&self, base: &str) -> String {
-        match &self.start_path {
-            Some(path) => CheckSpec::url(base, path),
-            None => base.to_owned(),
-        }
-    }
-
-    /// Names the first bad field.
-    pub(crate) fn validate(&self) -> Result<(), SpecError> {
-        let field = |field: &str, message: &str| SpecError {
-            file: None,
-            field: field.to_owned(),
-            message: message.to_owned(),
-        };
-        if self.flow.is_some() && self.storage_state.is_some() {
-            return Err(field(
-                "login",
-                "give a login flow or a storage state file, not both",
-            ));
-        }
-        if let Some(path) = &self.start_path
-            && !path.starts_with('/')
-        {
-            return Err(field(
-                "login.start_path",
-                &format!("`{path}` is not a path (it must start with `/`)"),
-            ));
-        }
-        Ok(())
-    }
-}
 
 /// Signs a side in: replays the login flow against the side whose base URL is `base`, in a
 /// browser context of its own, and returns that context's state once the flow passed; an
@@ -159,6 +98,7 @@ pub(crate) fn path_of(url: &str) -> Option<String> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use crate::spec::LoginOptions;
 
     #[test]
     fn the_flow_starts_at_the_base_url_or_the_start_path_under_it() {

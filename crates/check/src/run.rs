@@ -10,9 +10,6 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use futures::StreamExt;
-use futures::future::BoxFuture;
-use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_llm::VlmProvider;
 use retrace_protocol::events::Artifacts;
 use retrace_protocol::events::Event;
@@ -23,6 +20,10 @@ use retrace_protocol::events::TestReport;
 use retrace_protocol::events::TestStatus;
 use retrace_protocol::events::Verdict;
 
+use crate::browsers::BrowserSource;
+use crate::browsers::LaunchChromium;
+use crate::browsers::open_at;
+use crate::error::CheckError;
 use crate::judge_options::JudgeWhen;
 use crate::login::SignIn;
 use crate::page_check::PageContext;
@@ -30,31 +31,6 @@ use crate::page_check::check_page;
 use crate::spec::CheckSpec;
 use crate::spec::SpecError;
 use crate::spec::Viewport;
-
-/// Why a check could not run at all (not one page's ERROR).
-#[derive(Debug, thiserror::Error)]
-pub enum CheckError {
-    /// The spec is not usable.
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-    /// A stored baseline could not be written.
-    #[error("storing the baseline: {0}")]
-    Baseline(String),
-    /// A side could not be signed in (its login flow failed, or no state could be read from
-    /// it): nothing was compared.
-    #[error("{0}")]
-    Login(String),
-    /// The browser did not start (or could not be reached).
-    #[error("cannot open {browser} at {viewport}: {detail}")]
-    Browser {
-        /// Which browser: `Chromium (/usr/bin/chromium)`, or the remote endpoint.
-        browser: String,
-        /// The viewport.
-        viewport: Viewport,
-        /// Why.
-        detail: String,
-    },
-}
 
 /// Every page's result, in the spec's order (viewport by viewport).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -84,56 +60,6 @@ pub fn test_id(path: &str, viewport: Viewport) -> String {
 
 /// The longest wait for a viewport's browser to close once its pages are checked.
 const CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Where a check's browsers come from: one per viewport, opened at that size. The check
-/// launches the spec's Chromium by default ([`LaunchChromium`]); the runner gives its own
-/// browser configuration (a remote browser, a farm) through this.
-pub trait BrowserSource: Sync {
-    /// A browser whose pages are `viewport` in size.
-    fn open(&self, viewport: Viewport) -> BoxFuture<'_, Result<ChromiumBrowser, String>>;
-
-    /// Names the browser in errors: `Chromium (/usr/bin/chromium)`.
-    fn describe(&self) -> String;
-}
-
-/// Launching a Chromium executable headless at each viewport.
-#[derive(Debug, Clone)]
-pub struct LaunchChromium(pub std::path::PathBuf);
-
-impl BrowserSource for LaunchChromium {
-    fn open(&self, viewport: Viewport) -> BoxFuture<'_, Result<ChromiumBrowser, String>> {
-        Box::pin(async move {
-            let config = ChromiumConfig {
-                executable: self.0.clone(),
-                width: viewport.width,
-                height: viewport.height,
-                ..ChromiumConfig::default()
-            };
-            ChromiumBrowser::launch(&config)
-                .await
-                .map_err(|error| error.to_string())
-        })
-    }
-
-    fn describe(&self) -> String {
-        format!("Chromium ({})", self.0.display())
-    }
-}
-
-/// Opens `source`'s browser at `viewport`, a failure naming the browser and the viewport.
-pub(crate) async fn open_at(
-    source: &dyn BrowserSource,
-    viewport: Viewport,
-) -> Result<ChromiumBrowser, CheckError> {
-    source
-        .open(viewport)
-        .await
-        .map_err(|detail| CheckError::Browser {
-            browser: source.describe(),
-            viewport,
-            detail,
-        })
-}
 
 /// One run of a check, as the runner schedules it: the spec, the judge, where browsers come
 /// from, and which tests to run.

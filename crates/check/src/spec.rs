@@ -14,7 +14,6 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use crate::judge_options::JudgeOptions;
-use crate::login::LoginOptions;
 
 /// A viewport, written `WIDTHxHEIGHT` (`1280x720`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -488,3 +487,59 @@ impl CheckSpec {
 #[cfg(test)]
 #[path = "spec_tests.rs"]
 mod tests;
+
+/// How the sides are signed in (the spec's `login`): a flow, or a state file, or neither.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoginOptions {
+    /// A trajectory replayed on each side before its pages are captured (`--login`).
+    pub flow: Option<PathBuf>,
+    /// Where the flow starts on each side, a path joined to the side's base URL (`--login-path`;
+    /// default: the base URL itself, as `retrace replay --url BASE` starts).
+    pub start_path: Option<String>,
+    /// A Playwright `storageState` file loaded into each side instead (`--storage-state`).
+    pub storage_state: Option<PathBuf>,
+    /// The flow's `--param` words for the rerun command, secret values spelled as the
+    /// variable they are read from (set by whoever read them; never from a file).
+    #[serde(skip)]
+    pub rerun_params: Vec<String>,
+}
+
+impl LoginOptions {
+    /// Whether the sides are signed in at all.
+    pub fn any(&self) -> bool {
+        self.flow.is_some() || self.storage_state.is_some()
+    }
+
+    /// The URL the flow starts at on the side at `base`.
+    pub fn start_url(&self, base: &str) -> String {
+        match &self.start_path {
+            Some(path) => CheckSpec::url(base, path),
+            None => base.to_owned(),
+        }
+    }
+
+    /// Names the first bad field.
+    pub(crate) fn validate(&self) -> Result<(), SpecError> {
+        let field = |field: &str, message: &str| SpecError {
+            file: None,
+            field: field.to_owned(),
+            message: message.to_owned(),
+        };
+        if self.flow.is_some() && self.storage_state.is_some() {
+            return Err(field(
+                "login",
+                "give a login flow or a storage state file, not both",
+            ));
+        }
+        if let Some(path) = &self.start_path
+            && !path.starts_with('/')
+        {
+            return Err(field(
+                "login.start_path",
+                &format!("`{path}` is not a path (it must start with `/`)"),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -4,6 +4,8 @@
 
 use std::os::unix::fs::PermissionsExt;
 
+use std::path::Path;
+
 use super::*;
 
 fn leftovers(dir: &Path) -> Vec<String> {

@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 
-use crate::context;
-use crate::temporary_beside;
+use crate::whole_file::context;
+use crate::whole_file::temporary_beside;
 
 /// Where the log's lines go: the temporary file until the first line is whole, then the
 /// file at the log's name.

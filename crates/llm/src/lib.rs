@@ -47,6 +47,7 @@ mod fragments;
 mod http;
 pub mod images;
 pub mod openai;
+mod pricing;
 mod provider;
 pub mod qa;
 mod request;
@@ -54,7 +55,7 @@ mod retry;
 mod secret;
 
 pub use error::VlmError;
-pub use provider::Pricing;
+pub use pricing::Pricing;
 pub use provider::VlmProvider;
 pub use request::Effort;
 pub use request::MessageRequest;

@@ -21,10 +21,10 @@ use tokio_util::sync::CancellationToken;
 /// What stops [`serve_http`] when cancelled.
 pub type Shutdown = CancellationToken;
 
-use crate::McpError;
+use crate::error::McpError;
 use crate::server::RetraceServer;
-use crate::server::ServerSettings;
-use crate::server::SharedState;
+use crate::state::ServerSettings;
+use crate::state::SharedState;
 
 /// The path the server answers at.
 pub const PATH: &str = "/mcp";

@@ -17,42 +17,26 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod call;
+mod error;
 pub mod http;
 pub mod images;
 pub mod progress;
 pub mod server;
+pub mod state;
 pub mod tools;
 pub mod warm;
 
+pub use error::McpError;
 pub use http::HttpOptions;
 pub use http::serve_http;
 pub use server::RetraceServer;
-pub use server::ServerSettings;
+pub use state::ServerSettings;
 
 use rmcp::ServiceExt;
 
-/// Why the server stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum McpError {
-    /// The transport could not start or failed.
-    #[error("MCP transport: {0}")]
-    Transport(String),
-    /// The HTTP listener could not be bound or served.
-    #[error("{what}: {source}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// The options are unusable (no token for HTTP...).
-    #[error("{0}")]
-    Input(String),
-}
-
 /// Serves one client over stdin and stdout until it goes away, then closes the warm browser.
 pub async fn serve_stdio(settings: ServerSettings) -> Result<(), McpError> {
-    let server = RetraceServer::new(std::sync::Arc::new(server::SharedState::new(settings)));
+    let server = RetraceServer::new(std::sync::Arc::new(state::SharedState::new(settings)));
     let shared = server.shared();
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running,

@@ -80,10 +80,17 @@ pub fn check_text(check: &StepCheckRecord) -> String {
 /// The lines a demonstration event prints (`retrace record`).
 pub fn demonstration_lines(event: &DemonstrationEvent) -> Vec<String> {
     match event {
-        DemonstrationEvent::Started { url, viewport } => vec![format!(
-            "recording {url} at {}x{}: act in the browser window; Ctrl-C here or closing the window stops",
-            viewport[0], viewport[1]
-        )],
+        DemonstrationEvent::Started { url, viewport } => {
+            // A desktop recording names its target (`desktop :99, window `xedit``).
+            let place = match url.starts_with("desktop ") {
+                true => "the application's window",
+                false => "the browser window",
+            };
+            vec![format!(
+                "recording {url} at {}x{}: act in {place}; Ctrl-C here or closing the window stops",
+                viewport[0], viewport[1]
+            )]
+        }
         DemonstrationEvent::Viewport { x, y } => {
             vec![format!("  the viewport is at ({x}, {y}) on the screen")]
         }

@@ -286,7 +286,7 @@ async fn toolbox(
 }
 
 /// The directory and file name of `--out`.
-fn split_out(out: &std::path::Path) -> Result<(PathBuf, String), RunnerError> {
+pub(crate) fn split_out(out: &std::path::Path) -> Result<(PathBuf, String), RunnerError> {
     if out.is_dir() {
         return Err(RunnerError::Input(format!(
             "--out {} is a directory; give a file name such as login.json",

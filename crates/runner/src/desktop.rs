@@ -231,6 +231,15 @@ impl DesktopTarget {
         })
     }
 
+    /// Where the screen point `on_screen` is in the target's frame (the window's when one is
+    /// targeted).
+    pub async fn frame_point(&self, on_screen: Point) -> Result<Point, RunnerError> {
+        Ok(match &self.window {
+            Some(window) => window.frame_point(on_screen).await?,
+            None => on_screen,
+        })
+    }
+
     /// The frame size in pixels (the screen's).
     pub fn size(&self) -> (u32, u32) {
         self.size

@@ -2,7 +2,7 @@
 //! a running session: a browser launched or connected ([`browser`]), a model provider
 //! ([`provider`]), the tools and speakers of a model run ([`act`], [`act_cache`]) or a replay
 //! ([`replay`]), the recording of a successful run ([`record`]), a person's demonstration
-//! recorded in a headed browser ([`demonstrate`]), the demo ([`demo`]), and approving an
+//! recorded in a headed browser ([`demonstrate`]) or on an X11 desktop ([`desktop_record`]), the demo ([`demo`]), and approving an
 //! intended change into a trajectory ([`approve`]).
 //!
 //! Every session reports through the event stream it is given and ends with a
@@ -28,6 +28,7 @@ pub mod collect;
 pub mod demo;
 pub mod demonstrate;
 pub mod desktop;
+pub mod desktop_record;
 mod desktop_run;
 pub mod error;
 pub mod models;

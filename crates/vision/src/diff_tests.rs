@@ -1,5 +1,5 @@
 use super::*;
-use crate::image::PixelLayout;
+use crate::pixel_layout::PixelLayout;
 
 fn solid(w: u32, h: u32, rgba: [u8; 4]) -> Vec<u8> {
     rgba.repeat((w * h) as usize)

@@ -4,7 +4,7 @@
 use crate::cpu::avx2_dispatch;
 use crate::error::VisionError;
 use crate::image::Image;
-use crate::image::PixelLayout;
+use crate::pixel_layout::PixelLayout;
 use crate::region::Region;
 
 /// An 8-bit grayscale image, row-major without padding.

@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use super::Coefficients;
-use super::LANES;
-use super::RowSource;
-use super::coefficients;
-use super::horizontal_into;
-use super::vertical_pass;
 use crate::gray::GrayImage;
+use crate::resize::Coefficients;
+use crate::resize::LANES;
+use crate::resize::RowSource;
+use crate::resize::coefficients;
+use crate::resize::horizontal_into;
+use crate::resize::vertical_pass;
 
 /// Horizontal passes of one window width over many rows of a source, computed lazily in
 /// blocks of [`LANES`] rows and kept: local search resamples regions at many heights of the

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::io::Cursor;
 
 use crate::error::VisionError;
+use crate::pixel_layout::PixelLayout;
 use crate::png_rows::decode_rows;
 use crate::png_rows::plain_layout;
 use crate::region::Region;
@@ -12,31 +13,6 @@ use crate::region::Region;
 /// The largest image [`decode_png`] accepts: 100 million pixels (10000x10000, or about five
 /// 8K screens). A header that declares more is refused before any pixel buffer is allocated.
 pub const DEFAULT_MAX_PIXELS: u64 = 100_000_000;
-
-/// How the samples of one pixel are laid out. Every sample is 8 bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PixelLayout {
-    /// One luminance sample.
-    Gray,
-    /// Luminance then alpha.
-    GrayAlpha,
-    /// Red, green, blue.
-    Rgb,
-    /// Red, green, blue, alpha.
-    Rgba,
-}
-
-impl PixelLayout {
-    /// Samples (bytes) per pixel.
-    pub fn channels(self) -> usize {
-        match self {
-            PixelLayout::Gray => 1,
-            PixelLayout::GrayAlpha => 2,
-            PixelLayout::Rgb => 3,
-            PixelLayout::Rgba => 4,
-        }
-    }
-}
 
 /// A decoded 8-bit image, kept in the layout it was stored in so that hashing a small region
 /// never converts the whole screen.

@@ -10,9 +10,9 @@
 use std::cell::Cell;
 
 use crate::error::VisionError;
-use crate::image::PixelLayout;
 use crate::image_data::inflate_rows;
 use crate::paeth::Paeth;
+use crate::pixel_layout::PixelLayout;
 use crate::unfilter::unfilter_batch;
 
 /// Rows inflated at a time: few enough that a batch (82 KB for a 1280 px RGBA screenshot)

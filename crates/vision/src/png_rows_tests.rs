@@ -5,10 +5,10 @@ use proptest::prelude::*;
 use crate::error::VisionError;
 use crate::image::DEFAULT_MAX_PIXELS;
 use crate::image::Image;
-use crate::image::PixelLayout;
 use crate::image::decode_png;
 use crate::image::decode_with_png_crate;
 use crate::image::open_png;
+use crate::pixel_layout::PixelLayout;
 
 /// A screenshot-like test picture: flat bands (long runs, where filters predict well), a
 /// gradient and a noisy part (so adaptive filtering picks every filter type somewhere).

@@ -11,7 +11,7 @@ use crate::gray::GrayImage;
 
 #[path = "resize_coefficients.rs"]
 mod coefficient_table;
-use coefficient_table::*;
+pub(crate) use coefficient_table::*;
 
 #[inline(always)]
 fn clip8(sum: i32) -> u8 {
@@ -20,7 +20,7 @@ fn clip8(sum: i32) -> u8 {
 
 /// Rows resampled together: the horizontal pass works on 8 rows at once so that each
 /// multiply-add is one vector operation across the rows.
-const LANES: usize = 8;
+pub(crate) const LANES: usize = 8;
 
 /// A window of an 8-bit grayscale buffer: `width` columns starting at column `left` of rows
 /// `stride` bytes long. The horizontal pass reads its rows through this view, so a region of
@@ -119,7 +119,7 @@ fn horizontal_rows(
 
 /// The horizontal pass of the source rows listed in `rows` into `temp`
 /// (`rows.len() * out_w` bytes).
-fn horizontal_into(
+pub(crate) fn horizontal_into(
     src: RowSource<'_>,
     coefficients: &Coefficients,
     out_w: usize,
@@ -545,10 +545,6 @@ pub(crate) fn resize_rows(
         data: out,
     }
 }
-
-#[path = "horizontal_rows.rs"]
-mod horizontal_rows;
-pub(crate) use horizontal_rows::HorizontalRows;
 
 #[cfg(test)]
 #[path = "resize_tests.rs"]

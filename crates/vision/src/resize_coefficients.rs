@@ -21,7 +21,7 @@ pub(super) const LANCZOS_SUPPORT: f64 = 3.0;
 #[derive(Debug)]
 pub(crate) struct Coefficients {
     pub(super) ksize: usize,
-    pub(super) bounds: Vec<(usize, usize)>,
+    pub(crate) bounds: Vec<(usize, usize)>,
     pub(super) weights: Vec<i32>,
     /// `weights` again, each output's taps padded with zeros to `padded` (a multiple of 8),
     /// so that the integer dot products run on whole vectors.

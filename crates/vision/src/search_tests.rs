@@ -1,6 +1,6 @@
 use super::*;
 use crate::hash::region_hash;
-use crate::image::PixelLayout;
+use crate::pixel_layout::PixelLayout;
 
 /// A textured gray screen: smooth blobs so that shifted regions hash differently.
 fn textured(width: u32, height: u32, shift: (u32, u32)) -> Image {

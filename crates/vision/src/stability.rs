@@ -3,7 +3,7 @@
 
 use crate::error::VisionError;
 use crate::image::Image;
-use crate::image::PixelLayout;
+use crate::pixel_layout::PixelLayout;
 use crate::region::Region;
 
 /// The pixelmatch threshold [`is_stable`] uses: changes a person cannot see (JPEG-level noise,

@@ -8,16 +8,16 @@ use retrace_protocol::computer_actions::MouseButton;
 use retrace_protocol::computer_actions::ScrollDirection;
 use serde_json::json;
 
-use super::KEYBOARD_TAP;
-use super::MOUSE_CLICK;
-use super::MOUSE_HOLD_DOWN;
-use super::MOUSE_RELEASE;
-use super::MOUSE_SCROLL;
-use super::Out;
-use super::PIXELS_PER_NOTCH;
-use super::SCREENSHOT;
-use super::TYPE;
 use super::keys;
+use super::out::KEYBOARD_TAP;
+use super::out::MOUSE_CLICK;
+use super::out::MOUSE_HOLD_DOWN;
+use super::out::MOUSE_RELEASE;
+use super::out::MOUSE_SCROLL;
+use super::out::Out;
+use super::out::PIXELS_PER_NOTCH;
+use super::out::SCREENSHOT;
+use super::out::TYPE;
 
 /// Appends the askui steps of `action`, the 1-based step `number` (`step`); the error says
 /// why askui cannot express it.

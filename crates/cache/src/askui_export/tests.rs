@@ -3,6 +3,7 @@
 use super::*;
 use crate::CacheMetadata;
 use retrace_protocol::tool_names::base_name;
+use serde_json::json;
 
 fn computer(id: &str, input: Value) -> ToolUseBlock {
     ToolUseBlock::new(id, COMPUTER, input)

@@ -22,6 +22,7 @@ mod mcp;
 mod models;
 mod provider_args;
 mod record;
+mod record_desktop;
 mod replay;
 mod report;
 mod run;

@@ -12,6 +12,7 @@ use retrace_runner::demonstrate::RecordJob;
 use retrace_runner::parameters::parse_pair;
 
 use super::browser_args::parse_size;
+use super::desktop_args::DesktopArgs;
 use crate::outcome::Outcome;
 
 /// Record a flow by doing it: open the page in a Chromium window, act in it, stop with
@@ -31,16 +32,21 @@ use crate::outcome::Outcome;
 /// The window opens on $DISPLAY (or --display), or in a browser you run (--connect).
 /// Exit codes: 0 written, 2 error.
 ///
+/// Without --url, records on an X11 desktop instead (--display :N or --desktop, with --app
+/// and --window as replay takes them): clicks, drags, wheel turns, typing and key chords on
+/// the X server, points relative to the window, until Ctrl-C, SIGTERM or the window closes.
+///
 /// Examples:
 ///   retrace record --url http://127.0.0.1:8080/ --out .retrace_cache/login.json
 ///   retrace record --url https://example.com --out flow.json --param username=alice
 ///   retrace record --url http://127.0.0.1:8080/ --out flow.json --connect http://127.0.0.1:9222
+///   retrace record --display :1 --app "xedit note.txt" --window xedit --out note.json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RecordArgs {
-    /// The page to open.
+    /// The page to open (without it: record on the desktop --display names).
     #[arg(long)]
-    pub url: String,
+    pub url: Option<String>,
     /// The trajectory file to write.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
@@ -51,20 +57,20 @@ pub struct RecordArgs {
     /// Viewport size in CSS pixels, `WIDTHxHEIGHT`: the recorded screen.
     #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// The X display to open the window on (default: $DISPLAY).
-    #[arg(long, value_name = ":N", conflicts_with = "connect")]
-    pub display: Option<String>,
-    /// Record in a Chromium you already run with a debugging port (started with
+    /// With --url, the X display the browser window opens on (default: $DISPLAY); without
+    /// it, the desktop to record.
+    #[command(flatten)]
+    pub desktop: DesktopArgs,
+    /// With --url, record in a Chromium you already run with a debugging port (started with
     /// `--remote-debugging-port=9222`: `--connect http://127.0.0.1:9222`): the page opens in
     /// a new window of it, and the browser stays running when the recording ends.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", requires = "url", conflicts_with_all = ["display", "desktop", "chromium"])]
     pub connect: Option<String>,
     /// The Chromium executable (a full browser with windows; default /usr/bin/chromium).
     #[arg(
         long = "chromium",
         value_name = "PATH",
-        env = "RETRACE_RECORD_CHROMIUM",
-        conflicts_with = "connect"
+        env = "RETRACE_RECORD_CHROMIUM"
     )]
     pub chromium: Option<PathBuf>,
     /// Write every event as JSON Lines to this file (parameter values redacted).
@@ -74,6 +80,21 @@ pub struct RecordArgs {
 
 /// Records until Ctrl-C or the window closes, writes the file.
 pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
+    let Some(url) = args.url.clone() else {
+        let config = args
+            .desktop
+            .config(None)?
+            .context("give --url or --display")?;
+        return super::record_desktop::run(&args, &config);
+    };
+    for (flag, given) in [
+        ("--app", args.desktop.app.is_some()),
+        ("--window", args.desktop.window.is_some()),
+    ] {
+        if given {
+            anyhow::bail!("{flag} is for recording a desktop: leave out --url");
+        }
+    }
     let browser = match args.connect.clone() {
         Some(endpoint) => RecordBrowser::Connect { endpoint },
         None => RecordBrowser::Launch {
@@ -81,7 +102,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
                 .chromium
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(retrace_drive::chromium::FULL_CHROMIUM)),
-            display: match args.display.clone() {
+            display: match args.desktop.display.clone() {
                 Some(display) => display,
                 None => std::env::var("DISPLAY").context(
                     "no X display to open the browser window on: set DISPLAY or give \
@@ -91,7 +112,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
         },
     };
     let job = RecordJob {
-        url: args.url.clone(),
+        url,
         out: args.out.clone(),
         browser,
         size: args.size,

@@ -3,16 +3,16 @@
 
 use serde_json::Value;
 
-use super::Session;
-use super::WebExecutor;
-use super::bound_dom;
-use super::check_variable_name;
+use super::command::check_variable_name;
+use super::command::url_refusal;
+use super::config::WebExecutorConfig;
+use super::dom_view::bound_dom;
 use super::element;
 use super::element::WaitFailure;
 use super::element::Want;
 use super::error::WebError;
-use super::lock;
-use super::url_refusal;
+use super::session::Session;
+use super::session::lock;
 use crate::backend::BrowserBackend;
 use crate::backend::MouseButton;
 use crate::backend::Point;
@@ -20,7 +20,7 @@ use crate::error::DriveError;
 
 /// One command running in one session: the context every error names.
 pub(super) struct Run<'a> {
-    pub(super) executor: &'a WebExecutor,
+    pub(super) config: &'a WebExecutorConfig,
     pub(super) session: &'a Session,
     pub(super) id: &'a str,
     pub(super) action: &'static str,
@@ -45,7 +45,7 @@ impl Run<'_> {
 
     /// Waits for network idle; a timeout is only noted (some pages never go quiet).
     async fn settle(&self) -> Result<&'static str, WebError> {
-        let config = &self.executor.config;
+        let config = self.config;
         match self
             .page()
             .wait_for_network_idle(config.network_idle_ms, config.network_idle_timeout_ms)
@@ -58,7 +58,7 @@ impl Run<'_> {
     }
 
     async fn wait(&self, selector: &str, want: Want) -> Result<element::Ready, WebError> {
-        let config = &self.executor.config;
+        let config = self.config;
         let timeout_ms = config.element_timeout_ms;
         match element::wait_for(self.page(), selector, want, timeout_ms, config.poll_ms).await {
             Ok(ready) => Ok(ready),
@@ -107,7 +107,7 @@ impl Run<'_> {
     }
 
     pub(super) async fn open_page(&self, url: &str) -> Result<Done, WebError> {
-        if let Some(reason) = url_refusal(url, &self.executor.config.allowed_url_schemes) {
+        if let Some(reason) = url_refusal(url, &self.config.allowed_url_schemes) {
             return Err(WebError::UrlRefused {
                 session: self.id.to_owned(),
                 url: url.chars().take(200).collect(),
@@ -194,7 +194,7 @@ impl Run<'_> {
             .dom_snapshot()
             .await
             .map_err(|e| self.backend(e))?;
-        let (text, view) = bound_dom(snapshot, self.executor.config.max_dom_chars);
+        let (text, view) = bound_dom(snapshot, self.config.max_dom_chars);
         Ok((text, Some(view)))
     }
 }

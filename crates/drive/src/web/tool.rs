@@ -10,10 +10,10 @@ use crate::error::DriveError;
 use crate::tool::Tool;
 use crate::tool::ToolError;
 use crate::tool::ToolOutput;
-use crate::web::ACTIONS;
-use crate::web::Request;
-use crate::web::WebError;
-use crate::web::WebExecutor;
+use crate::web::command::ACTIONS;
+use crate::web::command::Request;
+use crate::web::error::WebError;
+use crate::web::executor::WebExecutor;
 
 const DESCRIPTION: &str = "Drive a web browser by CSS selector. Input: {\"action\", \
 \"parameters\", \"sessionId\"?}. Actions: OPEN_PAGE {url} opens an http(s) URL and waits for \

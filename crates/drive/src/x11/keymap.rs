@@ -95,6 +95,25 @@ impl Keymap {
             })
     }
 
+    /// The keysym `keycode` produces, on its shifted level when `shifted` (a one-keysym letter
+    /// key gives its upper case), `0` for a key with none: what a pressed key typed.
+    pub(crate) fn keysym_at(&self, keycode: u8, shifted: bool) -> Keysym {
+        let Some(index) = keycode.checked_sub(self.min_keycode) else {
+            return 0;
+        };
+        let start = usize::from(index) * self.per_keycode;
+        let row = self
+            .syms
+            .get(start..start + self.per_keycode)
+            .unwrap_or(&[]);
+        let level = |n: usize| row.get(n).copied().unwrap_or(0);
+        match (shifted, level(1)) {
+            (false, _) => level(0),
+            (true, 0) => upper_latin(level(0)),
+            (true, sym) => sym,
+        }
+    }
+
     /// Picks a spare keycode for a keysym no key carries and records the binding, so the next
     /// `lookup` finds it. `None` when the keyboard has no spare keycode at all.
     pub(crate) fn bind_spare(&mut self, keysym: Keysym) -> Option<Rebind> {
@@ -123,6 +142,14 @@ impl Keymap {
 /// The keycode of row `index` of a map starting at `min`, if it fits in a keycode.
 fn keycode_at(min: u8, index: usize) -> Option<u8> {
     u8::try_from(usize::from(min) + index).ok()
+}
+
+/// The upper-case keysym of a lower-case Latin-1 letter; any other keysym as it is.
+fn upper_latin(keysym: Keysym) -> Keysym {
+    match keysym {
+        0x61..=0x7a | 0xe0..=0xf6 | 0xf8..=0xfe => keysym - 0x20,
+        _ => keysym,
+    }
 }
 
 /// The lower-case keysym of an upper-case Latin-1 letter.
@@ -162,6 +189,22 @@ mod tests {
         assert_eq!(map.lookup(0x21), shifted(10));
         assert_eq!(map.lookup(0x42), shifted(11), "B from a one-keysym b key");
         assert_eq!(map.lookup(0xe9), None);
+    }
+
+    #[test]
+    fn a_pressed_key_reads_back_as_its_keysym() {
+        let map = sample();
+        assert_eq!(map.keysym_at(9, false), 0x61);
+        assert_eq!(map.keysym_at(9, true), 0x41);
+        assert_eq!(map.keysym_at(10, true), 0x21);
+        assert_eq!(
+            map.keysym_at(11, true),
+            0x42,
+            "a one-keysym letter key shifted"
+        );
+        assert_eq!(map.keysym_at(12, false), 0);
+        assert_eq!(map.keysym_at(3, false), 0, "below the first keycode");
+        assert_eq!(map.keysym_at(200, false), 0, "past the last keycode");
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! On top of it, the desktop target: [`DesktopWindow`] is one application's window as a
 //! backend (points relative to it, screenshots of its windows only, see [`frame`]), and
 //! [`AppProcess`] the application started for a run and ended with its whole process tree.
+//! [`InputRecorder`] watches a person's own input on the display (the RECORD extension), for
+//! `retrace record --display`.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), retrace_drive::DriveError> {
@@ -29,12 +31,16 @@ pub mod app;
 mod capture;
 mod display;
 pub mod frame;
+pub mod input_keys;
+pub mod input_record;
 mod keymap;
 mod keysym;
 pub mod window;
 pub mod windows;
 
 pub use app::AppProcess;
+pub use input_record::DesktopInput;
+pub use input_record::InputRecorder;
 pub use window::DesktopWindow;
 pub use window::WindowQuery;
 

@@ -170,6 +170,16 @@ impl DesktopWindow {
         })
     }
 
+    /// Where the screen point `on_screen` is in the frame: a point the person acted at, as
+    /// replay addresses it.
+    pub async fn frame_point(&self, on_screen: Point) -> Result<Point, DriveError> {
+        let (view, _) = self.view().await?;
+        Ok(Point {
+            x: on_screen.x - view.origin.0,
+            y: on_screen.y - view.origin.1,
+        })
+    }
+
     /// The frame now as packed RGB rows of the screen's size.
     async fn frame_rgb(&self) -> Result<Vec<u8>, DriveError> {
         let (view, windows) = self.view().await?;

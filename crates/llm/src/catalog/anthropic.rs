@@ -26,14 +26,14 @@
 //!   (standard price from 2026-09-01) chatforest.com's Sonnet 5 launch notes. Models with no
 //!   published price found carry none, and their cost is not estimated.
 
-use super::ComputerToolForm;
-use super::Coordinates;
-use super::ImageLimits;
-use super::ModelInfo;
-use super::ModelProvider;
-use super::ThinkingForm;
-use super::TokenLimitField;
-use crate::Pricing;
+use super::forms::ComputerToolForm;
+use super::forms::Coordinates;
+use super::forms::ThinkingForm;
+use super::forms::TokenLimitField;
+use super::model_info::ImageLimits;
+use super::model_info::ModelInfo;
+use super::model_info::ModelProvider;
+use crate::pricing::Pricing;
 
 /// The default Anthropic model: Sonnet 5, current (no end of life announced in the SDK),
 /// takes computer use (`computer_20251124`) and has a published price.
@@ -66,7 +66,7 @@ const fn row(
     form: ComputerToolForm,
     thinking: ThinkingForm,
     pricing: Option<Pricing>,
-    end_of_life: Option<super::CivilDate>,
+    end_of_life: Option<super::model_info::CivilDate>,
 ) -> ModelInfo {
     ModelInfo {
         id,

@@ -1,9 +1,8 @@
 //! End of life: the warning a run prints when its model is retired or about to be.
 
-use super::lookup;
-
-/// A calendar date (no time zone): model retirement dates are announced as days.
-pub type CivilDate = jiff::civil::Date;
+use super::model_info::CivilDate;
+use super::rows::DEFAULT_ANTHROPIC_MODEL;
+use super::rows::lookup;
 
 /// Today's date on this machine's clock, in its time zone.
 pub fn today() -> CivilDate {
@@ -21,8 +20,8 @@ pub fn end_of_life_notice(model: &str, today: CivilDate) -> Option<String> {
     let date = info.end_of_life?;
     let days = (date - today).get_days();
     let advice = format!(
-        "choose a current model with --model (`retrace models` lists them; the default is {})",
-        super::DEFAULT_ANTHROPIC_MODEL
+        "choose a current model with --model (`retrace models` lists them; the default is \
+         {DEFAULT_ANTHROPIC_MODEL})"
     );
     if days <= 0 {
         Some(format!(

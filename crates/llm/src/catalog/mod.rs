@@ -14,102 +14,25 @@
 mod anthropic;
 mod eol;
 mod forms;
+mod model_info;
 mod openai;
+mod rows;
 
-pub use eol::CivilDate;
 pub use eol::end_of_life_notice;
 pub use eol::today;
 pub use forms::ComputerToolForm;
 pub use forms::Coordinates;
 pub use forms::ThinkingForm;
 pub use forms::TokenLimitField;
+pub use model_info::CivilDate;
+pub use model_info::ImageLimits;
+pub use model_info::ModelInfo;
+pub use model_info::ModelProvider;
+pub use rows::DEFAULT_ANTHROPIC_MODEL;
+pub use rows::catalogue;
+pub use rows::lookup;
 
-use crate::Pricing;
-
-/// The API family a model is reached through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelProvider {
-    /// Anthropic's Messages API.
-    Anthropic,
-    /// OpenAI's own API (chat completions and Responses).
-    Openai,
-    /// An OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio) with an open model.
-    OpenaiCompatible,
-}
-
-impl ModelProvider {
-    /// The name `retrace models` prints.
-    pub fn label(self) -> &'static str {
-        match self {
-            ModelProvider::Anthropic => "anthropic",
-            ModelProvider::Openai => "openai",
-            ModelProvider::OpenaiCompatible => "openai-compatible",
-        }
-    }
-}
-
-/// The largest image a provider takes, and the size it recommends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct ImageLimits {
-    /// The longest side the API accepts, in pixels.
-    pub max_long_side: u32,
-    /// The longest side the provider recommends (larger images are downscaled by the API,
-    /// which costs latency and gains nothing).
-    pub recommended_long_side: u32,
-}
-
-/// What the catalogue says about one model.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct ModelInfo {
-    /// The model id requests carry.
-    pub id: &'static str,
-    /// Other ids of the same model (dated snapshots).
-    pub aliases: &'static [&'static str],
-    /// How it is reached.
-    pub provider: ModelProvider,
-    /// The computer tool form it takes (`None`: no computer use).
-    pub computer_tool: Option<ComputerToolForm>,
-    /// The coordinate space of its answers.
-    pub coordinates: Coordinates,
-    /// Whether a request may set `temperature`.
-    pub takes_temperature: bool,
-    /// How thinking is asked for.
-    pub thinking: ThinkingForm,
-    /// The request field that limits its output.
-    pub token_limit: TokenLimitField,
-    /// Its image limits.
-    pub images: ImageLimits,
-    /// List prices in US dollars per million tokens, when published.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pricing: Option<Pricing>,
-    /// When the provider retires it, when announced.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_of_life: Option<CivilDate>,
-    /// Where these facts come from.
-    pub source: &'static str,
-}
-
-impl ModelInfo {
-    /// Whether `id` names this model (its id or an alias).
-    pub fn answers_to(&self, id: &str) -> bool {
-        self.id == id || self.aliases.contains(&id)
-    }
-}
-
-/// Every model the catalogue knows, Anthropic's first, newest first within a provider.
-pub fn catalogue() -> impl Iterator<Item = &'static ModelInfo> {
-    anthropic::MODELS.iter().chain(openai::MODELS.iter())
-}
-
-/// The catalogue's row for `id` (an id or an alias).
-pub fn lookup(id: &str) -> Option<&'static ModelInfo> {
-    catalogue().find(|model| model.answers_to(id))
-}
-
-/// The Anthropic model used when none is named: a current model that takes computer use
-/// (its row says where it comes from).
-pub const DEFAULT_ANTHROPIC_MODEL: &str = anthropic::DEFAULT_MODEL;
+use crate::pricing::Pricing;
 
 /// Overrides for a model the catalogue does not know (or knows wrongly).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -20,13 +20,13 @@
 //!   No API limit on image size; their processors cap pixels (`max_pixels`), so 1280 px is
 //!   recommended and 8192 taken as the ceiling.
 
-use super::ComputerToolForm;
-use super::Coordinates;
-use super::ImageLimits;
-use super::ModelInfo;
-use super::ModelProvider;
-use super::ThinkingForm;
-use super::TokenLimitField;
+use super::forms::ComputerToolForm;
+use super::forms::Coordinates;
+use super::forms::ThinkingForm;
+use super::forms::TokenLimitField;
+use super::model_info::ImageLimits;
+use super::model_info::ModelInfo;
+use super::model_info::ModelProvider;
 
 const OPENAI_IMAGES: ImageLimits = ImageLimits {
     max_long_side: 2048,

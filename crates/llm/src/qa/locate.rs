@@ -5,48 +5,17 @@
 //! part it names), and the point and box are mapped back to the screenshot's pixels.
 
 use serde::Deserialize;
-use serde::Serialize;
 use serde_json::Value;
 use serde_json::json;
 
-use super::QaError;
-use super::ask_with_system;
-use super::fit_for;
+use super::ask::QaError;
+use super::ask::ask_with_system;
+use super::ask::fit_for;
+use super::location::BoundingBox;
+use super::location::ElementLocation;
+use super::location::Point;
 use crate::VlmProvider;
 use crate::images::PieceTransform;
-
-/// A pixel position, from the top-left corner of the screenshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Point {
-    /// Pixels from the left edge.
-    pub x: u32,
-    /// Pixels from the top edge.
-    pub y: u32,
-}
-
-/// A rectangle in pixels; `right` and `bottom` are exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BoundingBox {
-    /// Left edge.
-    pub left: u32,
-    /// Top edge.
-    pub top: u32,
-    /// Right edge.
-    pub right: u32,
-    /// Bottom edge.
-    pub bottom: u32,
-}
-
-/// Where an element is.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ElementLocation {
-    /// The point to click (the element's centre, usually).
-    pub point: Point,
-    /// The element's box.
-    pub bbox: BoundingBox,
-    /// The model's confidence, 0 to 1.
-    pub confidence: f64,
-}
 
 /// The answer schema the model fills (every property required, no others: strict-mode safe).
 pub fn location_schema() -> Value {

@@ -15,10 +15,11 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::check;
+use super::declaration::declare;
 use super::shared_args::shown;
 use crate::call::CallContext;
 use crate::call::ToolError;
-use crate::server::SharedState;
+use crate::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "approve";
@@ -77,7 +78,7 @@ pub struct Output {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    super::declare::<Input, Output>(NAME, DESCRIPTION)
+    declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// Approves.

@@ -23,12 +23,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::declaration::declare;
 use super::shared_args::shown;
 use crate::call::CallContext;
 use crate::call::ToolError;
 use crate::call::on_own_thread;
 use crate::call::wire_name;
-use crate::server::SharedState;
+use crate::state::SharedState;
 use crate::warm::WarmBrowser;
 
 /// The tool's name.
@@ -149,7 +150,7 @@ pub struct Region {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    super::declare::<Input, Output>(NAME, DESCRIPTION)
+    declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// The server's browser as a check's source: each viewport a run of its own in it.

@@ -16,6 +16,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::declaration::declare;
 use super::shared_args::shown;
 use crate::call::CallContext;
 use crate::call::ToolError;
@@ -88,7 +89,7 @@ pub struct LastFailure {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    super::declare::<Input, Output>(NAME, DESCRIPTION)
+    declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// Lists the files.

@@ -4,6 +4,7 @@
 
 pub mod approve;
 pub mod check;
+mod declaration;
 pub mod list;
 pub mod replay;
 pub mod run;
@@ -17,18 +18,7 @@ use rmcp::model::Tool;
 use crate::call::CallContext;
 use crate::call::ToolError;
 use crate::call::parse_arguments;
-use crate::server::SharedState;
-
-/// A tool's declaration: its name, description, and the input and output schemas generated
-/// from its types.
-fn declare<I: schemars::JsonSchema + 'static, O: schemars::JsonSchema + 'static>(
-    name: &'static str,
-    description: &'static str,
-) -> Tool {
-    Tool::new(name, description, serde_json::Map::new())
-        .with_input_schema::<I>()
-        .with_output_schema::<O>()
-}
+use crate::state::SharedState;
 
 /// Every tool the server offers.
 pub fn all() -> Vec<Tool> {

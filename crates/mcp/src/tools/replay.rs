@@ -19,6 +19,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::declaration::declare;
 use super::shared_args::parameters;
 use super::shared_args::shown;
 use crate::call::CallContext;
@@ -26,7 +27,7 @@ use crate::call::ToolError;
 use crate::call::on_own_thread;
 use crate::call::parse_size;
 use crate::call::wire_name;
-use crate::server::SharedState;
+use crate::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "replay";
@@ -112,7 +113,7 @@ pub struct FailureOutput {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    super::declare::<Input, Output>(NAME, DESCRIPTION)
+    declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// Replays the file.

@@ -22,13 +22,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::declaration::declare;
 use super::shared_args::shown;
 use crate::call::CallContext;
 use crate::call::ToolError;
 use crate::call::on_own_thread;
 use crate::call::parse_size;
 use crate::call::wire_name;
-use crate::server::SharedState;
+use crate::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "run";
@@ -130,7 +131,7 @@ pub struct TestOutput {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    super::declare::<Input, Output>(NAME, DESCRIPTION)
+    declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// `passed flows/login.json`, `failed flows/login.json at step 7: ...`.

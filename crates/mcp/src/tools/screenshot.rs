@@ -13,11 +13,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::declaration::declare;
 use super::shared_args::shown;
 use crate::call::CallContext;
 use crate::call::ToolError;
 use crate::call::parse_size;
-use crate::server::SharedState;
+use crate::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "screenshot";
@@ -56,7 +57,7 @@ pub struct Output {
 
 /// The declaration.
 pub fn tool() -> Tool {
-    super::declare::<Input, Output>(NAME, DESCRIPTION)
+    declare::<Input, Output>(NAME, DESCRIPTION)
 }
 
 /// Takes the screenshot.

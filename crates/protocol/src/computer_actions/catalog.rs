@@ -2,47 +2,26 @@
 //! the typed [`ComputerAction`] they parse into. This file is the one place an action's name
 //! is written.
 
-use super::ActionKind::Keyboard;
-use super::ActionKind::Observe;
-use super::ActionKind::Other;
-use super::ActionKind::Point;
-use super::ActionKind::Wait;
-use super::ActionSpec;
-use super::Askui;
-use super::Bound;
-use super::FieldUse;
-use super::InputField;
-use super::JsonType;
-use super::askui;
-use crate::computer_tool::MAX_DURATION_S;
-use crate::computer_tool::MAX_KEY_REPEAT;
-
-/// A point in the model's coordinates.
-pub type ModelPoint = (i64, i64);
-
-/// A mouse button.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MouseButton {
-    /// The primary button.
-    Left,
-    /// The secondary button.
-    Right,
-    /// The wheel button.
-    Middle,
-}
-
-/// Which way to scroll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScrollDirection {
-    /// Content moves down (the view goes up).
-    Up,
-    /// The usual "scroll down".
-    Down,
-    /// Towards the left.
-    Left,
-    /// Towards the right.
-    Right,
-}
+use super::fields::Fields;
+use super::input_error::InputError;
+use super::limits::MAX_DURATION_S;
+use super::limits::MAX_KEY_REPEAT;
+use super::spec::ActionKind;
+use super::spec::ActionKind::Keyboard;
+use super::spec::ActionKind::Observe;
+use super::spec::ActionKind::Other;
+use super::spec::ActionKind::Point;
+use super::spec::ActionKind::Wait;
+use super::spec::Askui;
+use super::spec::Bound;
+use super::spec::FieldUse;
+use super::spec::InputField;
+use super::spec::JsonType;
+use super::spec::askui;
+use super::values::DIRECTIONS;
+use super::values::ModelPoint;
+use super::values::MouseButton;
+use super::values::ScrollDirection;
 
 /// One validated `computer` action: what the backends' dispatch matches on.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,8 +182,6 @@ const TEXT: InputField = InputField {
     minimum: None,
     maximum: None,
 };
-/// The directions `scroll` takes.
-pub(super) const DIRECTIONS: [&str; 4] = ["up", "down", "left", "right"];
 const SCROLL_DIRECTION: InputField = InputField {
     name: "scroll_direction",
     json_type: JsonType::Choice(&DIRECTIONS),
@@ -275,16 +252,37 @@ const CLICK_ASKUI: Askui = Askui::Tools(&[askui::MOVE_MOUSE, askui::MOUSE_CLICK]
 
 /// A click of `button`, `count` times.
 fn click(
-    fields: &super::Fields<'_>,
+    fields: &Fields<'_>,
     button: MouseButton,
     count: u32,
-) -> Result<ComputerAction, super::InputError> {
+) -> Result<ComputerAction, InputError> {
     Ok(ComputerAction::Click {
         button,
         count,
         at: fields.point(COORDINATE.name)?,
         modifiers: fields.modifiers()?,
     })
+}
+
+/// Reads an action's input into a [`ComputerAction`]; the error is for the model.
+pub type Parser = fn(&Fields<'_>) -> Result<ComputerAction, InputError>;
+
+/// One action of the `computer` tool, declared once.
+#[derive(Debug, Clone, Copy)]
+pub struct ActionSpec {
+    /// The `action` value.
+    pub name: &'static str,
+    /// What it does, for replay.
+    pub kind: ActionKind,
+    /// How to call it, for the model's tool description (`` (`coordinate`) ``); empty when
+    /// it takes nothing.
+    pub usage: &'static str,
+    /// The fields it takes.
+    pub fields: &'static [FieldUse],
+    /// How askui names it.
+    pub askui: Askui,
+    /// How its input becomes a [`ComputerAction`].
+    pub parse: Parser,
 }
 
 /// Every action, in the order the schema lists them.
@@ -502,3 +500,14 @@ pub const ACTIONS: &[ActionSpec] = &[
 
 /// What `key` and `hold_key` say when their combination is missing.
 const KEY_COMBO: &str = "a key combination in xdotool names such as \"Return\" or \"ctrl+a\"";
+
+/// Every action's name, in catalogue order: the schema's `enum`.
+pub const COMPUTER_ACTIONS: [&str; ACTIONS.len()] = {
+    let mut out = [""; ACTIONS.len()];
+    let mut index = 0;
+    while index < ACTIONS.len() {
+        out[index] = ACTIONS[index].name;
+        index += 1;
+    }
+    out
+};

@@ -4,29 +4,28 @@
 use serde_json::Map;
 use serde_json::Value;
 
-use super::ActionSpec;
-use super::InputError;
-use super::catalog::DIRECTIONS;
-use super::catalog::ModelPoint;
-use super::catalog::ScrollDirection;
-use crate::computer_tool::MAX_DURATION_S;
-use crate::computer_tool::MAX_KEY_REPEAT;
+use super::input_error::InputError;
+use super::limits::MAX_DURATION_S;
+use super::limits::MAX_KEY_REPEAT;
+use super::values::DIRECTIONS;
+use super::values::ModelPoint;
+use super::values::ScrollDirection;
 
 /// The input object of one action.
 #[derive(Debug)]
 pub struct Fields<'a> {
     object: &'a Map<String, Value>,
-    spec: &'a ActionSpec,
+    action: &'static str,
 }
 
 impl<'a> Fields<'a> {
-    /// The fields of `object`, an input of the action `spec`.
-    pub fn new(object: &'a Map<String, Value>, spec: &'a ActionSpec) -> Self {
-        Self { object, spec }
+    /// The fields of `object`, an input of the action named `action`.
+    pub fn new(object: &'a Map<String, Value>, action: &'static str) -> Self {
+        Self { object, action }
     }
 
     fn action(&self) -> &'static str {
-        self.spec.name
+        self.action
     }
 
     /// The value of `field`, a JSON `null` read as absent.

@@ -12,9 +12,9 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
-use super::FILE_KEY;
-use super::file_name;
-use super::file_property;
+use super::file_input::FILE_KEY;
+use super::file_input::file_name;
+use super::file_input::file_property;
 use crate::request::ReplayRequest;
 use crate::speaker::CACHE_EXECUTOR;
 use retrace_agent::speaker::SpeakerContext;

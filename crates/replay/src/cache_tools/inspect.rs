@@ -8,9 +8,9 @@ use retrace_protocol::tool_names::INSPECT_CACHE_METADATA;
 use serde_json::Value;
 use serde_json::json;
 
-use super::FILE_KEY;
-use super::file_name;
-use super::file_property;
+use super::file_input::FILE_KEY;
+use super::file_input::file_name;
+use super::file_input::file_property;
 use retrace_agent::tool::AgentTool;
 use retrace_agent::tool::FatalToolError;
 use retrace_agent::tool::ToolReply;

@@ -9,12 +9,12 @@
 use std::sync::Arc;
 
 use retrace_cache::CacheStore;
-use serde_json::Value;
 
 use crate::ledger::ReplayLedger;
 use retrace_agent::tool::AgentTool;
 
 mod execute;
+mod file_input;
 mod inspect;
 mod retrieve;
 mod verify;
@@ -40,30 +40,6 @@ verify_cache_execution with success true or false and a short note on what you s
 (a step did not match the screen, or needs you), continue the task yourself from the current \
 screen. To resume a replay after doing one step yourself, call execute_cached_executions_tool \
 again with start_from_step_index set to the next step.";
-
-/// The input key naming a cache file.
-pub(crate) const FILE_KEY: &str = "trajectory_file";
-
-/// The cache file name in `input`, or a message for the model saying what is wrong.
-pub(crate) fn file_name(input: &Value) -> Result<&str, String> {
-    match input.get(FILE_KEY) {
-        Some(Value::String(name)) if !name.trim().is_empty() => Ok(name),
-        Some(_) => Err(format!(
-            "`{FILE_KEY}` must be a non-empty string: a file name as retrieve_available_trajectories_tool lists it"
-        )),
-        None => Err(format!(
-            "`{FILE_KEY}` is required: a file name as retrieve_available_trajectories_tool lists it"
-        )),
-    }
-}
-
-/// The JSON Schema property for a cache file name.
-pub(crate) fn file_property() -> Value {
-    serde_json::json!({
-        "type": "string",
-        "description": "The trajectory file name as retrieve_available_trajectories_tool lists it (for example login.json)."
-    })
-}
 
 /// All cache tools over `store`, ready to add to a [`retrace_agent::tool::Toolbox`]. `ledger` is the
 /// one the run's cache executor notes completed replays in (see

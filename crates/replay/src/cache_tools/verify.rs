@@ -13,9 +13,9 @@ use retrace_protocol::tool_names::VERIFY_CACHE_EXECUTION;
 use serde_json::Value;
 use serde_json::json;
 
-use super::FILE_KEY;
-use super::file_name;
-use super::file_property;
+use super::file_input::FILE_KEY;
+use super::file_input::file_name;
+use super::file_input::file_property;
 use crate::ledger::ReplayLedger;
 use retrace_agent::tool::AgentTool;
 use retrace_agent::tool::FatalToolError;

@@ -18,6 +18,7 @@
 //!   navigation step of its own ([`navigation`]).
 //! - [`secrets`]: text typed into a password field (or one whose name says password, token,
 //!   key or secret) becomes a `{{name}}` parameter; its value is never written.
+//! - [`desktop`]: the same steps from a person's input on an X11 desktop (no elements).
 //! - [`build`]: the steps as a history, recorded into a [`retrace_cache::CacheFile`] whose
 //!   metadata says it was demonstrated.
 
@@ -36,6 +37,7 @@ use serde_json::json;
 use crate::checks::navigation::PageLocation;
 
 pub mod build;
+pub mod desktop;
 mod keys;
 mod listening;
 mod navigation;

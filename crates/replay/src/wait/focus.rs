@@ -5,7 +5,7 @@ use retrace_protocol::element::BoundingBox;
 use retrace_protocol::tool_input;
 use retrace_vision::Region;
 
-use super::Waiter;
+use super::waiter::Waiter;
 use crate::plan::PlannedStep;
 
 /// CSS pixels around a focused field that a keyboard step also watches (its label, a hint

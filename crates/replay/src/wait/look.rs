@@ -9,11 +9,11 @@ use std::time::Instant;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use super::SCREENSHOT_BUDGET;
-use super::ScreenError;
-use super::Verdict;
-use super::Waiter;
-use super::blank_screen;
+use super::verdict::SCREENSHOT_BUDGET;
+use super::verdict::ScreenError;
+use super::verdict::Verdict;
+use super::verdict::blank_screen;
+use super::waiter::Waiter;
 use crate::checks::Look;
 use crate::checks::Relocation;
 use crate::checks::StepCheck;

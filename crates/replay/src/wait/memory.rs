@@ -8,7 +8,7 @@ use retrace_drive::readiness::PageActivity;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use super::Waiter;
+use super::waiter::Waiter;
 use crate::checks::Look;
 use crate::checks::StepCheck;
 use crate::frame_memory::Shot;

@@ -17,15 +17,11 @@ use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use crate::checks::CheckEnv;
-use crate::checks::Look;
 use crate::checks::Relocation;
 use crate::checks::StepCheck;
-use crate::frame_memory::FrameMemory;
 use crate::frame_memory::Shot;
 use crate::plan::PlannedStep;
 use crate::request::WaitMode;
-use crate::screen::Screen;
 
 mod focus;
 pub mod listening;
@@ -33,6 +29,8 @@ mod look;
 mod memory;
 mod poll_start;
 mod settling;
+mod verdict;
+mod waiter;
 
 use look::Busy;
 use look::ObservedPoll;
@@ -45,84 +43,11 @@ use settling::Still;
 use settling::settled;
 use settling::settled_note;
 use settling::watched_region;
-
-/// How long one screenshot may keep failing before the replay gives up on the screen (an
-/// error, not a failed step): generous, because a loaded machine is slow, not broken.
-pub const SCREENSHOT_BUDGET: Duration = Duration::from_secs(30);
-
-/// What waiting for a phase's checks ended with.
-#[derive(Debug)]
-pub struct Verdict {
-    /// Each check's last look, in the order the checks were given.
-    pub looks: Vec<(&'static str, Look)>,
-    /// The repair applied, when the checks passed only at a moved point.
-    pub relocation: Option<Relocation>,
-    /// How long it took.
-    pub waited: Duration,
-    /// The last screenshot.
-    pub screen: Arc<Image>,
-    /// Why it ended before the step's time was up without passing (the page settled), or
-    /// what it waited for in vain (a page that never finished loading).
-    pub note: Option<String>,
-}
-
-impl Verdict {
-    /// The verdict of `looks` at `screen`, waited for since `started`: no repair, no note.
-    pub(crate) fn looked(
-        looks: Vec<(&'static str, Look)>,
-        screen: Arc<Image>,
-        started: Instant,
-    ) -> Verdict {
-        Verdict {
-            looks,
-            relocation: None,
-            waited: started.elapsed(),
-            screen,
-            note: None,
-        }
-    }
-
-    /// Whether every check passed.
-    pub fn passed(&self) -> bool {
-        self.looks.iter().all(|(_, look)| look.passed)
-    }
-
-    /// The first check that did not pass, with its look.
-    pub fn failing(&self) -> Option<&(&'static str, Look)> {
-        self.looks.iter().find(|(_, look)| !look.passed)
-    }
-}
-
-/// Whether a phase polls without screenshots: after acting (`repair` is for the phase before
-/// it), when none of `checks` looks at the screenshot. Before acting the screenshots are taken
-/// all the same: a change near the control keeps a failing step waiting instead of failing it
-/// as settled.
-fn polls_without_screenshots(checks: &[Arc<dyn StepCheck>], repair: bool) -> bool {
-    !repair && !checks.iter().any(|check| check.reads_screen())
-}
-
-/// The picture handed to checks that read no screenshot.
-fn blank_screen() -> Result<Arc<Image>, ScreenError> {
-    retrace_vision::Image::new(1, 1, retrace_vision::PixelLayout::Gray, vec![0])
-        .map(Arc::new)
-        .map_err(|error| ScreenError(error.to_string()))
-}
-
-/// The screen could not be captured for the whole of a step's time.
-#[derive(Debug, thiserror::Error)]
-#[error("no screenshot could be taken: {0}")]
-pub struct ScreenError(pub String);
-
-/// Polls one screen for one replay.
-pub struct Waiter<'a> {
-    /// The screen.
-    pub screen: &'a dyn Screen,
-    /// The settings and file facts the checks read.
-    pub env: &'a CheckEnv,
-    /// The last verified screenshot, looked at again while the page says it still shows
-    /// (see [`crate::frame_memory`]).
-    pub memory: &'a FrameMemory,
-}
+pub use verdict::SCREENSHOT_BUDGET;
+pub use verdict::ScreenError;
+pub use verdict::Verdict;
+pub use waiter::Waiter;
+use waiter::polls_without_screenshots;
 
 impl Waiter<'_> {
     /// Waits until every check in `checks` (of `phase`) passes for `step` acting at `at` (see

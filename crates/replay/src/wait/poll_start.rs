@@ -8,10 +8,10 @@ use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use super::ScreenError;
-use super::Waiter;
-use super::blank_screen;
-use super::polls_without_screenshots;
+use super::verdict::ScreenError;
+use super::verdict::blank_screen;
+use super::waiter::Waiter;
+use super::waiter::polls_without_screenshots;
 use crate::checks::Look;
 use crate::checks::StepCheck;
 use crate::plan::PlannedStep;

@@ -18,9 +18,9 @@ use std::time::Instant;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use super::Verdict;
-use super::Waiter;
 use super::look::PageQuiet;
+use super::verdict::Verdict;
+use super::waiter::Waiter;
 use crate::checks::StepCheck;
 use crate::plan::PlannedStep;
 

@@ -14,7 +14,6 @@
 
 use std::path::Path;
 
-use base64::Engine;
 use retrace_protocol::events::StepRecord;
 use retrace_protocol::events::SuiteReport;
 use retrace_protocol::events::TestReport;
@@ -23,19 +22,19 @@ use serde::Serialize;
 
 use super::ReportError;
 use super::ReportKind;
+use super::html_images::MAX_CROP_BYTES;
+pub use super::html_images::MAX_SCREENSHOT_BYTES;
+use super::html_images::data_uri;
+use super::html_images::inline_image;
+use super::html_images::read_image;
 use super::outcome;
+use super::outcome::serde_label;
 
 #[path = "html_check.rs"]
 mod check_view;
 
 /// The template, compiled into the binary.
 const TEMPLATE: &str = include_str!("../../templates/report.html");
-
-/// The largest crop (expected, actual, diff) inlined.
-pub const MAX_CROP_BYTES: u64 = 512 * 1024;
-
-/// The largest final screenshot inlined.
-pub const MAX_SCREENSHOT_BYTES: u64 = 3 * 1024 * 1024;
 
 /// The largest crop decoded to compute a diff (pixels).
 const MAX_DIFF_PIXELS: u64 = 1024 * 1024;
@@ -263,14 +262,6 @@ fn differences(test: &TestReport) -> Vec<String> {
         .collect()
 }
 
-/// The serde name of a unit enum value (`major`, `styling`).
-pub(super) fn serde_label(value: &impl Serialize) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(name)) => name,
-        _ => String::new(),
-    }
-}
-
 /// `1.50 s`.
 fn seconds(ms: u64) -> String {
     format!("{:.2} s", ms as f64 / 1000.0)
@@ -320,74 +311,6 @@ fn pixel_diff(expected: &[u8], actual: &[u8], notes: &mut Vec<String>) -> Option
             None
         }
     }
-}
-
-/// The image at `report_dir/path` as a data URI, or a note saying why not.
-pub(super) fn inline_image(
-    report_dir: &Path,
-    path: &Path,
-    max_bytes: u64,
-    notes: &mut Vec<String>,
-) -> Option<String> {
-    read_image(report_dir, path, max_bytes, notes).map(|bytes| data_uri(&bytes))
-}
-
-/// The bytes of a PNG or WebP image no larger than `max_bytes`; otherwise a note.
-fn read_image(
-    report_dir: &Path,
-    path: &Path,
-    max_bytes: u64,
-    notes: &mut Vec<String>,
-) -> Option<Vec<u8>> {
-    let full = report_dir.join(path);
-    match std::fs::metadata(&full) {
-        Err(error) => {
-            notes.push(format!("{}: {error}", path.display()));
-            return None;
-        }
-        Ok(metadata) if metadata.len() > max_bytes => {
-            notes.push(format!(
-                "{}: not inlined, {} KB is over the report's {} KB limit for it",
-                path.display(),
-                metadata.len() / 1024,
-                max_bytes / 1024
-            ));
-            return None;
-        }
-        Ok(_) => {}
-    }
-    match std::fs::read(&full) {
-        Ok(bytes) if image_type(&bytes).is_some() => Some(bytes),
-        Ok(_) => {
-            notes.push(format!("{}: not a PNG or WebP image", path.display()));
-            None
-        }
-        Err(error) => {
-            notes.push(format!("{}: {error}", path.display()));
-            None
-        }
-    }
-}
-
-/// The media type of PNG or WebP bytes.
-fn image_type(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if bytes.len() > 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
-    }
-}
-
-/// `data:image/png;base64,...` (only the base64 alphabet follows the prefix, so the template
-/// may print it unescaped).
-fn data_uri(bytes: &[u8]) -> String {
-    format!(
-        "data:{};base64,{}",
-        image_type(bytes).unwrap_or("application/octet-stream"),
-        base64::engine::general_purpose::STANDARD.encode(bytes)
-    )
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! A page check's evidence in the HTML report: its baseline and candidate screenshots and diff
 //! image (found among its evidence files by name, inlined as data URIs like the replay crops,
-//! each bounded by [`super::MAX_SCREENSHOT_BYTES`]), the boxes of its differences as outlines
+//! each bounded by [`MAX_SCREENSHOT_BYTES`]), the boxes of its differences as outlines
 //! placed over both screenshots (in percent of the image, so they scale with it), and the
 //! thresholds it was judged by.
 
@@ -11,9 +11,10 @@ use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::TestReport;
 use serde::Serialize;
 
-use super::MAX_SCREENSHOT_BYTES;
-use super::read_image;
-use super::serde_label;
+use crate::suite::html_images::MAX_SCREENSHOT_BYTES;
+use crate::suite::html_images::data_uri;
+use crate::suite::html_images::read_image;
+use crate::suite::outcome::serde_label;
 
 /// What the template shows of a page check.
 #[derive(Serialize)]
@@ -61,9 +62,9 @@ pub(super) fn shots(
     let (width, height) = png_size(&candidate).unwrap_or(check.viewport);
     Some(ShotsView {
         boxes: boxes(check, width, height),
-        baseline: super::data_uri(&baseline),
-        candidate: super::data_uri(&candidate),
-        diff: diff.as_deref().map(super::data_uri),
+        baseline: data_uri(&baseline),
+        candidate: data_uri(&candidate),
+        diff: diff.as_deref().map(data_uri),
         thresholds: fields_line(&check.thresholds),
     })
 }

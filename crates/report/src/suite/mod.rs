@@ -15,228 +15,34 @@
 //! temporary file beside it and renamed into place, so a report is whole or absent, never
 //! half-written. Artefact paths in the report are relative to that directory.
 
-use std::fmt;
-use std::path::Path;
-use std::path::PathBuf;
-use std::str::FromStr;
-
-use retrace_protocol::events::Shard;
-use retrace_protocol::events::SuiteReport;
-
+mod error;
 pub mod html;
+mod html_images;
 pub mod json;
 pub mod junit;
+mod kind;
 pub mod merge;
 mod outcome;
 pub mod sink;
+mod write;
 
 #[cfg(test)]
 use retrace_test_support::suite_report as sample;
 
+pub use error::ReportError;
+pub use error::write_atomically;
+pub use kind::ReportKind;
+pub use kind::UnknownReportKind;
 pub use merge::merge;
 pub use merge::merge_dirs;
 pub use sink::SuiteReportSink;
-
-/// A report a suite run can write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReportKind {
-    /// `report.html`: for people.
-    Html,
-    /// `junit.xml`: for CI services.
-    Junit,
-    /// `report.json`: the whole document, for machines and for `retrace report merge`.
-    Json,
-}
-
-impl ReportKind {
-    /// Every kind, in the order they are written.
-    pub const ALL: [ReportKind; 3] = [ReportKind::Json, ReportKind::Junit, ReportKind::Html];
-
-    /// The file this kind is written to, in the output directory.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            ReportKind::Html => "report.html",
-            ReportKind::Junit => "junit.xml",
-            ReportKind::Json => "report.json",
-        }
-    }
-
-    /// The file this kind is written to for a report of `shard` (see the module doc); the
-    /// plain [`ReportKind::file_name`] for a whole suite.
-    pub fn file_name_for(self, shard: Option<Shard>) -> String {
-        let Some(Shard { index, total }) = shard else {
-            return self.file_name().to_owned();
-        };
-        let (stem, extension) = self
-            .file_name()
-            .split_once('.')
-            .unwrap_or((self.file_name(), ""));
-        format!("{stem}-shard-{index}-of-{total}.{extension}")
-    }
-
-    /// Whether `name` is a file this kind is written to, for a whole suite or a shard.
-    pub fn is_file_name(self, name: &str) -> bool {
-        self.shard_of_file_name(name).is_some()
-    }
-
-    /// What a file this kind is written to covers: `Some(None)` for a whole suite's,
-    /// `Some(Some(shard))` for a shard's; `None` when `name` is not such a file.
-    pub fn shard_of_file_name(self, name: &str) -> Option<Option<Shard>> {
-        if name == self.file_name() {
-            return Some(None);
-        }
-        let (stem, extension) = self.file_name().split_once('.')?;
-        let (index, total) = name
-            .strip_prefix(stem)?
-            .strip_prefix("-shard-")?
-            .strip_suffix(extension)?
-            .strip_suffix('.')?
-            .split_once("-of-")?;
-        Some(Some(Shard {
-            index: index.parse().ok()?,
-            total: total.parse().ok()?,
-        }))
-    }
-
-    /// The kinds of a comma-separated list (`html,junit`), each once, in the order given.
-    ///
-    /// # Errors
-    /// An unknown name, named in the error.
-    pub fn parse_list(list: &str) -> Result<Vec<ReportKind>, UnknownReportKind> {
-        let mut kinds = Vec::new();
-        for name in list
-            .split(',')
-            .map(str::trim)
-            .filter(|name| !name.is_empty())
-        {
-            let kind = name.parse()?;
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
-        }
-        Ok(kinds)
-    }
-}
-
-impl fmt::Display for ReportKind {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(match self {
-            ReportKind::Html => "html",
-            ReportKind::Junit => "junit",
-            ReportKind::Json => "json",
-        })
-    }
-}
-
-/// A report kind nobody knows.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown report `{0}` (expected html, junit or json)")]
-pub struct UnknownReportKind(pub String);
-
-impl FromStr for ReportKind {
-    type Err = UnknownReportKind;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "html" => Ok(ReportKind::Html),
-            "junit" | "xml" => Ok(ReportKind::Junit),
-            "json" => Ok(ReportKind::Json),
-            _ => Err(UnknownReportKind(name.to_owned())),
-        }
-    }
-}
-
-/// Why a report could not be written or read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// A file could not be written or read.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A `report.json` is not a suite report.
-    #[error("{}: not a retrace suite report: {message}", path.display())]
-    BadReport {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, naming the field.
-        message: String,
-    },
-    /// A `report.json` of a version this retrace does not read.
-    #[error(
-        "{}: suite report version {found}, this retrace reads version {supported} (written by another retrace: merge with the same version that wrote it)",
-        path.display()
-    )]
-    UnknownVersion {
-        /// The file.
-        path: PathBuf,
-        /// Its version.
-        found: u64,
-        /// The version read here.
-        supported: u32,
-    },
-    /// The report could not be rendered (a bug: the data always fits its template).
-    #[error("could not render the {kind} report: {message}")]
-    Render {
-        /// Which report.
-        kind: ReportKind,
-        /// Why.
-        message: String,
-    },
-}
-
-impl ReportError {
-    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
-        move |source| ReportError::Io {
-            path: path.to_owned(),
-            source,
-        }
-    }
-}
-
-/// Writes `report` as each of `kinds` into `out_dir` (created if missing), named after its
-/// shard ([`ReportKind::file_name_for`]), returning the files written, in the order of
-/// `kinds`. Artefact paths in the report are read relative to
-/// `out_dir` (the HTML report inlines the images).
-///
-/// # Errors
-/// The directory or a file could not be written; a report could not be rendered. Files
-/// already written stay (each one is whole).
-pub fn write_reports(
-    report: &SuiteReport,
-    kinds: &[ReportKind],
-    out_dir: &Path,
-) -> Result<Vec<PathBuf>, ReportError> {
-    std::fs::create_dir_all(out_dir).map_err(ReportError::io(out_dir))?;
-    let mut written = Vec::new();
-    for &kind in kinds {
-        let path = out_dir.join(kind.file_name_for(report.shard));
-        let text = match kind {
-            ReportKind::Json => json::to_json(report),
-            ReportKind::Junit => junit::to_junit(report, out_dir)?,
-            ReportKind::Html => html::to_html(report, out_dir)?,
-        };
-        write_atomically(&path, text.as_bytes())?;
-        written.push(path);
-    }
-    Ok(written)
-}
-
-/// Writes `bytes` to a temporary file beside `path`, flushes it to disk, and renames it over
-/// `path`: readers see the old file or the new one, never part of one.
-///
-/// # Errors
-/// The file could not be written or renamed (the temporary file is removed).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    retrace_files::write_atomic(path, bytes).map_err(ReportError::io(path))
-}
+pub use write::write_reports;
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use retrace_protocol::events::Shard;
 
     use super::*;
 

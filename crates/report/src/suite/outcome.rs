@@ -7,6 +7,7 @@ use retrace_protocol::events::TestKind;
 use retrace_protocol::events::TestReport;
 use retrace_protocol::events::TestStatus;
 use retrace_protocol::events::Verdict;
+use serde::Serialize;
 
 /// The failure that stopped the test's last attempt, for a replay that failed.
 pub(crate) fn replay_failure(test: &TestReport) -> Option<&ReplayFailure> {
@@ -131,5 +132,13 @@ pub(crate) fn status_rank(status: TestStatus) -> u8 {
         TestStatus::Flaky => 2,
         TestStatus::Passed => 3,
         TestStatus::Skipped => 4,
+    }
+}
+
+/// The serde name of a unit enum value (`major`, `styling`).
+pub(crate) fn serde_label(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
     }
 }

@@ -11,10 +11,10 @@
 use std::path::Path;
 use std::path::PathBuf;
 
-use super::Revision;
-use super::Stored;
 use super::error::StoreError;
 use super::key::Key;
+use super::revision::Revision;
+use super::revision::Stored;
 
 /// A directory holding a store's keys as files.
 #[derive(Debug, Clone)]

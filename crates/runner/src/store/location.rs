@@ -15,8 +15,8 @@ use std::sync::Arc;
 use object_store::aws::AmazonS3Builder;
 use object_store::aws::AmazonS3ConfigKey;
 
-use super::Store;
 use super::error::StoreError;
+use super::handle::Store;
 use super::local::LocalStore;
 use super::object::ObjectBacked;
 
@@ -74,7 +74,7 @@ impl Location {
         let prefix = prefix.trim_matches('/');
         if !prefix.is_empty() {
             // The prefix is confined like any key.
-            super::Key::new(prefix)?;
+            super::key::Key::new(prefix)?;
         }
         Ok(Location::S3 {
             bucket: bucket.to_owned(),
@@ -131,5 +131,12 @@ impl Location {
                 )?))
             }
         }
+    }
+}
+
+impl Store {
+    /// The store at `location`: a directory, or `s3://bucket/prefix` (see [`location`]).
+    pub fn open(location: &str) -> Result<Store, StoreError> {
+        Location::parse(location)?.open()
     }
 }

@@ -16,10 +16,10 @@ use object_store::PutOptions;
 use object_store::UpdateVersion;
 use object_store::path::Path as ObjectPath;
 
-use super::Revision;
-use super::Stored;
 use super::error::StoreError;
 use super::key::Key;
+use super::revision::Revision;
+use super::revision::Stored;
 
 /// A prefix of an object store.
 #[derive(Debug, Clone)]

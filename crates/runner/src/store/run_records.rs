@@ -20,9 +20,9 @@ use retrace_cache::validators::Validators;
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::Key;
-use super::Store;
-use super::StoreError;
+use super::error::StoreError;
+use super::handle::Store;
+use super::key::Key;
 use crate::suite::state::FileState;
 use crate::suite::state::RunVerdict;
 use crate::suite::state::STATE_DIR;

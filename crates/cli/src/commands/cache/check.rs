@@ -9,7 +9,7 @@ use retrace_cache::read_cache_file;
 use serde_json::Value;
 use serde_json::json;
 
-use super::print_json;
+use super::text::print_json;
 use crate::outcome::Outcome;
 use crate::output::out;
 

@@ -8,8 +8,8 @@ use retrace_cache::format_timestamp;
 use serde_json::Value;
 use serde_json::json;
 
-use super::print_json;
-use super::shorten;
+use super::text::print_json;
+use super::text::shorten;
 use crate::outcome::Outcome;
 use crate::output::out;
 

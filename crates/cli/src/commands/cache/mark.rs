@@ -10,7 +10,7 @@ use retrace_cache::Validators;
 use retrace_cache::update_file;
 use serde_json::json;
 
-use super::print_json;
+use super::text::print_json;
 use crate::outcome::Outcome;
 use crate::output::out;
 

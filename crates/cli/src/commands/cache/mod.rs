@@ -7,11 +7,11 @@ mod export;
 mod list;
 mod mark;
 mod show;
+mod text;
 
 use clap::Subcommand;
 
 use crate::outcome::Outcome;
-use crate::output::out;
 
 /// Inspect and manage trajectory cache files: the recordings retrace (or askui) replays.
 ///
@@ -50,19 +50,4 @@ pub fn run(args: CacheArgs) -> anyhow::Result<Outcome> {
         CacheCommand::Invalidate(args) => mark::run_invalidate(args),
         CacheCommand::Revalidate(args) => mark::run_revalidate(args),
     }
-}
-
-/// Prints `value` as pretty JSON on stdout.
-fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
-    out!("{}", serde_json::to_string_pretty(value)?);
-    Ok(())
-}
-
-/// `text` cut to `max` characters, with `...` when cut.
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max.saturating_sub(3)).collect();
-    format!("{kept}...")
 }

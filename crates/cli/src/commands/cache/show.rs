@@ -11,8 +11,8 @@ use retrace_cache::read_cache_file;
 use retrace_cache::summarize;
 use serde_json::json;
 
-use super::print_json;
-use super::shorten;
+use super::text::print_json;
+use super::text::shorten;
 use crate::outcome::Outcome;
 use crate::output::out;
 

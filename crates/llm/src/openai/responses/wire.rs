@@ -42,14 +42,10 @@ mod answer;
 use crate::MessageRequest;
 use crate::ToolChoice;
 use crate::ToolSpec;
+pub use answer::CALL_FIELD;
 pub use answer::SafetyCheck;
 pub use answer::parse_response;
 pub use answer::pending_safety_checks;
-
-/// The field of a `computer` tool_use block's `extra` holding the `computer_call` it came
-/// as: `{"id", "call_id", "pending_safety_checks", "batched"}`. Never sent to Anthropic (its
-/// API view keeps no such field).
-pub const CALL_FIELD: &str = "openai_computer_call";
 
 /// Which computer tool a model takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

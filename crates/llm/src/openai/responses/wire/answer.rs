@@ -9,10 +9,14 @@ use retrace_protocol::tool_names::COMPUTER;
 use serde_json::Value;
 use serde_json::json;
 
-use super::CALL_FIELD;
 use super::actions;
 use crate::MessageResponse;
 use crate::VlmError;
+
+/// The field of a `computer` tool_use block's `extra` holding the `computer_call` it came
+/// as: `{"id", "call_id", "pending_safety_checks", "batched"}`. Never sent to Anthropic (its
+/// API view keeps no such field).
+pub const CALL_FIELD: &str = "openai_computer_call";
 
 /// Reads a successful response body (`types/responses/response.py`).
 pub fn parse_response(body: &str) -> Result<MessageResponse, VlmError> {
