@@ -95,6 +95,18 @@ fn dialogs_answered_while_recording_are_answered_alike_by_a_headless_replay() {
         json!([{"kind": "prompt", "message": "New name?", "accepted": true, "prompt_text": "Q4"}])
     );
 
+    let check = Command::new(RETRACE)
+        .args(["cache", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+
     let replay = |path: &str| {
         Command::new(RETRACE)
             .arg("replay")

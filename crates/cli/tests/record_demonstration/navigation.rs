@@ -95,6 +95,18 @@ fn a_url_typed_in_the_address_bar_is_a_step_that_replay_performs() {
         json!({"path": "/next", "title": "Next"})
     );
 
+    let check = Command::new(RETRACE)
+        .args(["cache", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+
     // Headless, from the first page: the click, the navigation, the click on the heading of
     // the page it led to.
     let replay = Command::new(RETRACE)

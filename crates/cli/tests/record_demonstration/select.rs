@@ -78,6 +78,18 @@ fn a_choice_in_a_native_dropdown_is_a_step_that_headless_replay_performs() {
         "the choice shows in the hashed region"
     );
 
+    let check = Command::new(RETRACE)
+        .args(["cache", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+
     let replay = |path: &str| {
         Command::new(RETRACE)
             .arg("replay")
