@@ -22,6 +22,11 @@ pub const RECENTRED_AFTER: &str = "visual_representation_after_recentred";
 /// checks the navigation rather than pixels.
 pub const PAGE_AFTER: &str = "page_after";
 
+/// Step field: the JavaScript dialogs the step opened and how they were answered, in order
+/// (`[{"kind": "confirm", "message": ..., "accepted": true}]`;
+/// `retrace_protocol::dialog::Dialog`), so replay answers them alike and fails on any other.
+pub const DIALOGS: &str = "dialogs";
+
 /// Step field: what the browser said about the element the step acts on before acting (role,
 /// accessible name, state; `retrace_protocol::element::ElementInfo`): the one at the action
 /// point, or, for typing and keys, the one with the focus.

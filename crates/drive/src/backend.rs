@@ -189,6 +189,22 @@ pub trait BrowserBackend: Backend {
             &format!("a screenshot of part {part} of the page"),
         ))
     }
+    /// Chooses the option labelled `option` (or else of that value) in the dropdown (an HTML
+    /// `<select>`) at `at`, as choosing it in the list the browser draws outside the page
+    /// does (the `input` and `change` events), and returns the option's label once the
+    /// dropdown holds it. [`DriveError::InvalidInput`] names what is there instead (no
+    /// dropdown, the options it has).
+    async fn select_option(&self, at: Point, option: &str) -> Result<String, DriveError> {
+        let _ = option;
+        Err(unsupported(
+            self.name(),
+            &format!("choosing an option of the dropdown at ({}, {})", at.x, at.y),
+        ))
+    }
+    /// Answers the page's next JavaScript dialogs with `dialogs`, in order, instead of
+    /// dismissing them and failing the next input (what a replay expects of its next step;
+    /// see `chromium::dialogs`). A backend without dialogs ignores it.
+    fn expect_dialogs(&self, _dialogs: &[retrace_protocol::dialog::Dialog]) {}
     /// What the page is doing now (requests, navigation, load state, rendering): the cheap
     /// signal to poll; see [`crate::readiness`].
     async fn page_activity(&self) -> Result<PageActivity, DriveError> {

@@ -66,6 +66,18 @@ pub enum DriveError {
         /// What was asked ("the element at (10, 20)").
         what: String,
     },
+    /// The page opened a JavaScript dialog nobody expected while `doing` (retrace dismissed
+    /// it so nothing hangs): what the page did, not a fault of the backend; the model reads
+    /// it and a replay fails the step.
+    #[error("{backend}: {doing}: {detail}")]
+    UnexpectedDialog {
+        /// Which backend.
+        backend: String,
+        /// What was being done.
+        doing: String,
+        /// The dialogs, by kind and message.
+        detail: String,
+    },
     /// Waiting for something took longer than allowed.
     #[error("timed out after {timeout_ms} ms while {doing}")]
     Timeout {

@@ -42,7 +42,18 @@ pub enum ToolError {
     ForModel(String),
     /// The backend failed in a way the model cannot fix; the run ends.
     #[error(transparent)]
-    Fatal(#[from] DriveError),
+    Fatal(DriveError),
+}
+
+impl From<DriveError> for ToolError {
+    /// Fatal, except a dialog the page opened unexpectedly: the page's doing, for the model
+    /// to read (and a replay's step to fail on).
+    fn from(error: DriveError) -> Self {
+        match error {
+            DriveError::UnexpectedDialog { .. } => ToolError::ForModel(error.to_string()),
+            other => ToolError::Fatal(other),
+        }
+    }
 }
 
 /// The tool description an API request carries.

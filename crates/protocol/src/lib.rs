@@ -24,6 +24,7 @@
 //! - [`stable_hash`]: the one hash whose values may be stored (64-bit FNV-1a).
 //! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
 //!   beside a step's visual hash.
+//! - [`dialog`]: a JavaScript dialog a page opened and how it was answered ([`dialog::Dialog`]).
 //! - [`secrets`]: the words that make a name secret, for reports' redaction and for the
 //!   fields a demonstration records.
 //!
@@ -45,6 +46,7 @@ pub mod api;
 pub mod computer_actions;
 pub mod computer_tool;
 mod content;
+pub mod dialog;
 pub mod element;
 pub mod events;
 mod message;

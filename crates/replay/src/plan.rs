@@ -20,6 +20,7 @@ use retrace_protocol::ToolUseBlock;
 use retrace_protocol::computer_actions;
 use retrace_protocol::computer_actions::ActionKind;
 use retrace_protocol::computer_actions::askui;
+use retrace_protocol::dialog::Dialog;
 use retrace_protocol::element::ElementInfo;
 use retrace_protocol::tool_input;
 use retrace_vision::ImageHash;
@@ -68,6 +69,9 @@ pub struct PlannedStep {
     pub expected_crop: Option<Png>,
     /// The recorded after-action region (around `after_at`, else `point`), likewise.
     pub expected_crop_after: Option<Png>,
+    /// The JavaScript dialogs the step opened when recorded, with their answers: replay
+    /// answers them alike (any other dialog fails the step).
+    pub dialogs: Vec<Dialog>,
     /// Whether it only observes (replay skips it).
     pub observe_only: bool,
 }
@@ -304,6 +308,8 @@ fn plan_step(
     );
     let page_after =
         recorded_value::<PageLocation>(path, index, &call, fields::PAGE_AFTER, parameters)?;
+    let dialogs = recorded_value::<Vec<Dialog>>(path, index, &call, fields::DIALOGS, parameters)?
+        .unwrap_or_default();
     let expected_crop = recorded_crop(path, index, &call, fields::EXPECTED_CROP);
     let expected_crop_after = recorded_crop(path, index, &call, fields::EXPECTED_CROP_AFTER);
     Ok(PlannedStep {
@@ -320,6 +326,7 @@ fn plan_step(
         after,
         after_at,
         page_after,
+        dialogs,
     })
 }
 

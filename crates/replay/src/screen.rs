@@ -110,6 +110,12 @@ impl PageProbe {
         })
     }
 
+    /// Answers the page's next JavaScript dialogs with `dialogs` (what the step about to act
+    /// opened when recorded); any other dialog fails the page's next input.
+    pub fn expect_dialogs(&self, dialogs: &[retrace_protocol::dialog::Dialog]) {
+        self.page.expect_dialogs(dialogs);
+    }
+
     /// What the page is doing now.
     pub async fn activity(&self) -> Result<PageActivity, DriveError> {
         self.page.page_activity().await

@@ -15,6 +15,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use retrace_agent::DriveTool;
+use retrace_agent::structured::ResolvingWebTool;
+use retrace_agent::structured::executor_on_page;
 use retrace_agent::tool::Toolbox;
 use retrace_cache::CacheStore;
 use retrace_drive::Backend;
@@ -30,6 +32,7 @@ use retrace_drive::chromium::demonstration::PageInput;
 use retrace_drive::chromium::window::fit_window;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::web::WebExecutorConfig;
 use retrace_protocol::events::DemonstrationEvent;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
@@ -52,15 +55,32 @@ pub struct RecordJob {
     pub url: String,
     /// The trajectory file to write.
     pub out: PathBuf,
-    /// The Chromium executable (the full browser: the headless shell has no window).
-    pub chromium: PathBuf,
-    /// The X display the window goes on (`:0`).
-    pub display: String,
+    /// The browser the person acts in.
+    pub browser: RecordBrowser,
     /// The viewport in CSS pixels: the recorded screen.
     pub size: (u32, u32),
     /// `--param NAME=VALUE` pairs: a typed value equal to VALUE becomes `{{NAME}}`. Values
     /// may be secrets.
     pub parameters: Vec<(String, String)>,
+}
+
+/// The browser a demonstration is recorded in.
+#[derive(Debug, Clone)]
+pub enum RecordBrowser {
+    /// A Chromium retrace launches with its window on a display.
+    Launch {
+        /// The executable (the full browser: the headless shell has no window).
+        chromium: PathBuf,
+        /// The X display the window goes on (`:0`).
+        display: String,
+    },
+    /// A Chromium the person already runs with a debugging port (`--connect URL`): the
+    /// page opens in a new window of it, and the browser is left running when
+    /// the recording ends.
+    Connect {
+        /// Its DevTools endpoint (`http://127.0.0.1:9222`; may carry credentials).
+        endpoint: String,
+    },
 }
 
 /// What a finished recording wrote.
@@ -86,18 +106,26 @@ pub async fn record_demonstration(
     let store = CacheStore::new(dir);
     store.resolve(&name)?;
     let (width, height) = job.size;
-    let config = ChromiumConfig {
-        executable: job.chromium.clone(),
-        width,
-        height,
-        ..ChromiumConfig::default()
+    let browser = match &job.browser {
+        RecordBrowser::Launch { chromium, display } => {
+            let config = ChromiumConfig {
+                executable: chromium.clone(),
+                width,
+                height,
+                ..ChromiumConfig::default()
+            };
+            ChromiumBrowser::launch_headed(&config, display).await?
+        }
+        RecordBrowser::Connect { endpoint } => {
+            ChromiumBrowser::connect(endpoint, width, height).await?
+        }
     };
-    let browser = ChromiumBrowser::launch_headed(&config, &job.display).await?;
     let page = Arc::new(browser.open_page().await?);
-    let toolbox = toolbox(&page, job.size).await?;
+    let toolbox = toolbox(&page, &browser, job.size).await?;
     fit_window(page.cdp_page(), width, height).await?;
     let mut capture = InputCapture::start(&page, width, height).await?;
     page.navigate(&job.url).await?;
+    capture.watch_navigations(&page).await;
     emit(
         events,
         DemonstrationEvent::Started {
@@ -183,13 +211,15 @@ async fn take(
     };
     match demonstration.add(captured) {
         Noted::Step { step, summary } => {
+            // Announced first: a dialog the click opened holds the page (and so the look
+            // below) until the person answers it.
+            emit(events, DemonstrationEvent::Input { step, summary });
             if let Some(point) = clicked {
                 let after = page.element_at(point).await.ok().flatten();
                 let listeners = page.listener_types(Some(point)).await.ok().flatten();
                 demonstration.clicked_element_listeners(step, after.as_ref(), listeners);
                 demonstration.clicked_element_after(step, after);
             }
-            emit(events, DemonstrationEvent::Input { step, summary });
         }
         Noted::Viewport { x, y } => emit(events, DemonstrationEvent::Viewport { x, y }),
         Noted::Nothing => {}
@@ -224,8 +254,13 @@ async fn last_screen(
     (screen, focused, place)
 }
 
-/// The computer tool the recorded steps are calls of.
-async fn toolbox(page: &Arc<ChromiumPage>, size: (u32, u32)) -> Result<Toolbox, RunnerError> {
+/// The tools the recorded steps are calls of: the computer tool, and the web executor a
+/// navigation from the address bar is replayed with.
+async fn toolbox(
+    page: &Arc<ChromiumPage>,
+    browser: &ChromiumBrowser,
+    size: (u32, u32),
+) -> Result<Toolbox, RunnerError> {
     let backend: Arc<dyn Backend> = page.clone();
     let computer = ComputerTool::new(
         backend,
@@ -240,7 +275,14 @@ async fn toolbox(page: &Arc<ChromiumPage>, size: (u32, u32)) -> Result<Toolbox, 
         tool: "computer",
         message: error.to_string(),
     })?;
-    Ok(Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer)))))
+    let web = executor_on_page(
+        page.clone(),
+        Arc::new(browser.clone()),
+        WebExecutorConfig::default(),
+    );
+    Ok(Toolbox::new()
+        .with(Arc::new(DriveTool::computer(Arc::new(computer))))
+        .with(Arc::new(ResolvingWebTool::new(web))))
 }
 
 /// The directory and file name of `--out`.

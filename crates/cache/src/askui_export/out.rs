@@ -134,8 +134,10 @@ impl Out {
     }
 }
 
-/// Fields about the state after a step acts, left out of its mouse move (which acts first).
-const AFTER_FIELDS: [&str; 5] = [
+/// Fields about the state after a step acts (and the dialogs acting opens), left out of its
+/// mouse move (which acts first).
+const AFTER_FIELDS: [&str; 6] = [
+    fields::DIALOGS,
     fields::AFTER_HASH,
     fields::RECENTRED_AFTER,
     fields::EXPECTED_CROP_AFTER,

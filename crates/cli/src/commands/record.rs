@@ -7,6 +7,7 @@ use retrace_protocol::events::Events;
 use retrace_report::ConsoleSink;
 use retrace_report::JsonLinesSink;
 use retrace_runner::Parameters;
+use retrace_runner::demonstrate::RecordBrowser;
 use retrace_runner::demonstrate::RecordJob;
 use retrace_runner::desktop_record::DesktopRecordJob;
 use retrace_runner::parameters::parse_pair;
@@ -29,7 +30,8 @@ use crate::outcome::Outcome;
 /// key or secret) is written as `{{name}}`, its value nowhere; `--param NAME=VALUE` turns
 /// typed VALUE into `{{NAME}}`. The last line names the parameters a replay needs.
 ///
-/// The window opens on $DISPLAY (or --display). Exit codes: 0 written, 2 error.
+/// The window opens on $DISPLAY (or --display), or in a browser you run (--connect).
+/// Exit codes: 0 written, 2 error.
 ///
 /// Without --url, records on an X11 desktop instead (--display :N or --desktop, with --app
 /// and --window as replay takes them): clicks, drags, wheel turns, typing and key chords on
@@ -38,6 +40,7 @@ use crate::outcome::Outcome;
 /// Examples:
 ///   retrace record --url http://127.0.0.1:8080/ --out .retrace_cache/login.json
 ///   retrace record --url https://example.com --out flow.json --param username=alice
+///   retrace record --url http://127.0.0.1:8080/ --out flow.json --connect http://127.0.0.1:9222
 ///   retrace record --display :1 --app "xedit note.txt" --window xedit --out note.json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -59,6 +62,11 @@ pub struct RecordArgs {
     /// it, the desktop to record.
     #[command(flatten)]
     pub desktop: DesktopArgs,
+    /// With --url, record in a Chromium you already run with a debugging port (started with
+    /// `--remote-debugging-port=9222`: `--connect http://127.0.0.1:9222`): the page opens in
+    /// a new window of it, and the browser stays running when the recording ends.
+    #[arg(long, value_name = "URL", requires = "url", conflicts_with_all = ["display", "desktop", "chromium"])]
+    pub connect: Option<String>,
     /// The Chromium executable (a full browser with windows; default /usr/bin/chromium).
     #[arg(
         long = "chromium",
@@ -92,20 +100,26 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
             anyhow::bail!("{flag} is for recording a desktop: leave out --url");
         }
     }
-    let display = match args.desktop.display.clone() {
-        Some(display) => display,
-        None => std::env::var("DISPLAY").context(
-            "no X display to open the browser window on: set DISPLAY or give --display :N",
-        )?,
+    let browser = match args.connect.clone() {
+        Some(endpoint) => RecordBrowser::Connect { endpoint },
+        None => RecordBrowser::Launch {
+            chromium: args
+                .chromium
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(retrace_drive::chromium::FULL_CHROMIUM)),
+            display: match args.desktop.display.clone() {
+                Some(display) => display,
+                None => std::env::var("DISPLAY").context(
+                    "no X display to open the browser window on: set DISPLAY or give \
+                     --display :N (or record in your own browser with --connect URL)",
+                )?,
+            },
+        },
     };
     let job = RecordJob {
         url,
         out: args.out.clone(),
-        chromium: args
-            .chromium
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(retrace_drive::chromium::FULL_CHROMIUM)),
-        display,
+        browser,
         size: args.size,
         parameters: args.params.clone(),
     };

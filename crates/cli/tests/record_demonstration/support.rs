@@ -39,7 +39,15 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn start(display: &str, url: &str, out: &Path, events: &Path, stderr: &Path) -> Self {
+    /// Starts `retrace record`, with `DISPLAY` set to `display` (unset for `None`).
+    pub fn start(
+        display: Option<&str>,
+        url: &str,
+        out: &Path,
+        events: &Path,
+        stderr: &Path,
+        extra: &[String],
+    ) -> Self {
         let mut child = Command::new(RETRACE)
             .args(["record", "--url", url, "--out"])
             .arg(out)
@@ -47,7 +55,9 @@ impl Recorder {
             .arg(events)
             // The user name is no secret: the person names it a parameter.
             .args(["--param", "username=demo"])
-            .env("DISPLAY", display)
+            .args(extra)
+            .env_remove("DISPLAY")
+            .envs(display.map(|display| ("DISPLAY", display)))
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(stderr).unwrap())
             .spawn()
@@ -272,6 +282,11 @@ pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
 
+/// A private Xvfb of 1600x1000: room for the 1280x800 viewport and the browser's toolbar.
+pub fn screen() -> Xvfb {
+    Xvfb::start(1600, 1000, 24).unwrap()
+}
+
 /// One recording under a private Xvfb: the recorder started on `url`, the viewport found.
 pub struct Session {
     pub recorder: Recorder,
@@ -284,15 +299,28 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts Xvfb (1600x1000, room for the 1280x800 viewport and the browser's toolbar),
-    /// `retrace record` on `url` writing `file_name`, and finds the viewport on the screen.
+    /// Starts Xvfb ([`screen`]), `retrace record` on `url` writing `file_name`, and finds
+    /// the viewport on the screen.
     pub fn start(url: &str, file_name: &str) -> Self {
-        let xvfb = Xvfb::start(1600, 1000, 24).unwrap();
+        Self::start_on(screen(), url, file_name, &[], true)
+    }
+
+    /// The same on `xvfb`, with `extra` arguments for `retrace record`, which is told of the
+    /// display (`DISPLAY`) only when `tell_display`.
+    pub fn start_on(
+        xvfb: Xvfb,
+        url: &str,
+        file_name: &str,
+        extra: &[String],
+        tell_display: bool,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(file_name);
         let events = dir.path().join("events.jsonl");
         let stderr = dir.path().join("stderr.log");
-        let mut recorder = Recorder::start(&xvfb.display(), url, &file, &events, &stderr);
+        let display = xvfb.display();
+        let told = tell_display.then_some(display.as_str());
+        let mut recorder = Recorder::start(told, url, &file, &events, &stderr, extra);
         recorder.wait_line("recording ");
         let origin = find_viewport(&mut recorder, &xvfb.display());
         let runtime = retrace_test_support::cli::runtime();

@@ -67,6 +67,19 @@
       meta: e.metaKey, time: at(e), focused: describe('focused', null), place: place()});
   }, true);
 
+  // A choice in a dropdown, whose list the browser draws outside the page: reported by the
+  // `change` it makes, with the option's label, at the dropdown's centre.
+  addEventListener('change', (e) => {
+    const select = e.target;
+    if (!e.isTrusted || !(select instanceof HTMLSelectElement) || select.multiple) return;
+    const held = select.selectedOptions[0];
+    if (!held) return;
+    const box = select.getBoundingClientRect();
+    const centre = {x: Math.round(box.left + box.width / 2), y: Math.round(box.top + box.height / 2)};
+    report({kind: 'select', ...centre, time: at(e), label: held.label.replace(/\s+/g, ' ').trim(),
+      element: describe('at', centre), place: place()});
+  }, true);
+
   addEventListener('wheel', (e) => {
     if (!e.isTrusted) return;
     const scale = e.deltaMode === 1 ? 40 : e.deltaMode === 2 ? innerHeight : 1;

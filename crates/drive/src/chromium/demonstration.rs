@@ -10,6 +10,10 @@
 //! one drawn before the input's own time stamp, not a screenshot taken once the page has
 //! reacted. (`super::window::fit_window` sizes the headed window first.)
 //!
+//! What the browser draws outside the page is reported too: how the person answered a
+//! JavaScript dialog (`super::dialogs::report_answers`), and where they went from the address
+//! bar (`super::typed_navigation`).
+//!
 //! Folding inputs into trajectory steps is `retrace-replay`'s job; this module only watches.
 
 use std::collections::VecDeque;
@@ -21,6 +25,9 @@ use std::time::Instant;
 use base64::Engine;
 use chromiumoxide::cdp::browser_protocol::inspector::EventDetached;
 use chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
+use chromiumoxide::cdp::browser_protocol::page::EventFrameNavigated;
+use chromiumoxide::cdp::browser_protocol::page::EventJavascriptDialogClosed;
+use chromiumoxide::cdp::browser_protocol::page::EventJavascriptDialogOpening;
 use chromiumoxide::cdp::browser_protocol::page::EventScreencastFrame;
 use chromiumoxide::cdp::browser_protocol::page::ScreencastFrameAckParams;
 use chromiumoxide::cdp::browser_protocol::page::StartScreencastFormat;
@@ -29,12 +36,15 @@ use chromiumoxide::cdp::js_protocol::runtime::AddBindingParams;
 use chromiumoxide::cdp::js_protocol::runtime::EventBindingCalled;
 use futures::StreamExt;
 use retrace_protocol::ElementInfo;
+use retrace_protocol::dialog::Dialog;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::connection::BACKEND;
+use super::dialogs;
 use super::element::ELEMENT_JS;
 use super::page::ChromiumPage;
+use super::typed_navigation;
 use crate::error::DriveError;
 
 /// The binding the page reports inputs through.
@@ -144,6 +154,34 @@ pub enum PageInput {
         #[serde(default)]
         place: Option<PagePlace>,
     },
+    /// A JavaScript dialog the page opened was answered by the person (reported by the
+    /// browser, not the page: the dialog is drawn outside it).
+    #[serde(skip_deserializing)]
+    Dialog(Dialog),
+    /// The person chose an option in a dropdown (`<select>`); its list is drawn outside the
+    /// page, so this is the `change` the choice made.
+    Select {
+        /// The dropdown's centre.
+        x: f64,
+        /// The dropdown's centre.
+        y: f64,
+        /// When the choice was made.
+        time: f64,
+        /// The chosen option's label.
+        label: String,
+        /// The dropdown, described after the choice (its value is the option's).
+        element: Option<ElementInfo>,
+        /// Where the page was (`None` from an older page script).
+        #[serde(default)]
+        place: Option<PagePlace>,
+    },
+    /// The person opened `url` from the browser's own UI (the address bar, a bookmark);
+    /// reported by the browser, not the page.
+    #[serde(skip_deserializing)]
+    Navigation {
+        /// The URL the top frame went to.
+        url: String,
+    },
     /// The wheel turned.
     Wheel {
         /// Pointer x.
@@ -179,11 +217,12 @@ impl PageInput {
     /// When the input was made (`None` for the pointer location report).
     pub fn time(&self) -> Option<f64> {
         match self {
-            PageInput::Pointer { .. } => None,
+            PageInput::Pointer { .. } | PageInput::Dialog(_) | PageInput::Navigation { .. } => None,
             PageInput::Click { time, .. }
             | PageInput::Drag { time, .. }
             | PageInput::Key { time, .. }
             | PageInput::Checkpoint { time, .. }
+            | PageInput::Select { time, .. }
             | PageInput::Wheel { time, .. } => Some(*time),
         }
     }
@@ -191,11 +230,12 @@ impl PageInput {
     /// Where the page was when the input was made.
     pub fn place(&self) -> Option<&PagePlace> {
         match self {
-            PageInput::Pointer { .. } => None,
+            PageInput::Pointer { .. } | PageInput::Dialog(_) | PageInput::Navigation { .. } => None,
             PageInput::Click { place, .. }
             | PageInput::Drag { place, .. }
             | PageInput::Key { place, .. }
             | PageInput::Checkpoint { place, .. }
+            | PageInput::Select { place, .. }
             | PageInput::Wheel { place, .. } => place.as_ref(),
         }
     }
@@ -203,7 +243,11 @@ impl PageInput {
     /// The element with the focus when the input was made.
     pub fn focused(&self) -> Option<&ElementInfo> {
         match self {
-            PageInput::Pointer { .. } | PageInput::Checkpoint { .. } => None,
+            PageInput::Pointer { .. }
+            | PageInput::Checkpoint { .. }
+            | PageInput::Select { .. }
+            | PageInput::Dialog(_)
+            | PageInput::Navigation { .. } => None,
             PageInput::Click { focused, .. }
             | PageInput::Drag { focused, .. }
             | PageInput::Key { focused, .. }
@@ -239,6 +283,8 @@ pub struct InputCapture {
     /// The page's inputs; `None` once the page is gone (its window closed).
     inputs: mpsc::UnboundedReceiver<Option<PageInput>>,
     frames: FrameRing,
+    /// Navigations from the browser's UI are reported past this history entry.
+    baseline: typed_navigation::Baseline,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -274,6 +320,20 @@ impl InputCapture {
             .await
             .map_err(fail)?;
         let mut detached = cdp.event_listener::<EventDetached>().await.map_err(fail)?;
+        let opening = cdp
+            .event_listener::<EventJavascriptDialogOpening>()
+            .await
+            .map_err(fail)?;
+        let closed = cdp
+            .event_listener::<EventJavascriptDialogClosed>()
+            .await
+            .map_err(fail)?;
+        let navigated = cdp
+            .event_listener::<EventFrameNavigated>()
+            .await
+            .map_err(fail)?;
+        // The person answers the page's dialogs, in its window.
+        page.leave_dialogs_to_person();
         let mut binding = AddBindingParams::new(BINDING);
         binding.execution_context_name = Some(WORLD.to_owned());
         cdp.execute(binding).await.map_err(fail)?;
@@ -283,6 +343,22 @@ impl InputCapture {
 
         let (sender, inputs) = mpsc::unbounded_channel();
         let closer = sender.clone();
+        let answered = sender.clone();
+        let dialogs = tokio::spawn(dialogs::report_answers(opening, closed, move |dialog| {
+            answered.send(Some(PageInput::Dialog(dialog))).is_ok()
+        }));
+        let baseline = Arc::new(std::sync::atomic::AtomicI64::new(
+            typed_navigation::NOT_ARMED,
+        ));
+        let navigations = tokio::spawn(typed_navigation::watch(
+            cdp.clone(),
+            navigated,
+            Arc::clone(&baseline),
+            {
+                let sender = sender.clone();
+                move |url| sender.send(Some(PageInput::Navigation { url })).is_ok()
+            },
+        ));
         let watcher = tokio::spawn(async move {
             // The page's window was closed (or its browser went away).
             if detached.next().await.is_some() {
@@ -333,8 +409,15 @@ impl InputCapture {
         Ok(Self {
             inputs,
             frames,
-            tasks: vec![reader, receiver, watcher],
+            baseline,
+            tasks: vec![reader, receiver, watcher, dialogs, navigations],
         })
+    }
+
+    /// Starts reporting the navigations the person makes from the browser's UI (the
+    /// address bar): call once the first page is open (opening it was not theirs).
+    pub async fn watch_navigations(&self, page: &ChromiumPage) {
+        typed_navigation::arm(page.cdp_page(), &self.baseline).await;
     }
 
     /// The next input, with the frame before it; `None` once the page is gone (its window was
@@ -428,6 +511,7 @@ mod tests {
         let capture = InputCapture {
             inputs,
             frames: Arc::default(),
+            baseline: Arc::default(),
             tasks: Vec::new(),
         };
         for (png, at_ms) in [(1, 10.0), (2, 20.0), (3, 30.0)] {

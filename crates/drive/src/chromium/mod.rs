@@ -24,6 +24,7 @@ mod browser;
 mod connection;
 mod context;
 pub mod demonstration;
+mod dialogs;
 mod dom;
 mod element;
 mod input;
@@ -36,6 +37,8 @@ mod page;
 mod pipeline;
 pub mod process;
 pub mod remote;
+mod select;
+mod typed_navigation;
 pub mod window;
 mod world;
 

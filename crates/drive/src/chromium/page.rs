@@ -58,6 +58,7 @@ use super::activity::NavigationTracker;
 use super::connection::BACKEND;
 use super::connection::BrowserCore;
 use super::context::RunContext;
+use super::dialogs::DialogWatch;
 use super::dom;
 use super::element;
 use super::input;
@@ -116,6 +117,8 @@ pub struct ChromiumPage {
     network: NetworkTracker,
     closed: AtomicBool,
     navigation: NavigationTracker,
+    /// Answers the page's JavaScript dialogs (see the `dialogs` module).
+    dialogs: DialogWatch,
     /// Whether a clipped capture was asked for since the device metrics were last sent (see
     /// the module docs: a clip can leave the emulation shifted).
     clipped_since_metrics: AtomicBool,
@@ -126,12 +129,14 @@ impl ChromiumPage {
         let doing = "setting up a new page";
         let core = Arc::clone(run.core());
         // Independent commands, sent together: none waits for another's answer.
-        let (metrics, network, navigation) = tokio::join!(
+        let (metrics, network, navigation, dialogs) = tokio::join!(
             page.execute(device_metrics(&core)),
             NetworkTracker::attach(&page),
             NavigationTracker::attach(&page),
+            DialogWatch::attach(&page),
         );
         metrics.map_err(|e| core.error(doing, e))?;
+        let dialogs = dialogs.map_err(|e| core.error(doing, e))?;
         let network = network.map_err(|e| core.error(doing, e))?;
         let navigation = navigation.map_err(|e| core.error(doing, e))?;
         Ok(Self {
@@ -142,8 +147,15 @@ impl ChromiumPage {
             network,
             closed: AtomicBool::new(false),
             navigation,
+            dialogs,
             clipped_since_metrics: AtomicBool::new(false),
         })
+    }
+
+    /// Leaves the page's JavaScript dialogs to the person acting in its window (`retrace
+    /// record`) instead of answering them.
+    pub fn leave_dialogs_to_person(&self) {
+        self.dialogs.leave_to_person();
     }
 
     /// Fails with `BackendGone` when this page was closed.
@@ -360,6 +372,10 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
 
 #[async_trait]
 impl BrowserBackend for ChromiumPage {
+    fn expect_dialogs(&self, dialogs: &[retrace_protocol::dialog::Dialog]) {
+        self.dialogs.expect(dialogs);
+    }
+
     /// `Page.captureScreenshot` clipped to `part`: fresh the same way as a whole one.
     async fn screenshot_part(
         &self,
@@ -482,6 +498,14 @@ impl BrowserBackend for ChromiumPage {
 
     async fn element_at(&self, at: Point) -> Result<Option<ElementInfo>, DriveError> {
         element::element_at(&self.world("reading the element at a point")?, at).await
+    }
+
+    async fn select_option(&self, at: Point, option: &str) -> Result<String, DriveError> {
+        let doing = "choosing an option of a dropdown";
+        self.network.touch();
+        let label = super::select::select_option(&self.world(doing)?, at, option).await?;
+        self.dialogs.unexpected_error(doing)?;
+        Ok(label)
     }
 
     async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {

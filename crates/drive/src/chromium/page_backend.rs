@@ -38,7 +38,8 @@ impl Backend for ChromiumPage {
         self.input
             .down(&self.page, button, 1)
             .await
-            .map_err(|e| self.error(&doing, e))
+            .map_err(|e| self.error(&doing, e))?;
+        self.dialogs.unexpected_error(&doing)
     }
 
     async fn mouse_up(&self, button: MouseButton) -> Result<(), DriveError> {
@@ -48,7 +49,8 @@ impl Backend for ChromiumPage {
         self.input
             .up(&self.page, button, 1)
             .await
-            .map_err(|e| self.error(&doing, e))
+            .map_err(|e| self.error(&doing, e))?;
+        self.dialogs.unexpected_error(&doing)
     }
 
     async fn click(&self, at: Point, button: MouseButton, count: u32) -> Result<(), DriveError> {
@@ -58,7 +60,8 @@ impl Backend for ChromiumPage {
         self.input
             .click(&self.page, at, button, count)
             .await
-            .map_err(|e| self.error(&doing, e))
+            .map_err(|e| self.error(&doing, e))?;
+        self.dialogs.unexpected_error(&doing)
     }
 
     async fn drag(&self, from: Point, to: Point) -> Result<(), DriveError> {
@@ -71,7 +74,8 @@ impl Backend for ChromiumPage {
         self.input
             .drag(&self.page, from, to)
             .await
-            .map_err(|e| self.error(&doing, e))
+            .map_err(|e| self.error(&doing, e))?;
+        self.dialogs.unexpected_error(&doing)
     }
 
     async fn scroll(
@@ -89,7 +93,8 @@ impl Backend for ChromiumPage {
         self.input
             .scroll(&self.page, at, direction, amount)
             .await
-            .map_err(|e| self.error(&doing, e))
+            .map_err(|e| self.error(&doing, e))?;
+        self.dialogs.unexpected_error(&doing)
     }
 
     async fn type_text(&self, text: &str, delay_ms: Option<u64>) -> Result<(), DriveError> {
@@ -99,7 +104,8 @@ impl Backend for ChromiumPage {
         self.input
             .type_text(&self.page, text, delay_ms.map(Duration::from_millis))
             .await
-            .map_err(|e| self.error(&doing, e))
+            .map_err(|e| self.error(&doing, e))?;
+        self.dialogs.unexpected_error(&doing)
     }
 
     async fn key(&self, combo: &str) -> Result<(), DriveError> {
@@ -114,7 +120,8 @@ impl Backend for ChromiumPage {
         self.input
             .keys_up(&self.page, &keys)
             .await
-            .map_err(|e| self.error(&doing, e))
+            .map_err(|e| self.error(&doing, e))?;
+        self.dialogs.unexpected_error(&doing)
     }
 
     async fn hold_key(&self, combo: &str, duration_ms: u64) -> Result<(), DriveError> {

@@ -167,6 +167,20 @@ impl ComputerTool {
                 )
                 .await?;
             }
+            Action::SelectOption { at, option } => {
+                let Some(browser) = backend.as_browser() else {
+                    return Err(ToolError::ForModel(
+                        "select_option needs a browser page; on a desktop, click the dropdown \
+                         and then its option"
+                            .to_owned(),
+                    ));
+                };
+                let at = point(*at)?;
+                browser
+                    .select_option(at, option)
+                    .await
+                    .map_err(for_model_if_input)?;
+            }
             Action::Type(text) => backend.type_text(text, None).await?,
             Action::Key { combo, repeat } => {
                 for _ in 0..*repeat {
@@ -324,7 +338,7 @@ impl ComputerTool {
 fn for_model_if_input(error: DriveError) -> ToolError {
     match error {
         DriveError::InvalidInput(message) => ToolError::ForModel(message),
-        other => ToolError::Fatal(other),
+        other => ToolError::from(other),
     }
 }
 

@@ -45,6 +45,7 @@ mod session;
 mod tool;
 
 pub use self::command::ACTIONS;
+pub use self::command::OPEN_PAGE;
 pub use self::command::Request;
 pub use self::command::WebCommand;
 pub use self::command::check_variable_name;

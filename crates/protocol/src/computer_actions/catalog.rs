@@ -84,6 +84,14 @@ pub enum ComputerAction {
     Wait(f64),
     /// Report the pointer position.
     CursorPosition,
+    /// Choose the option labelled `option` (or of that value) in the dropdown (`<select>`) at
+    /// `at`, whose list the browser draws outside the page.
+    SelectOption {
+        /// The dropdown.
+        at: ModelPoint,
+        /// The option's label (its text), or else its value.
+        option: String,
+    },
     /// A screenshot of a region, at the display's full resolution.
     Zoom {
         /// Left and top edges, in the model's coordinates.
@@ -101,7 +109,7 @@ impl ComputerAction {
             Self::Click { at: Some(at), .. } | Self::Scroll { at: Some(at), .. } => {
                 vec![(COORDINATE.name, *at)]
             }
-            Self::MouseMove(at) => vec![(COORDINATE.name, *at)],
+            Self::MouseMove(at) | Self::SelectOption { at, .. } => vec![(COORDINATE.name, *at)],
             Self::Drag { from, to } => vec![(START_COORDINATE.name, *from), (COORDINATE.name, *to)],
             _ => Vec::new(),
         }
@@ -144,6 +152,8 @@ pub mod names {
     pub const CURSOR_POSITION: &str = "cursor_position";
     /// `zoom`.
     pub const ZOOM: &str = "zoom";
+    /// `select_option`.
+    pub const SELECT_OPTION: &str = "select_option";
 }
 
 /// A point field's JSON shape.
@@ -168,7 +178,7 @@ const TEXT: InputField = InputField {
     json_type: JsonType::Text,
     description: "`type`: the text. `key`, `hold_key`: a key combination in xdotool names \
                   (\"Return\", \"ctrl+a\", \"shift+Tab\"). Clicks and `scroll`: modifier keys \
-                  to hold (\"shift\", \"ctrl\").",
+                  to hold (\"shift\", \"ctrl\"). `select_option`: the option's label.",
     minimum: None,
     maximum: None,
 };
@@ -456,6 +466,20 @@ pub const ACTIONS: &[ActionSpec] = &[
         parse: |f| {
             let (from, to) = f.region(REGION.name)?;
             Ok(ComputerAction::Zoom { from, to })
+        },
+    },
+    ActionSpec {
+        name: names::SELECT_OPTION,
+        kind: Point,
+        usage: "(`coordinate` of a dropdown (an HTML `<select>`), `text`: the label of the \
+                option to choose; browsers only)",
+        fields: &[needs(&COORDINATE), needs(&TEXT)],
+        askui: Askui::Unsupported("askui 0.48 has no tool that chooses a dropdown's option"),
+        parse: |f| {
+            Ok(ComputerAction::SelectOption {
+                at: f.required_point(COORDINATE.name)?,
+                option: f.required_text("the label of the option to choose")?,
+            })
         },
     },
     #[cfg(feature = "test-action")]

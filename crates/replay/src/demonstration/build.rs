@@ -16,7 +16,6 @@ use retrace_protocol::Message;
 use retrace_protocol::ToolResultBlock;
 use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
-use retrace_protocol::tool_names;
 use serde_json::Value;
 
 use super::DemonstratedStep;
@@ -65,11 +64,32 @@ pub fn demonstrated_file(
         Usage::default(),
         &settings,
     )?;
+    store_dialogs(&mut file, steps);
     file.metadata.extra.insert(
         fields::RECORDED_FROM.to_owned(),
         Value::String(fields::DEMONSTRATION.to_owned()),
     );
     Ok(file)
+}
+
+/// Stores the dialogs each step opened ([`fields::DIALOGS`]); the file has a step for each
+/// demonstrated one, in order.
+fn store_dialogs(file: &mut CacheFile, steps: &[DemonstratedStep]) {
+    if file.trajectory.len() != steps.len() {
+        tracing::warn!(
+            recorded = file.trajectory.len(),
+            demonstrated = steps.len(),
+            "the file's steps are not the demonstrated ones: its dialogs are left out"
+        );
+        return;
+    }
+    for (recorded, step) in file.trajectory.iter_mut().zip(steps) {
+        if !step.dialogs.is_empty()
+            && let Ok(value) = serde_json::to_value(&step.dialogs)
+        {
+            recorded.extra.insert(fields::DIALOGS.to_owned(), value);
+        }
+    }
 }
 
 /// The history a model run with these steps would have had.
@@ -86,7 +106,7 @@ fn history(steps: &[DemonstratedStep]) -> Vec<Message> {
             )]));
         }
         history.push(Message::assistant(vec![ContentBlock::ToolUse(
-            ToolUseBlock::new(id.clone(), tool_names::COMPUTER, step.input.clone()),
+            ToolUseBlock::new(id.clone(), step.tool, step.input.clone()),
         )]));
         if let Some(after) = &step.after {
             history.push(Message::user(vec![screen(&id, after)]));

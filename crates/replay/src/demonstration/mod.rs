@@ -13,6 +13,9 @@
 //!   region hash and role and name replay checks). Pointer moves make no step. Each step keeps the frame drawn before its first input, and its after
 //!   frame is the one drawn before the person's next input (or the screen when they
 //!   stopped), so the hashes are of what the person saw.
+//!   A JavaScript dialog the step opened is kept with it, answered as the person answered
+//!   it (replay answers it so while the step acts); a URL opened from the address bar is a
+//!   navigation step of its own ([`navigation`]).
 //! - [`secrets`]: text typed into a password field (or one whose name says password, token,
 //!   key or secret) becomes a `{{name}}` parameter; its value is never written.
 //! - [`desktop`]: the same steps from a person's input on an X11 desktop (no elements).
@@ -26,6 +29,7 @@ use retrace_drive::chromium::demonstration::Frame;
 use retrace_drive::chromium::demonstration::PageInput;
 use retrace_drive::chromium::demonstration::PagePlace;
 use retrace_protocol::computer_actions::names;
+use retrace_protocol::dialog::Dialog;
 use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 use serde_json::json;
@@ -36,7 +40,9 @@ pub mod build;
 pub mod desktop;
 mod keys;
 mod listening;
+mod navigation;
 pub mod secrets;
+mod select;
 
 /// Pixels a recorded scroll's notch stands for (what replay's wheel turns by per notch).
 const NOTCH_PX: f64 = 100.0;
@@ -48,7 +54,9 @@ const SAME_PLACE_PX: i64 = 4;
 /// and the frames around it.
 #[derive(Debug, Clone)]
 pub struct DemonstratedStep {
-    /// The `computer` tool input (`{"action": names::LEFT_CLICK, "coordinate": [x, y]}`).
+    /// The tool the step is a call of: `computer`, or `web_executor` for a navigation.
+    pub tool: &'static str,
+    /// The tool input (`{"action": names::LEFT_CLICK, "coordinate": [x, y]}`).
     pub input: Value,
     /// The frame on the screen before the step's first input.
     pub before: Option<Arc<Frame>>,
@@ -66,6 +74,8 @@ pub struct DemonstratedStep {
     /// Where the page went, when the person's next input was on another page (the step
     /// navigated: replay checks it arrives there).
     pub page_after: Option<PageLocation>,
+    /// The JavaScript dialogs the step opened, with the person's answers.
+    pub dialogs: Vec<Dialog>,
     /// Scroll distance so far, in pixels.
     scrolled: f64,
 }
@@ -73,6 +83,7 @@ pub struct DemonstratedStep {
 impl DemonstratedStep {
     fn new(input: Value, before: Option<Arc<Frame>>, element: Option<ElementInfo>) -> Self {
         Self {
+            tool: retrace_protocol::tool_names::COMPUTER,
             input,
             before,
             after: None,
@@ -81,6 +92,7 @@ impl DemonstratedStep {
             focused_after: None,
             place: None,
             page_after: None,
+            dialogs: Vec::new(),
             scrolled: 0.0,
         }
     }
@@ -108,6 +120,9 @@ impl DemonstratedStep {
     /// What the step does, for people: the action, the point, the element's role and name;
     /// never typed text nor its length.
     pub fn summary(&self) -> String {
+        if let Some(url) = self.is_navigation().then(|| self.url()).flatten() {
+            return format!("navigate to {url}");
+        }
         // Only a checkpoint makes a pointer move in a demonstration.
         let mut text = match self.action() {
             names::MOUSE_MOVE => "checkpoint".to_owned(),
@@ -121,6 +136,11 @@ impl DemonstratedStep {
         {
             text.push_str(&format!(" {key}"));
         }
+        if self.action() == names::SELECT_OPTION
+            && let Some(label) = self.input.get("text").and_then(Value::as_str)
+        {
+            text.push_str(&format!(" '{label}'"));
+        }
         if let Some(element) = &self.element {
             let preposition = if self.action() == names::TYPE {
                 "into"
@@ -131,6 +151,9 @@ impl DemonstratedStep {
                 " {preposition} {} '{}'",
                 element.role, element.name
             ));
+        }
+        for dialog in &self.dialogs {
+            text.push_str(&format!(", then {}", dialog.summary()));
         }
         text
     }
@@ -228,6 +251,17 @@ impl Demonstration {
             }
             return Noted::Viewport { x, y };
         }
+        if let PageInput::Navigation { url } = input {
+            return self.navigate(url);
+        }
+        // A dialog belongs to the step that opened it: replay answers it while that step acts.
+        if let PageInput::Dialog(dialog) = input {
+            let Some(last) = self.steps.last_mut() else {
+                return Noted::Nothing;
+            };
+            last.dialogs.push(dialog);
+            return self.noted();
+        }
         // The screen before this input is the one the previous step left, and the page it
         // is on is where that step went.
         let focused = input.focused().cloned();
@@ -255,7 +289,9 @@ impl Demonstration {
     /// Folds an input (not a pointer report) into the steps.
     fn fold(&mut self, input: PageInput, before: Option<Arc<Frame>>) -> Noted {
         match input {
-            PageInput::Pointer { .. } => Noted::Nothing,
+            PageInput::Pointer { .. } | PageInput::Dialog(_) | PageInput::Navigation { .. } => {
+                Noted::Nothing
+            }
             PageInput::Click {
                 button,
                 count,
@@ -300,6 +336,13 @@ impl Demonstration {
                     "start_coordinate": [from.0, from.1], "coordinate": [to.0, to.1]});
                 self.push(DemonstratedStep::new(input, before, None))
             }
+            PageInput::Select {
+                x,
+                y,
+                label,
+                element,
+                ..
+            } => self.select(whole(x, y), label, element, before),
             // A pointer move onto the element: replay checks its region and its role and
             // name before "acting", and moving the pointer changes nothing.
             PageInput::Checkpoint { x, y, element, .. } => {

@@ -451,6 +451,10 @@ impl Speaker for ReplaySpeaker {
 
         // The step acts: no screenshot from before it may stand for the screen after it.
         self.frames.forget();
+        // The dialogs it opened when recorded are answered so; any other fails it.
+        if let Some(page) = self.screen.page() {
+            page.expect_dialogs(&step.dialogs);
+        }
         let run = self.run_mut(turn)?;
         call.id = format!("toolu_replay_{}_{}", run.run_tag, step.index);
         run.pending = Some(Pending {
