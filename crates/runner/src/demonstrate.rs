@@ -10,6 +10,7 @@
 //! window, the screen is captured as the last step's after-frame, and the file is built and
 //! written ([`retrace_replay::demonstration::build`]).
 
+use retrace_drive::chromium::stop_control::StopControl;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -124,6 +125,15 @@ pub async fn record_demonstration(
     let toolbox = toolbox(&page, &browser, job.size).await?;
     fit_window(page.cdp_page(), width, height).await?;
     let mut capture = InputCapture::start(&page, width, height).await?;
+    // Without the control (a browser that opens no window for it), Ctrl-C and closing the
+    // window still stop.
+    let mut control = match StopControl::open(&browser, &page).await {
+        Ok(control) => Some(control),
+        Err(error) => {
+            tracing::warn!(%error, "no stop control: stop with Ctrl-C or by closing the window");
+            None
+        }
+    };
     page.navigate(&job.url).await?;
     capture.watch_navigations(&page).await;
     emit(
@@ -138,14 +148,24 @@ pub async fn record_demonstration(
     let stop = std::pin::pin!(stop);
     let mut stop = stop;
     let (stopped_by, window_open) = loop {
+        let pressed = async {
+            match control.as_mut() {
+                Some(control) => control.pressed().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             () = &mut stop => break ("interrupted", true),
+            () = pressed => break ("stop control", true),
             next = capture.next() => match next {
                 Some(captured) => take(&mut demonstration, captured, &page, events).await,
                 None => break ("window closed", false),
             },
         }
     };
+    if let Some(control) = control {
+        control.close().await;
+    }
     while let Some(captured) = capture.try_next() {
         take(&mut demonstration, captured, &page, events).await;
     }

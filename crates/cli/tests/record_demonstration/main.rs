@@ -13,6 +13,7 @@ mod connect;
 mod dialogs;
 mod navigation;
 mod select;
+mod stop_control;
 mod support;
 
 use retrace_test_support::demo::DemoConfig;

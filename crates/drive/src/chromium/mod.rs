@@ -38,6 +38,7 @@ mod pipeline;
 pub mod process;
 pub mod remote;
 mod select;
+pub mod stop_control;
 mod typed_navigation;
 pub mod window;
 mod world;

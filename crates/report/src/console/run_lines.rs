@@ -52,12 +52,18 @@ pub fn demonstration_lines(event: &DemonstrationEvent) -> Vec<String> {
     match event {
         DemonstrationEvent::Started { url, viewport } => {
             // A desktop recording names its target (`desktop :99, window `xedit``).
-            let place = match url.starts_with("desktop ") {
-                true => "the application's window",
-                false => "the browser window",
+            let (place, stop) = match url.starts_with("desktop ") {
+                true => (
+                    "the application's window",
+                    "Ctrl-C here or closing the window stops",
+                ),
+                false => (
+                    "the browser window",
+                    "Ctrl-C here, the Stop button beside it or closing the window stops",
+                ),
             };
             vec![format!(
-                "recording {url} at {}x{}: act in {place}; Ctrl-C here or closing the window stops",
+                "recording {url} at {}x{}: act in {place}; {stop}",
                 viewport[0], viewport[1]
             )]
         }
