@@ -21,13 +21,8 @@ use serde_json::json;
 
 async fn browser() -> Arc<ChromiumBrowser> {
     Arc::new(
-        ChromiumBrowser::launch(&ChromiumConfig {
-            width: 1280,
-            height: 800,
-            ..ChromiumConfig::default()
-        })
-        .await
-        .unwrap(),
+        retrace_test_support::chromium::started(&retrace_test_support::chromium::config(1280, 800))
+            .await,
     )
 }
 

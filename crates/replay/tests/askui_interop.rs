@@ -255,13 +255,8 @@ fn serve_example(example: &Example, overrides: &[(&str, &str)]) -> HtmlServer {
 }
 
 async fn launch() -> ChromiumBrowser {
-    ChromiumBrowser::launch(&ChromiumConfig {
-        width: 1280,
-        height: 800,
-        ..ChromiumConfig::default()
-    })
-    .await
-    .unwrap()
+    retrace_test_support::chromium::started(&retrace_test_support::chromium::config(1280, 800))
+        .await
 }
 
 /// What one replay did.

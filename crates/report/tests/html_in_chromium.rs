@@ -69,9 +69,7 @@ async fn the_report_opens_offline_with_failures_first_and_their_crops_decoded() 
     let written = write_reports(&report, &[ReportKind::Html], dir.path()).unwrap();
     let url = format!("file://{}", written[0].display());
 
-    let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
-        .await
-        .unwrap();
+    let browser = retrace_test_support::chromium::started(&ChromiumConfig::default()).await;
     let page = browser.open_page().await.unwrap();
     let cdp = page.cdp_page().clone();
     cdp.execute(EnableParams::default()).await.unwrap();

@@ -60,9 +60,7 @@ fn open_offline(file: &Path) -> (Value, Vec<String>, String) {
     let url = format!("file://{}", file.display());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (inspected, requests) = runtime.block_on(async {
-        let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
-            .await
-            .unwrap();
+        let browser = retrace_test_support::chromium::started(&ChromiumConfig::default()).await;
         let page = browser.open_page().await.unwrap();
         let cdp = page.cdp_page().clone();
         cdp.execute(EnableParams::default()).await.unwrap();

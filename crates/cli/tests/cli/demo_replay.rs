@@ -382,9 +382,9 @@ fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
 
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let runtime = retrace_test_support::cli::runtime();
-    let browser = runtime
-        .block_on(ChromiumBrowser::launch(&ChromiumConfig::default()))
-        .unwrap();
+    let browser = runtime.block_on(retrace_test_support::chromium::started(
+        &ChromiumConfig::default(),
+    ));
     let pages_before = runtime.block_on(page_targets(browser.ws_url()));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");

@@ -99,9 +99,7 @@ fn serve_todos() -> HtmlServer {
 /// The centres of the field and (once a todo is added) of its box on the ready page.
 fn points(url: &str) -> ((i64, i64), (i64, i64)) {
     runtime().block_on(async {
-        let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
-            .await
-            .unwrap();
+        let browser = retrace_test_support::chromium::started(&ChromiumConfig::default()).await;
         let page = browser.open_page().await.unwrap();
         page.navigate(url).await.unwrap();
         let centre = |found: retrace_drive::backend::BoundingBox| {

@@ -1,6 +1,6 @@
 """Drives `retrace mcp` with the official MCP Python SDK, as a coding agent would.
 
-Run by crates/cli/tests/mcp_server.rs with one argument, a JSON object:
+Run by crates/cli/tests/cli/mcp_server.rs with one argument, a JSON object:
   binary, work (the server's folder, holding flow.json, broken.json and flows/), demo (the demo
   app's URL), baseline and shifted (content-site variants), password (the demo's, a secret
   parameter), log (the server's stderr), transport ("stdio" or "http"), token (for http).

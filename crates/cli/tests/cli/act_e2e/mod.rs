@@ -54,7 +54,7 @@ fn login_points_at(
             height,
             ..ChromiumConfig::default()
         };
-        let browser = ChromiumBrowser::launch(&config).await.unwrap();
+        let browser = retrace_test_support::chromium::started(&config).await;
         let page = browser.open_page().await.unwrap();
         page.navigate(url).await.unwrap();
         let mut centres = Vec::new();
@@ -443,7 +443,7 @@ fn report_button_point(runtime: &tokio::runtime::Runtime, url: &str) -> (i64, i6
             height: 800,
             ..ChromiumConfig::default()
         };
-        let browser = ChromiumBrowser::launch(&config).await.unwrap();
+        let browser = retrace_test_support::chromium::started(&config).await;
         let page = browser.open_page().await.unwrap();
         page.navigate(url).await.unwrap();
         page.evaluate(&format!(
