@@ -5,11 +5,16 @@
 //! files: no browser, no X server, no Python, no servers beyond the demo app and the scripted
 //! model. Modules that need Chromium, Xvfb, nginx, moto, npm or a Python venv are the
 //! end-to-end tier, built only with the `e2e` feature (`scripts/test.sh` turns it on); see
-//! CONTRIBUTING.md. A module with even one such test is end to end as a whole.
+//! CONTRIBUTING.md. A module of mostly such tests is end to end as a whole; a mostly fast one
+//! marks its few end-to-end tests instead.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
-// The fast tier.
+// The fast tier. A module here may hold a few end-to-end tests, each under
+// `#[cfg(feature = "e2e")]`.
+mod broken_files;
 mod cache_cli;
+mod check_cli;
+mod closed_pipe;
 mod help;
 mod report_merge;
 mod schema_cli;
@@ -29,19 +34,13 @@ mod approve_e2e;
 #[cfg(feature = "e2e")]
 mod askui_export;
 #[cfg(feature = "e2e")]
-mod broken_files;
-#[cfg(feature = "e2e")]
 mod browser_commands;
-#[cfg(feature = "e2e")]
-mod check_cli;
 #[cfg(feature = "e2e")]
 mod check_login;
 #[cfg(feature = "e2e")]
 mod check_reports;
 #[cfg(feature = "e2e")]
 mod check_scale;
-#[cfg(feature = "e2e")]
-mod closed_pipe;
 #[cfg(feature = "e2e")]
 mod demo_replay;
 #[cfg(feature = "e2e")]
