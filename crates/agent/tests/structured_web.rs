@@ -10,8 +10,6 @@ use retrace_agent::structured::ResolvingWebTool;
 use retrace_agent::structured::executor_on_page;
 use retrace_agent::tool::AgentTool;
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_drive::web::DEFAULT_SESSION;
 use retrace_drive::web::WebExecutorConfig;
 use retrace_test_support::demo::start_default_demo;

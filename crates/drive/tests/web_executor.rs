@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use retrace_drive::backend::PageFactory;
 use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_drive::tool::Tool;
 use retrace_drive::tool::ToolError;
 use retrace_drive::web::WebError;

@@ -36,7 +36,6 @@ use retrace_cache::ParameterValues;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_protocol::Message;
 use retrace_protocol::events::CheckResult;
 use retrace_protocol::events::Event;

@@ -12,7 +12,6 @@ use chromiumoxide::cdp::browser_protocol::network::EnableParams;
 use chromiumoxide::cdp::browser_protocol::network::EventRequestWillBeSent;
 use futures::StreamExt;
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_report::suite::ReportKind;
 use retrace_report::suite::write_reports;

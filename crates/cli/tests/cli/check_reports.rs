@@ -15,7 +15,6 @@ use chromiumoxide::cdp::browser_protocol::network::EnableParams;
 use chromiumoxide::cdp::browser_protocol::network::EventRequestWillBeSent;
 use futures::StreamExt;
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_test_support::cli::run_retrace;
 use retrace_test_support::demo::DemoThread;

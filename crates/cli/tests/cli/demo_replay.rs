@@ -377,7 +377,6 @@ fn replay_fails_at_the_step_whose_effect_is_missing() {
 fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
     retrace_test_support::require!(Chromium);
     use retrace_drive::BrowserBackend;
-    use retrace_drive::chromium::ChromiumBrowser;
     use retrace_drive::chromium::ChromiumConfig;
 
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());

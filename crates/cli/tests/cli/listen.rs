@@ -12,7 +12,6 @@ use std::path::Path;
 use std::process::Output;
 
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_test_support::cli::act_record;
 use retrace_test_support::cli::json_summary;
