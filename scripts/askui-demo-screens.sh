@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Saves the demo app's screens for crates/cli/tests/askui_export.rs (issue 16): the bundled
+# Saves the demo app's screens for crates/cli/tests/cli/askui_export.rs (issue 16): the bundled
 # recording's actions (crates/runner/assets/demo_flow.json, sign-in values filled in) run by
 # `retrace do` in headless Chromium at 1280x800, with the screenshot after each. NNN.png is
 # the page after NNN page-changing actions (clicks and typing), 000.png the page before any;

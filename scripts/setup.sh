@@ -15,7 +15,7 @@ command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v xedit >/dev/null 2>&1 || need+=(x11-apps)
 command -v xev >/dev/null 2>&1 || need+=(x11-utils)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
-# A real GTK program from Debian for the desktop end-to-end tests (crates/cli/tests/desktop_e2e):
+# A real GTK program from Debian for the desktop end-to-end tests (crates/cli/tests/cli/desktop_e2e.rs):
 # Mousepad, a text editor with a menu bar, a text area and GTK's file dialog.
 command -v mousepad >/dev/null 2>&1 || need+=(mousepad)
 # nginx lives in /usr/sbin, which is not on every user's PATH.
@@ -26,16 +26,16 @@ command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # The demo app's pixels (and so the hashes in its bundled recording) depend on the fonts
 # Chromium finds: Liberation is what Debian's chromium recommends and what it was recorded with.
 [ -e /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ] || need+=(fonts-liberation)
-# `retrace mcp` is listed by the MCP Inspector's CLI mode (crates/cli/tests/mcp_server.rs),
+# `retrace mcp` is listed by the MCP Inspector's CLI mode (crates/cli/tests/cli/mcp_server.rs),
 # which the test npm-installs (retrace_test_support::npm); Debian's npm brings Node.js.
 command -v npm >/dev/null 2>&1 || need+=(npm)
-# The real browser farms of crates/cli/tests/real_farms.rs: a Selenium Grid 4 (its jar comes
+# The real browser farms of crates/cli/tests/cli/real_farms.rs: a Selenium Grid 4 (its jar comes
 # from npm, pinned in retrace_test_support::remote_browser::selenium_grid) runs on Java and
 # drives Debian's Chromium through Debian's ChromeDriver; browserless (npm, pinned in
 # retrace_test_support::remote_browser::browserless) runs on the Node.js npm brings.
 [ -x /usr/bin/java ] || need+=(default-jre-headless)
 [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
-# The imagehash cross-check (crates/cli/tests/imagehash_crosscheck.rs) makes a Python venv and
+# The imagehash cross-check (crates/cli/tests/cli/imagehash_crosscheck.rs) makes a Python venv and
 # pip-installs imagehash into it, as the object-storage tests do with moto's S3 server
 # (retrace_test_support::moto); Debian ships venv's pip bootstrap (ensurepip) separately.
 if ! command -v python3 >/dev/null 2>&1; then

@@ -6,7 +6,7 @@
 # Usage: scripts/test-under-load.sh [BUSY] [-- CARGO TEST ARGS...]
 #   BUSY  how many busy processes (default 4)
 #   the rest replaces the default test command's arguments, e.g.
-#   scripts/test-under-load.sh 8 -- -p retrace-drive --test chromium_e2e
+#   scripts/test-under-load.sh 8 -- -p retrace-drive --test chromium_e2e --features e2e
 # CI=true is set for the run: tests that need Chromium or Xvfb fail instead of skipping,
 # and tests that prove themselves under load start their own extra load.
 set -euo pipefail
@@ -22,7 +22,7 @@ fi
 if [ $# -gt 0 ]; then
   test_args=("$@")
 else
-  test_args=(--workspace --locked --no-fail-fast)
+  test_args=(--workspace --locked --no-fail-fast --features e2e)
 fi
 
 source scripts/setup.sh

@@ -36,7 +36,7 @@ pub struct ContextPolicy {
 impl Default for ContextPolicy {
     /// Three to eight images, old ones dropped six at a time (prompt caching on). Measured on
     /// the demo flow against the documented cache prices and tool overheads
-    /// (`crates/cli/tests/act_e2e/caching.rs`): a batch of 6 costs 2.00x less than no caching (1.997x in a loaded run);
+    /// (`crates/cli/tests/cli/act_e2e/caching.rs`): a batch of 6 costs 2.00x less than no caching (1.997x in a loaded run);
     /// 8: 1.95x, 9: 1.91x, never dropping: 1.97x (and never dropping grows dearer with every
     /// turn of a longer flow, as every image is read again each turn).
     fn default() -> Self {

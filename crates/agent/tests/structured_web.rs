@@ -10,8 +10,6 @@ use retrace_agent::structured::ResolvingWebTool;
 use retrace_agent::structured::executor_on_page;
 use retrace_agent::tool::AgentTool;
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_drive::web::DEFAULT_SESSION;
 use retrace_drive::web::WebExecutorConfig;
 use retrace_test_support::demo::start_default_demo;
@@ -20,17 +18,8 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commands_run_on_the_open_page_and_resolve_saved_variables() {
-    retrace_test_support::require!(Chromium);
     let demo = start_default_demo().await;
-    let browser = Arc::new(
-        ChromiumBrowser::launch(&ChromiumConfig {
-            width: 1280,
-            height: 800,
-            ..ChromiumConfig::default()
-        })
-        .await
-        .unwrap(),
-    );
+    let browser = Arc::new(retrace_test_support::chromium!(1280, 800));
     let page: Arc<dyn BrowserBackend> = Arc::new(browser.open_page().await.unwrap());
     page.navigate(&demo.url()).await.unwrap();
     let executor = executor_on_page(page.clone(), browser.clone(), WebExecutorConfig::default());

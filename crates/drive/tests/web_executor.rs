@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use retrace_drive::backend::PageFactory;
 use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_drive::tool::Tool;
 use retrace_drive::tool::ToolError;
 use retrace_drive::web::WebError;
@@ -21,13 +20,8 @@ use serde_json::json;
 
 async fn browser() -> Arc<ChromiumBrowser> {
     Arc::new(
-        ChromiumBrowser::launch(&ChromiumConfig {
-            width: 1280,
-            height: 800,
-            ..ChromiumConfig::default()
-        })
-        .await
-        .unwrap(),
+        retrace_test_support::chromium::started(&retrace_test_support::chromium::config(1280, 800))
+            .await,
     )
 }
 

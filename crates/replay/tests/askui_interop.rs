@@ -36,7 +36,6 @@ use retrace_cache::ParameterValues;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_protocol::Message;
 use retrace_protocol::events::CheckResult;
 use retrace_protocol::events::Event;
@@ -255,13 +254,8 @@ fn serve_example(example: &Example, overrides: &[(&str, &str)]) -> HtmlServer {
 }
 
 async fn launch() -> ChromiumBrowser {
-    ChromiumBrowser::launch(&ChromiumConfig {
-        width: 1280,
-        height: 800,
-        ..ChromiumConfig::default()
-    })
-    .await
-    .unwrap()
+    retrace_test_support::chromium::started(&retrace_test_support::chromium::config(1280, 800))
+        .await
 }
 
 /// What one replay did.

@@ -6,16 +6,8 @@
 //! no other file naming it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
-use std::sync::Arc;
-
 use retrace_cache::CacheFile;
 use retrace_cache::CacheMetadata;
-use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
-use retrace_drive::computer::ComputerTool;
-use retrace_drive::computer::ComputerToolConfig;
-use retrace_drive::tool::Tool;
 use retrace_protocol::ToolUseBlock;
 use retrace_protocol::computer_actions;
 use retrace_protocol::computer_actions::ActionKind;
@@ -132,8 +124,21 @@ fn it_reaches_cache_check_and_replays_plan() {
     assert_eq!(plan.steps[0].describe(), NAME);
 }
 
-/// A page whose field has the focus and logs every key it receives.
-const PAGE: &str = r#"<!doctype html><html><body>
+/// The end-to-end tier: the action dispatched on a real browser.
+#[cfg(feature = "e2e")]
+mod on_a_real_browser {
+    use std::sync::Arc;
+
+    use retrace_drive::BrowserBackend;
+    use retrace_drive::computer::ComputerTool;
+    use retrace_drive::computer::ComputerToolConfig;
+    use retrace_drive::tool::Tool;
+    use serde_json::json;
+
+    use super::NAME;
+
+    /// A page whose field has the focus and logs every key it receives.
+    const PAGE: &str = r#"<!doctype html><html><body>
 <input id="field" autofocus>
 <script>
 window.keys = [];
@@ -141,33 +146,31 @@ document.getElementById('field').addEventListener('keydown', e => window.keys.pu
 document.getElementById('field').focus();
 </script></body></html>"#;
 
-#[tokio::test]
-async fn it_reaches_the_dispatch_on_a_real_browser() {
-    retrace_test_support::require!(Chromium);
-    let server = retrace_test_support::html_server::serve_html(&[("/", PAGE)]);
-    let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
-        .await
-        .unwrap();
-    let page = Arc::new(browser.open_page().await.unwrap());
-    page.navigate(&server.url("/")).await.unwrap();
-    let tool = ComputerTool::new(page.clone(), ComputerToolConfig::default())
-        .await
-        .unwrap();
-    assert!(tool.description().contains(NAME));
+    #[tokio::test]
+    async fn it_reaches_the_dispatch_on_a_real_browser() {
+        let server = retrace_test_support::html_server::serve_html(&[("/", PAGE)]);
+        let browser = retrace_test_support::chromium!();
+        let page = Arc::new(browser.open_page().await.unwrap());
+        page.navigate(&server.url("/")).await.unwrap();
+        let tool = ComputerTool::new(page.clone(), ComputerToolConfig::default())
+            .await
+            .unwrap();
+        assert!(tool.description().contains(NAME));
 
-    let output = tool
-        .call(json!({"action": NAME, "repeat": 2}))
-        .await
-        .unwrap();
+        let output = tool
+            .call(json!({"action": NAME, "repeat": 2}))
+            .await
+            .unwrap();
 
-    assert!(output.screenshot.is_some(), "it answers like every action");
-    assert_eq!(
-        page.evaluate("window.keys").await.unwrap(),
-        json!(["Enter", "Enter"])
-    );
-    let refused = tool.call(json!({"action": NAME, "repeat": 0})).await;
-    assert!(
-        refused.is_err_and(|e| e.to_string().contains("`repeat` of `test_submit`")),
-        "the catalogue's parser refuses it for the model"
-    );
+        assert!(output.screenshot.is_some(), "it answers like every action");
+        assert_eq!(
+            page.evaluate("window.keys").await.unwrap(),
+            json!(["Enter", "Enter"])
+        );
+        let refused = tool.call(json!({"action": NAME, "repeat": 0})).await;
+        assert!(
+            refused.is_err_and(|e| e.to_string().contains("`repeat` of `test_submit`")),
+            "the catalogue's parser refuses it for the model"
+        );
+    }
 }

@@ -12,7 +12,6 @@ use chromiumoxide::cdp::browser_protocol::network::EnableParams;
 use chromiumoxide::cdp::browser_protocol::network::EventRequestWillBeSent;
 use futures::StreamExt;
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_report::suite::ReportKind;
 use retrace_report::suite::write_reports;
@@ -69,9 +68,7 @@ async fn the_report_opens_offline_with_failures_first_and_their_crops_decoded() 
     let written = write_reports(&report, &[ReportKind::Html], dir.path()).unwrap();
     let url = format!("file://{}", written[0].display());
 
-    let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
-        .await
-        .unwrap();
+    let browser = retrace_test_support::chromium::started(&ChromiumConfig::default()).await;
     let page = browser.open_page().await.unwrap();
     let cdp = page.cdp_page().clone();
     cdp.execute(EnableParams::default()).await.unwrap();

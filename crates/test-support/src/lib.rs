@@ -6,13 +6,16 @@
 //! cannot be made to do ([`remote_browser`]), Python venvs of pinned PyPI packages and
 //! npm packages ([`npm`]),
 //! request and response bodies checked against the official Anthropic and OpenAI SDKs' types
-//! ([`sdk_check`]), what a test needs from the machine ([`requirements`], [`require!`]), CPU
+//! ([`sdk_check`]), what a test needs from the machine ([`requirements`], [`require!`]), the one Chromium launcher
+//! of tests (`chromium`, with the `e2e` feature), CPU
 //! load beside a test ([`cpu_load`]), a sample suite report with real evidence files
 //! ([`suite_report`]) and `retrace run` started clean on folders of recordings ([`suite_run`]).
 //! Tests never copy these helpers; they depend on this crate.
 
 use std::path::PathBuf;
 
+#[cfg(feature = "e2e")]
+pub mod chromium;
 pub mod cli;
 pub mod cpu_load;
 pub mod demo;

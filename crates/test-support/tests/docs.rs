@@ -276,6 +276,8 @@ fn the_architecture_crate_table_matches_cargo_metadata() {
     }
 }
 
+/// End-to-end tier: needs mdBook installed.
+#[cfg(feature = "e2e")]
 #[test]
 fn the_book_builds_with_mdbook() {
     retrace_test_support::require!(MdBook);

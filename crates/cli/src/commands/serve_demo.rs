@@ -81,6 +81,10 @@ async fn serve(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
     let mut server = retrace_demo::start(config, addr)
         .await
         .with_context(|| format!("cannot serve the demo app on {addr}"))?;
+    // Listening before the URL is printed: a Ctrl-C sent as soon as it is read stops the
+    // server cleanly instead of killing the process before a handler is in place.
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("cannot listen for Ctrl-C")?;
     let url = server.url();
     if args.json {
         let line = serde_json::json!({
@@ -103,8 +107,7 @@ async fn serve(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
         );
     }
     tokio::select! {
-        signal = tokio::signal::ctrl_c() => {
-            signal.context("cannot listen for Ctrl-C")?;
+        _ = interrupt.recv() => {
             server.shutdown().await.context("stopping the demo app")?;
         }
         ended = server.wait() => {

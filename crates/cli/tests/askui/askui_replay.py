@@ -1,6 +1,6 @@
 """Replays a trajectory file with askui 0.48's own CacheExecutor, in a venv with askui.
 
-Used by crates/cli/tests/askui_export.rs. Everything is askui's code (Conversation,
+Used by crates/cli/tests/cli/askui_export.rs. Everything is askui's code (Conversation,
 CacheExecutor, CacheManager, its computer tools, VerifyCacheExecution) except two parts:
 
 - the computer: `StandInComputer`, a ComputerAgentOS whose screen is a list of PNGs (saved

@@ -1,6 +1,6 @@
 """Drives `retrace mcp` with the official MCP Python SDK, as a coding agent would.
 
-Run by crates/cli/tests/mcp_server.rs with one argument, a JSON object:
+Run by crates/cli/tests/cli/mcp_server.rs with one argument, a JSON object:
   binary, work (the server's folder, holding flow.json, broken.json and flows/), demo (the demo
   app's URL), baseline and shifted (content-site variants), slow (a demo app slow to sign in),
   held (a site whose /held page is held back) and held_count (a file holding how many requests

@@ -9,7 +9,6 @@ use retrace_demo::DemoServer;
 use retrace_demo::site::Rect;
 use retrace_drive::BrowserBackend;
 use retrace_drive::chromium::ChromiumBrowser;
-use retrace_drive::chromium::ChromiumConfig;
 use retrace_drive::chromium::ChromiumPage;
 
 /// Generous: CI machines are loaded.
@@ -20,17 +19,6 @@ pub async fn serve(config: DemoConfig) -> DemoServer {
     retrace_demo::start(config, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap()
-}
-
-/// Launches `/usr/bin/chromium` at `width`x`height`.
-pub async fn launch(width: u32, height: u32) -> ChromiumBrowser {
-    ChromiumBrowser::launch(&ChromiumConfig {
-        width,
-        height,
-        ..ChromiumConfig::default()
-    })
-    .await
-    .unwrap()
 }
 
 /// A new page in `browser`, at `url`.

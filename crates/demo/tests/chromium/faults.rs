@@ -22,7 +22,7 @@ async fn open_filled_modal(page: &ChromiumPage, base: &str, query: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn save_draft_ignores_clicks_with_its_fault() {
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
 
     let faulty = common::open(&browser, "about:blank").await;
     open_filled_modal(&faulty, &server.url(), "?fault=save-ignores-clicks").await;
@@ -49,7 +49,7 @@ async fn save_draft_ignores_clicks_with_its_fault() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mark_as_sent_ignores_clicks_with_its_fault() {
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let checked = "document.getElementById('modal-sent').checked";
 
     let faulty = common::open(&browser, "about:blank").await;
@@ -78,7 +78,7 @@ async fn mark_as_sent_ignores_clicks_with_its_fault() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_amount_field_drops_the_decimal_point_with_its_fault() {
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let amount = "document.getElementById('modal-amount').value";
 
     let faulty = common::open(&browser, "about:blank").await;

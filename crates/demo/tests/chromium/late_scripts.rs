@@ -79,7 +79,7 @@ async fn new_invoice_is_inert_until_the_script_arrives(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_invoice_does_nothing_until_the_late_script_arrives() {
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let page = common::open(&browser, "about:blank").await;
     for delay_ms in [4_000, 12_000, 30_000] {
         if new_invoice_is_inert_until_the_script_arrives(&page, &server.url(), delay_ms).await {
@@ -92,7 +92,7 @@ async fn new_invoice_does_nothing_until_the_late_script_arrives() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_script_leaves_the_same_pixels_as_an_inline_one() {
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let late = common::open(&browser, "about:blank").await;
     late_dashboard(&late, &server.url(), 300).await;
     common::wait_for_js(&late, READY).await;
@@ -136,7 +136,7 @@ async fn the_login_page_script_arrives_late_too() {
         ..DemoConfig::default()
     })
     .await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let page = common::open(&browser, &server.url()).await;
     common::wait_for_js(
         &page,

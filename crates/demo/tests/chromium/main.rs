@@ -1,4 +1,5 @@
-//! The demo app's client-side behaviour in real headless Chromium (`/usr/bin/chromium`): the
+//! The demo app's client-side behaviour in real headless Chromium (launched by
+//! `retrace_test_support::chromium!`, which skips or fails like every test without it): the
 //! rename layout, the faults, late scripts, the site's variants and its unsteady pages. One
 //! binary, one module per area.
 

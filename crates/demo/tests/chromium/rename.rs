@@ -10,7 +10,7 @@ use crate::common;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rename_keeps_the_width_and_changes_only_the_button() {
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let v1 = common::open(&browser, "about:blank").await;
     let rename = common::open(&browser, "about:blank").await;
     common::sign_in(&v1, &server.url(), "").await;

@@ -33,7 +33,7 @@ async fn shot(page: &ChromiumPage, base: &str, path: &str, variant: Variant) -> 
 async fn compare(width: u32, height: u32, variants: &[Variant], paths: &[&str]) {
     let server = common::serve(DemoConfig::default()).await;
     let base = server.url();
-    let browser = common::launch(width, height).await;
+    let browser = retrace_test_support::chromium!(width, height);
     let page = common::open(&browser, "about:blank").await;
     for path in paths {
         let baseline = shot(&page, &base, path, Variant::Baseline).await;
@@ -87,7 +87,7 @@ async fn seeded_changes_and_identical_markup_at_1280x720() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn documented_boxes_are_the_changed_elements_boxes() {
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let page = common::open(&browser, "about:blank").await;
     for variant in SEEDED {
         let change = seeded_change(variant).unwrap();
@@ -122,7 +122,7 @@ async fn console_error_logs_an_error_and_throws_while_the_baseline_does_not() {
     use chromiumoxide::cdp::js_protocol::runtime::EventExceptionThrown;
 
     let server = common::serve(DemoConfig::default()).await;
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let page = common::open(&browser, "about:blank").await;
     let mut console = page
         .cdp_page()

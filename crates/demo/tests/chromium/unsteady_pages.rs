@@ -12,7 +12,7 @@ async fn unsteady_pages_behave_as_documented() {
     let server = common::serve(DemoConfig::default()).await;
     let base = server.url();
     let base = base.trim_end_matches('/');
-    let browser = common::launch(1280, 800).await;
+    let browser = retrace_test_support::chromium!(1280, 800);
     let page = common::open(&browser, "about:blank").await;
 
     // The web font: requested after `load`, it swaps in later and changes the text's pixels.

@@ -117,14 +117,13 @@ pub async fn launch(width: u32, height: u32) -> ChromiumBrowser {
 
 /// Launches `executable` at `width`x`height`.
 pub async fn launch_executable(executable: &Path, width: u32, height: u32) -> ChromiumBrowser {
-    ChromiumBrowser::launch(&ChromiumConfig {
+    retrace_test_support::chromium::started(&ChromiumConfig {
         executable: executable.to_path_buf(),
         width,
         height,
         ..ChromiumConfig::default()
     })
     .await
-    .unwrap()
 }
 
 /// A browser at 1280x800 with one page open at `url`.

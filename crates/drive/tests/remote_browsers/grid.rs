@@ -3,7 +3,7 @@
 //! stand-in Grid: these need a session killed when the test says, an idle limit of a fraction
 //! of a second and an exact count of sessions alive at once, which a real Grid does not give
 //! (its session timeout is whole seconds, swept on its own schedule). A real Grid 4 is
-//! `crates/cli/tests/real_farms.rs`.
+//! `crates/cli/tests/cli/real_farms.rs`.
 
 use std::num::NonZeroUsize;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! browser farm and a Selenium Grid (crates/test-support) where a test needs what a real farm
 //! cannot be made to do on demand: answer busy a set number of times, kill a session at a
 //! chosen moment or after a sub-second idle limit, count the sessions alive at once. Replays
-//! through a real Selenium Grid 4 and a real browserless are `crates/cli/tests/real_farms.rs`.
+//! through a real Selenium Grid 4 and a real browserless are `crates/cli/tests/cli/real_farms.rs`.
 //! Nothing leaves 127.0.0.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]

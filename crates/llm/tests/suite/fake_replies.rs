@@ -7,12 +7,16 @@ use std::time::Duration;
 use std::time::SystemTime;
 
 use pretty_assertions::assert_eq;
+#[cfg(feature = "e2e")]
 use retrace_protocol::StopReason;
+#[cfg(feature = "e2e")]
 use retrace_protocol::Usage;
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::FakeOpenAi;
 use retrace_test_support::fake_model::ScriptStep;
+#[cfg(feature = "e2e")]
 use retrace_test_support::sdk_check::SdkApi;
+#[cfg(feature = "e2e")]
 use retrace_test_support::sdk_check::validate;
 use serde_json::Value;
 use serde_json::json;
@@ -39,6 +43,7 @@ async fn post(url: &str, headers: &[(&str, &str)], body: &Value) -> Answer {
 
 const VERSION: (&str, &str) = ("anthropic-version", "2026-10-21");
 
+#[cfg(feature = "e2e")]
 fn cached_usage() -> Usage {
     Usage {
         input_tokens: 50,
@@ -50,6 +55,7 @@ fn cached_usage() -> Usage {
 
 /// One of each kind of turn: text, a tool call, two tool calls, each stop reason, usage with
 /// cache fields.
+#[cfg(feature = "e2e")]
 fn every_kind_of_turn() -> Vec<ScriptStep> {
     let click = json!({"action": "left_click", "coordinate": [640, 400]});
     vec![
@@ -74,6 +80,7 @@ fn every_kind_of_turn() -> Vec<ScriptStep> {
     ]
 }
 
+#[cfg(feature = "e2e")] // the end-to-end tier: Python and the SDKs
 #[tokio::test]
 async fn anthropic_replies_validate_against_the_sdk_response_types_in_both_forms() {
     let steps = every_kind_of_turn();
@@ -126,6 +133,7 @@ async fn anthropic_replies_validate_against_the_sdk_response_types_in_both_forms
     assert_eq!(verdicts, vec![Ok(()); 2 * count]);
 }
 
+#[cfg(feature = "e2e")] // the end-to-end tier: Python and the SDKs
 #[tokio::test]
 async fn openai_replies_validate_against_the_sdk_response_type() {
     let steps = every_kind_of_turn();

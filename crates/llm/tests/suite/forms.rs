@@ -150,6 +150,7 @@ async fn other_bad_requests_are_not_retried() {
 /// (each form, thinking in the model's form with effort, the cache breakpoints, a toolset
 /// history with `toolset_name`) passes the official SDK's request types: the beta types for
 /// the beta forms, the GA types for the toolset.
+#[cfg(feature = "e2e")] // the end-to-end tier: Python and the SDKs
 #[test]
 fn every_catalogue_shape_passes_the_sdk_request_types() {
     use retrace_llm::Effort;

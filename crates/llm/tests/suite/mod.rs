@@ -7,6 +7,7 @@ mod openai;
 mod qa;
 mod responses;
 mod retry;
+#[cfg(feature = "e2e")] // the end-to-end tier: Python and the SDKs
 mod sdk_check;
 mod secrets;
 mod ui_tars;

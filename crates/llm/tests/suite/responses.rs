@@ -19,8 +19,10 @@ use retrace_protocol::Message;
 use retrace_protocol::ToolResultBlock;
 use retrace_test_support::fake_model::FakeOpenAiResponses;
 use retrace_test_support::fake_model::ScriptStep;
+#[cfg(feature = "e2e")]
 use retrace_test_support::sdk_check::SdkApi;
 use retrace_test_support::sdk_check::assert_requests_valid;
+#[cfg(feature = "e2e")]
 use retrace_test_support::sdk_check::validate;
 use serde_json::Value;
 use serde_json::json;
@@ -232,6 +234,7 @@ async fn the_fake_refuses_what_the_api_refuses() {
     assert_eq!(fake.remaining(), 1, "a refused request leaves the step");
 }
 
+#[cfg(feature = "e2e")] // the end-to-end tier: Python and the SDKs
 #[tokio::test]
 async fn the_fakes_replies_pass_the_sdk_response_model() {
     let batch = click().and_tool_use("computer", json!({"action": "key", "text": "ctrl+a"}));

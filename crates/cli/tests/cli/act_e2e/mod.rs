@@ -13,7 +13,6 @@ use std::path::Path;
 use std::process::Output;
 
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
@@ -54,7 +53,7 @@ fn login_points_at(
             height,
             ..ChromiumConfig::default()
         };
-        let browser = ChromiumBrowser::launch(&config).await.unwrap();
+        let browser = retrace_test_support::chromium::started(&config).await;
         let page = browser.open_page().await.unwrap();
         page.navigate(url).await.unwrap();
         let mut centres = Vec::new();
@@ -443,7 +442,7 @@ fn report_button_point(runtime: &tokio::runtime::Runtime, url: &str) -> (i64, i6
             height: 800,
             ..ChromiumConfig::default()
         };
-        let browser = ChromiumBrowser::launch(&config).await.unwrap();
+        let browser = retrace_test_support::chromium::started(&config).await;
         let page = browser.open_page().await.unwrap();
         page.navigate(url).await.unwrap();
         page.evaluate(&format!(

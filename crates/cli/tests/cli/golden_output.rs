@@ -4,8 +4,8 @@
 //! paths aside.
 //!
 //! A change to any of them is a change users see: accept a new snapshot only with a line in
-//! `CHANGELOG.md` (`INSTA_UPDATE=always cargo test -p retrace-cli --test golden_output`, then
-//! review the `.snap` diff).
+//! `CHANGELOG.md` (`INSTA_UPDATE=always cargo test -p retrace-cli --test cli --features e2e
+//! golden_output`, then review the `.snap` diff).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;

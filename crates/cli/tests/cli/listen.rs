@@ -12,7 +12,6 @@ use std::path::Path;
 use std::process::Output;
 
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_test_support::cli::act_record;
 use retrace_test_support::cli::json_summary;
@@ -99,9 +98,7 @@ fn serve_todos() -> HtmlServer {
 /// The centres of the field and (once a todo is added) of its box on the ready page.
 fn points(url: &str) -> ((i64, i64), (i64, i64)) {
     runtime().block_on(async {
-        let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
-            .await
-            .unwrap();
+        let browser = retrace_test_support::chromium::started(&ChromiumConfig::default()).await;
         let page = browser.open_page().await.unwrap();
         page.navigate(url).await.unwrap();
         let centre = |found: retrace_drive::backend::BoundingBox| {

@@ -2,6 +2,8 @@
 //! ends quietly: exit 0, nothing on stderr, no panic. The pipe's reading end is closed before
 //! the command starts, so every write meets it, whatever the speed of the machine.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// What only its end-to-end tests use is unused in the fast tier (the e2e build lints it).
+#![cfg_attr(not(feature = "e2e"), allow(unused_imports, dead_code))]
 
 use std::path::Path;
 use std::process::Command;
@@ -97,6 +99,7 @@ fn commands_without_a_browser_end_quietly_into_a_closed_pipe() {
 
 /// `retrace check`, `replay` and `run` print as they go (a page, a step, a test at a time) and
 /// once at the end; a closed pipe stops none of them with a panic.
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn check_replay_and_run_end_quietly_into_a_closed_pipe() {
     retrace_test_support::require!(Chromium);

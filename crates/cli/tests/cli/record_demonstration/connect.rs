@@ -12,16 +12,16 @@ use retrace_test_support::demo::DemoThread;
 use serde_json::Value;
 use serde_json::json;
 
-use crate::USERNAME;
-use crate::support::Session;
-use crate::support::read;
+use super::USERNAME;
+use super::support::Session;
+use super::support::read;
 
 #[test]
 fn a_demonstration_records_in_a_browser_the_person_already_runs() {
     retrace_test_support::require!(Chromium);
     retrace_test_support::require!(Xvfb);
     let demo = DemoThread::start(DemoConfig::default());
-    let xvfb = crate::support::screen();
+    let xvfb = super::support::screen();
     let runtime = retrace_test_support::cli::runtime();
     let mut browser = runtime
         .block_on(BrowserProcess::spawn_headed(

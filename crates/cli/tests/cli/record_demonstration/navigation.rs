@@ -8,12 +8,12 @@ use serde_json::json;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::support::DEADLINE;
-use crate::support::RETRACE;
-use crate::support::Screen;
-use crate::support::Session;
-use crate::support::read;
-use crate::support::xdotool;
+use super::support::DEADLINE;
+use super::support::RETRACE;
+use super::support::Screen;
+use super::support::Session;
+use super::support::read;
+use super::support::xdotool;
 
 /// The heading of each page, in CSS pixels of the viewport.
 const HEADING: (i64, i64) = (120, 60);

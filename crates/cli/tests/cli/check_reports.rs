@@ -15,7 +15,6 @@ use chromiumoxide::cdp::browser_protocol::network::EnableParams;
 use chromiumoxide::cdp::browser_protocol::network::EventRequestWillBeSent;
 use futures::StreamExt;
 use retrace_drive::BrowserBackend;
-use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumConfig;
 use retrace_test_support::cli::run_retrace;
 use retrace_test_support::demo::DemoThread;
@@ -60,9 +59,7 @@ fn open_offline(file: &Path) -> (Value, Vec<String>, String) {
     let url = format!("file://{}", file.display());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (inspected, requests) = runtime.block_on(async {
-        let browser = ChromiumBrowser::launch(&ChromiumConfig::default())
-            .await
-            .unwrap();
+        let browser = retrace_test_support::chromium::started(&ChromiumConfig::default()).await;
         let page = browser.open_page().await.unwrap();
         let cdp = page.cdp_page().clone();
         cdp.execute(EnableParams::default()).await.unwrap();

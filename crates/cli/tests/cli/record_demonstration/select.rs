@@ -8,10 +8,10 @@ use serde_json::Value;
 use serde_json::json;
 use std::process::Command;
 
-use crate::support::RETRACE;
-use crate::support::Session;
-use crate::support::read;
-use crate::support::xdotool;
+use super::support::RETRACE;
+use super::support::Session;
+use super::support::read;
+use super::support::xdotool;
 
 /// The dropdown, in CSS pixels of the viewport.
 const DROPDOWN: (i64, i64) = (100, 146);

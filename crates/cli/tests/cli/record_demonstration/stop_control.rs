@@ -11,14 +11,14 @@ use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use serde_json::Value;
 
-use crate::USERNAME;
-use crate::support::DEADLINE;
-use crate::support::POLL;
-use crate::support::Recorder;
-use crate::support::Session;
-use crate::support::VIEWPORT;
-use crate::support::read;
-use crate::support::xdotool;
+use super::USERNAME;
+use super::support::DEADLINE;
+use super::support::POLL;
+use super::support::Recorder;
+use super::support::Session;
+use super::support::VIEWPORT;
+use super::support::read;
+use super::support::xdotool;
 
 /// The stop control's window on `display`: its left, top, width and height, once it shows.
 fn control_window(display: &str, recorder: &mut Recorder) -> [i64; 4] {

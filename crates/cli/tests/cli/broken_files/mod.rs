@@ -4,6 +4,7 @@
 //! suite of good and broken files that runs the good ones and reports the broken ones.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 mod bad_section;
 mod corpus;
 
@@ -233,6 +234,7 @@ fn every_broken_file_is_named_alike_by_cache_check_replay_and_run() {
 /// which is accepted) and 3 broken ones (not UTF-8, truncated, an unknown action): the 8 run
 /// and pass in real Chromium, the 3 are error tests naming their defects, exit 2, and every
 /// report is written.
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn a_suite_runs_its_good_files_and_reports_its_broken_ones() {
     retrace_test_support::require!(Chromium);

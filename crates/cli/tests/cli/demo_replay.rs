@@ -377,14 +377,13 @@ fn replay_fails_at_the_step_whose_effect_is_missing() {
 fn replays_into_a_running_browser_leave_no_session_or_tab_behind() {
     retrace_test_support::require!(Chromium);
     use retrace_drive::BrowserBackend;
-    use retrace_drive::chromium::ChromiumBrowser;
     use retrace_drive::chromium::ChromiumConfig;
 
     let demo = retrace_test_support::demo::DemoThread::start(retrace_demo::DemoConfig::default());
     let runtime = retrace_test_support::cli::runtime();
-    let browser = runtime
-        .block_on(ChromiumBrowser::launch(&ChromiumConfig::default()))
-        .unwrap();
+    let browser = runtime.block_on(retrace_test_support::chromium::started(
+        &ChromiumConfig::default(),
+    ));
     let pages_before = runtime.block_on(page_targets(browser.ws_url()));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");

@@ -8,6 +8,8 @@
 //! and `--judge` with no key refused before a browser starts; the suite file's `[timeouts]`
 //! under a spec file's, echoed in the JSON and HTML reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// What only its end-to-end tests use is unused in the fast tier (the e2e build lints it).
+#![cfg_attr(not(feature = "e2e"), allow(unused_imports, dead_code))]
 
 use retrace_test_support::cli::json_summary;
 use retrace_test_support::cli::run_retrace;
@@ -20,6 +22,7 @@ use retrace_test_support::require;
 
 const BIN: &str = env!("CARGO_BIN_EXE_retrace");
 
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn a_shifted_page_fails_an_unchanged_page_passes_and_the_exit_code_says_so() {
     require!(Chromium);
@@ -94,6 +97,7 @@ fn a_bad_spec_is_an_error_naming_the_file_and_field() {
 /// The suite file's `[timeouts]` are the check's time limits, under a spec file's and the
 /// flags; the JSON document and the HTML report say which ran; a bad limit is an error
 /// naming the suite file and the field, before a browser starts.
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn the_suite_files_timeouts_are_the_checks_and_the_reports_echo_them() {
     require!(Chromium);
@@ -165,6 +169,7 @@ fn the_suite_files_timeouts_are_the_checks_and_the_reports_echo_them() {
     );
 }
 
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn a_pages_file_masks_its_page_only() {
     require!(Chromium);
@@ -216,6 +221,7 @@ fn a_pages_file_masks_its_page_only() {
     );
 }
 
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn each_retry_is_announced_with_its_wait_before_it() {
     require!(Chromium);
@@ -275,6 +281,7 @@ chart.setAttribute('data-ready', ''); }, 1000));</script></body></html>";
 const PLAIN: &str =
     "<!doctype html><html><body><main class=\"plain\">Nothing late here.</main></body></html>";
 
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn a_pages_own_ready_selector_is_waited_for_on_that_page_only() {
     require!(Chromium);
@@ -399,6 +406,7 @@ fn a_bad_pages_file_is_an_error_naming_the_file_and_field() {
     }
 }
 
+#[cfg(feature = "e2e")] // the end-to-end tier: real Chromium
 #[test]
 fn a_judge_overrules_noise_and_a_rerun_is_served_from_its_cache() {
     require!(Chromium);
