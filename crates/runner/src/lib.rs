@@ -28,6 +28,7 @@ pub mod collect;
 pub mod demo;
 pub mod demonstrate;
 pub mod desktop;
+mod desktop_a11y;
 mod desktop_run;
 pub mod error;
 pub mod models;

@@ -26,6 +26,7 @@
 //! ```
 
 pub mod app;
+pub mod atspi;
 mod capture;
 mod display;
 pub mod frame;

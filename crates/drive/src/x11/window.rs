@@ -17,6 +17,7 @@ use super::frame::Stillness;
 use super::frame::View;
 use super::windows::TopLevel;
 use crate::backend::Backend;
+use crate::backend::ElementInfo;
 use crate::backend::MouseButton;
 use crate::backend::Point;
 use crate::backend::Screenshot;
@@ -62,6 +63,8 @@ pub struct DesktopWindow {
     main: TopLevel,
     /// Where the main window's top-left sits in the frame.
     anchor: Point,
+    /// The application's accessibility tree, when it publishes one.
+    accessibility: Option<super::atspi::AtSpi>,
 }
 
 impl std::fmt::Debug for DesktopWindow {
@@ -102,6 +105,7 @@ impl DesktopWindow {
                     desktop,
                     query,
                     anchor,
+                    accessibility: None,
                 });
             }
             if started.elapsed() >= timeout {
@@ -118,6 +122,30 @@ impl DesktopWindow {
             }
             tokio::time::sleep(POLL).await;
         }
+    }
+
+    /// The same window, whose elements are read from `accessibility` (see
+    /// [`crate::backend::ElementSource`]).
+    pub fn with_accessibility(mut self, accessibility: super::atspi::AtSpi) -> Self {
+        self.accessibility = Some(accessibility);
+        self
+    }
+
+    /// Whether its elements can be read.
+    pub fn has_accessibility(&self) -> bool {
+        self.accessibility.is_some()
+    }
+
+    /// The accessibility client and the screen position of the frame's origin.
+    async fn accessible(&self) -> Result<(&super::atspi::AtSpi, (i32, i32)), DriveError> {
+        let Some(accessibility) = &self.accessibility else {
+            return Err(DriveError::Unsupported {
+                backend: super::NAME.to_owned(),
+                what: "the elements of an application without accessibility".to_owned(),
+            });
+        };
+        let (view, _) = self.view().await?;
+        Ok((accessibility, view.origin))
     }
 
     /// The main window as found.
@@ -330,6 +358,29 @@ impl Backend for DesktopWindow {
             x: on_screen.x - view.origin.0,
             y: on_screen.y - view.origin.1,
         })
+    }
+}
+
+#[async_trait]
+impl crate::backend::ElementSource for DesktopWindow {
+    async fn element_at(&self, at: Point) -> Result<Option<ElementInfo>, DriveError> {
+        let (accessibility, origin) = self.accessible().await?;
+        let on_screen = (at.x + origin.0, at.y + origin.1);
+        accessibility.element_at(on_screen, origin).await
+    }
+
+    async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
+        let (accessibility, origin) = self.accessible().await?;
+        accessibility.focused_element(origin).await
+    }
+
+    async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError> {
+        let (accessibility, origin) = self.accessible().await?;
+        accessibility.find_elements(role, name, origin).await
+    }
+
+    fn available(&self) -> bool {
+        self.accessibility.as_ref().is_some_and(|a| a.alive())
     }
 }
 
