@@ -120,7 +120,8 @@ pub trait Backend: Send + Sync {
 /// The element and readiness methods have defaults that say "not supported"
 /// ([`DriveError::Unsupported`]), so a browser backend without a DOM view still compiles and
 /// its callers fall back to visual checks. A desktop backend (X11) is no `BrowserBackend` at
-/// all ([`Backend::as_browser`] is `None`): replay on it stays visual-only.
+/// all ([`Backend::as_browser`] is `None`): its elements, when the application publishes
+/// them, come from an [`ElementSource`] (the accessibility bus).
 #[async_trait]
 pub trait BrowserBackend: Backend {
     /// Navigates to `url` and waits for the load event.

@@ -1,6 +1,6 @@
 """A small GTK 3 window for retrace's accessibility tests (crates/cli/tests/desktop_a11y).
 
-A check box, a button and a status line, at a fixed place and size. Arguments:
+A check box, a button, a status line and a text field, at a fixed place. Arguments:
   --label TEXT   the button's label (default "Save");
   --stuck        the check box ignores clicks;
   --out FILE     the button writes the check box's state there (the end state, read by the test).
@@ -50,6 +50,7 @@ def save(_button):
 button.connect("clicked", save)
 box.pack_start(button, False, False, 0)
 box.pack_start(status, False, False, 0)
+box.pack_start(Gtk.Entry(), False, False, 0)
 window.add(box)
 window.connect("destroy", Gtk.main_quit)
 window.show_all()

@@ -11,6 +11,8 @@
 //! On top of it, the desktop target: [`DesktopWindow`] is one application's window as a
 //! backend (points relative to it, screenshots of its windows only, see [`frame`]), and
 //! [`AppProcess`] the application started for a run and ended with its whole process tree.
+//! [`atspi`] is the accessibility layer: a private accessibility bus for that application,
+//! and what it publishes of its widgets, read as the elements a browser reports.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), retrace_drive::DriveError> {

@@ -380,7 +380,9 @@ impl crate::backend::ElementSource for DesktopWindow {
     }
 
     fn available(&self) -> bool {
-        self.accessibility.as_ref().is_some_and(|a| a.alive())
+        self.accessibility
+            .as_ref()
+            .is_some_and(super::atspi::AtSpi::alive)
     }
 }
 

@@ -32,7 +32,7 @@ pub fn node_at(nodes: &[Node], x: i32, y: i32) -> Option<&Node> {
         let active = holding
             .iter()
             .find(|node| node.depth == 0 && node.states.contains(State::Active))
-            .or_else(|| holding.iter().filter(|node| node.depth == 0).last())
+            .or_else(|| holding.iter().rfind(|node| node.depth == 0))
             .map(|window| window.window);
         holding
             .into_iter()
