@@ -270,6 +270,21 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     assert_eq!(element(NAME_FIELD).0, json!("text"));
     assert_eq!(element(TEXT_AREA).0, json!("text"));
     assert_eq!(element(SAVE_BUTTON), (json!("push button"), json!("Save")));
+    // Typing records the field with the focus, and the text it holds after.
+    let typing = |text: &str| {
+        trajectory["trajectory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|step| step["input"]["text"] == text)
+            .unwrap()
+            .clone()
+    };
+    for (text, holds) in [(TEXT, TEXT), (FILE_NAME, FILE_NAME)] {
+        let step = typing(text);
+        assert_eq!(step["element"]["role"], "text", "{step}");
+        assert_eq!(step["focused_after"]["value"], holds, "{step}");
+    }
 
     // Replay with no model: the same file saved, by a fresh editor.
     let fresh = Editor::new(RECORDED_AT);
