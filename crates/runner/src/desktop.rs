@@ -2,9 +2,10 @@
 //! application started for the run (`--app "COMMAND"`) and one window of it (`--window
 //! NAME|CLASS`) that points and screenshots are relative to.
 //!
-//! [`DesktopConfig::open`] connects, starts the application, waits for its window to be shown
-//! and its content to be still (no fixed sleep: polled, with a deadline), and gives the
-//! backend tools act on. [`DesktopTarget::end`] ends the application's whole process tree. A
+//! [`DesktopConfig::open`] connects, starts the application (on an accessibility bus of its
+//! own: `desktop_a11y`), waits for its window to be shown and its content to be still (no
+//! fixed sleep: polled, with a deadline), and gives the backend tools act on.
+//! [`DesktopTarget::end`] ends the application's whole process tree and its buses. A
 //! trajectory records its target ([`DesktopTarget::metadata`], `metadata.target`) and a replay
 //! reads it back ([`RecordedTarget`]): the window is anchored where it was recorded.
 
@@ -299,8 +300,8 @@ impl DesktopTarget {
         }
     }
 
-    /// Ends the application's whole process tree; a notice on `events` names any process
-    /// that outlived it.
+    /// Ends the application's whole process tree, then the buses started for it; a notice on
+    /// `events` names any process that outlived them.
     pub async fn end(mut self, events: &Events) {
         let command = self.app.as_ref().map(|app| app.command().to_owned());
         let mut left = match self.app.take() {

@@ -13,9 +13,13 @@ use retrace_protocol::events::Events;
 /// The longest wait for the session and accessibility buses to start.
 const BUS_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The longest wait, once the window is shown, for the application on the accessibility bus.
-/// A toolkit's bridge registers before its first window maps, so this wait is short.
+/// The longest wait, once the window is shown and still, for the application to register on
+/// the accessibility bus. A toolkit's bridge registers before its first window maps, so an
+/// application that has not by then has none.
 const REGISTER_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The longest wait, once the application registered, for its window in its tree.
+const SHOW_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The environment variable that keeps GTK's accessibility bridge off; the application under
 /// test does not inherit it (a command that sets it itself still may).
@@ -52,7 +56,10 @@ pub(crate) async fn client(
             return None;
         }
     };
-    if client.wait_for_windows(REGISTER_TIMEOUT).await {
+    if client
+        .wait_for_windows(REGISTER_TIMEOUT, SHOW_TIMEOUT)
+        .await
+    {
         return Some(client);
     }
     notice(

@@ -46,7 +46,9 @@ async fn the_bus_tells_the_element_at_a_point_and_the_focused_field_and_a_dead_b
         AppProcess::start_with_env(&command, &display, &bus.app_env(), &["NO_AT_BRIDGE"]).unwrap();
     let atspi = AtSpi::connect(bus.address()).await.unwrap();
     assert!(
-        atspi.wait_for_windows(Duration::from_secs(20)).await,
+        atspi
+            .wait_for_windows(Duration::from_secs(20), Duration::from_secs(20))
+            .await,
         "the probe registered"
     );
 

@@ -30,7 +30,7 @@ use crate::error::DriveError;
 pub const NAME: &str = "atspi";
 
 /// The longest one question to the accessibility bus may take.
-pub const QUERY_TIMEOUT: Duration = Duration::from_secs(3);
+pub const QUERY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A client of one accessibility bus. Once a question goes unanswered within
 /// [`QUERY_TIMEOUT`], the bus counts as dead ([`AtSpi::alive`]): later questions fail at once
@@ -103,9 +103,10 @@ impl AtSpi {
         .await
     }
 
-    /// Waits up to `timeout` for an application with a shown window on the bus; `false`
-    /// when none came (the application has no accessibility bridge).
-    pub async fn wait_for_windows(&self, timeout: Duration) -> bool {
+    /// Waits for an application with a shown window on the bus: `false` when none has
+    /// registered at all within `register` (it has no accessibility bridge: a toolkit's
+    /// registers long before its first window shows), or none showed a window within `show`.
+    pub async fn wait_for_windows(&self, register: Duration, show: Duration) -> bool {
         let started = Instant::now();
         loop {
             if let Ok(nodes) = self.nodes().await
@@ -113,7 +114,15 @@ impl AtSpi {
             {
                 return true;
             }
-            if started.elapsed() >= timeout {
+            let registered = self
+                .ask(
+                    "listing the applications",
+                    tree::application_count(&self.connection),
+                )
+                .await
+                .is_ok_and(|count| count > 0);
+            let waited = started.elapsed();
+            if waited >= show || (!registered && waited >= register) {
                 return false;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;

@@ -73,14 +73,24 @@ struct Pending {
     depth: usize,
 }
 
-/// Every shown node of every application on `connection`, windows first.
-pub async fn shown_nodes(connection: &zbus::Connection) -> zbus::Result<Vec<Node>> {
-    let root = AccessibleProxy::builder(connection)
+/// The registry's root: its children are the applications on the bus.
+async fn registry(connection: &zbus::Connection) -> zbus::Result<AccessibleProxy<'static>> {
+    AccessibleProxy::builder(connection)
         .destination("org.a11y.atspi.Registry")?
         .path("/org/a11y/atspi/accessible/root")?
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
-        .await?;
+        .await
+}
+
+/// How many applications are registered on the bus.
+pub async fn application_count(connection: &zbus::Connection) -> zbus::Result<i32> {
+    registry(connection).await?.child_count().await
+}
+
+/// Every shown node of every application on `connection`, windows first.
+pub async fn shown_nodes(connection: &zbus::Connection) -> zbus::Result<Vec<Node>> {
+    let root = registry(connection).await?;
     let mut level = Vec::new();
     for app in root.get_children().await? {
         let Ok(proxy) = app.as_accessible_proxy(connection).await else {
