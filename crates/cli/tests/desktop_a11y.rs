@@ -34,6 +34,10 @@ const SCREEN: (u32, u32) = (1280, 800);
 /// lays them out at (100, 100).
 const CHECK_BOX: [i64; 2] = [140, 135];
 const BUTTON: [i64; 2] = [157, 179];
+const FIELD: [i64; 2] = [280, 262];
+
+/// What the flow types into the field.
+const NOTE: &str = "draft";
 
 /// The message retrace gives once for an application without an accessibility tree.
 const NO_TREE: &str = "publishes no accessibility tree";
@@ -57,13 +61,15 @@ fn retrace(args: &[&str]) -> Output {
     run_retrace(env!("CARGO_BIN_EXE_retrace"), args, None)
 }
 
-/// Look, tick the check box, press the button, say it is done.
+/// Look, tick the check box, press the button, write a note in the field, say it is done.
 fn script() -> Vec<ScriptStep> {
     vec![
         ScriptStep::computer(json!({"action": "screenshot"})),
         ScriptStep::left_click(CHECK_BOX[0], CHECK_BOX[1]),
         ScriptStep::left_click(BUTTON[0], BUTTON[1]),
-        ScriptStep::text("Ticked the box and saved."),
+        ScriptStep::left_click(FIELD[0], FIELD[1]),
+        ScriptStep::computer(json!({"action": "type", "text": NOTE})),
+        ScriptStep::text("Ticked the box, saved, and wrote a note."),
     ]
 }
 
@@ -154,6 +160,17 @@ fn a_gtk_window_is_checked_through_its_accessibility_tree() {
     assert_eq!(save["element"]["role"], "push button", "{save}");
     assert_eq!(save["element"]["name"], "Save", "{save}");
 
+    // Typing records the field with the focus, and the text it holds after.
+    let steps = trajectory["trajectory"].as_array().unwrap();
+    let typing_step = steps
+        .iter()
+        .position(|step| step["input"]["text"] == NOTE)
+        .unwrap() as u64
+        + 1;
+    let typing = &steps[typing_step as usize - 1];
+    assert_eq!(typing["element"]["role"], "text", "{typing}");
+    assert_eq!(typing["focused_after"]["value"], NOTE, "{typing}");
+
     // Replayed as recorded: green, and the window ends in the recorded state.
     let output = replay(&file, &display, &probe_command(&out("again"), ""), "20");
     let summary = summary_after_exit(&output, 0);
@@ -175,6 +192,24 @@ fn a_gtk_window_is_checked_through_its_accessibility_tree() {
         "{message}"
     );
     assert!(!out("stuck").exists(), "the replay stopped before Save");
+
+    // A field that keeps only 3 of the 5 characters typed fails the typing step, by the
+    // text it holds (compared, never shown).
+    let output = replay(
+        &file,
+        &display,
+        &probe_command(&out("short"), "--max 3"),
+        "5",
+    );
+    let message = failed_at(&output, typing_step);
+    assert!(
+        message.contains("text holds 3 characters, not the 5 it held"),
+        "{message}"
+    );
+    assert!(
+        !message.contains(NOTE),
+        "the text itself is not shown: {message}"
+    );
 
     // A button renamed so slightly that its region hashes within the visual threshold: the
     // accessibility layer fails the step, naming both.

@@ -3,6 +3,7 @@
 A check box, a button, a status line and a text field, at a fixed place. Arguments:
   --label TEXT   the button's label (default "Save");
   --stuck        the check box ignores clicks;
+  --max N        the text field holds at most N characters;
   --out FILE     the button writes the check box's state there (the end state, read by the test).
 """
 
@@ -16,6 +17,7 @@ from gi.repository import Gtk  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("--label", default="Save")
 parser.add_argument("--stuck", action="store_true")
+parser.add_argument("--max", type=int, default=0)
 parser.add_argument("--out")
 args = parser.parse_args()
 
@@ -50,7 +52,9 @@ def save(_button):
 button.connect("clicked", save)
 box.pack_start(button, False, False, 0)
 box.pack_start(status, False, False, 0)
-box.pack_start(Gtk.Entry(), False, False, 0)
+field = Gtk.Entry()
+field.set_max_length(args.max)
+box.pack_start(field, False, False, 0)
 window.add(box)
 window.connect("destroy", Gtk.main_quit)
 window.show_all()
