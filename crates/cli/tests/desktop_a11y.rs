@@ -7,6 +7,8 @@
 //!
 //! - A check box toggled by a step is verified by its accessibility state: a check box that
 //!   ignores the click fails that step saying it should be checked.
+//! - Text typed into a field is verified by the text the field holds: a field that keeps
+//!   fewer characters fails the typing step (the lengths are named, never the text).
 //! - A button renamed so slightly that its region hashes within the visual threshold ("Save"
 //!   to "Sava") fails through the accessibility layer, naming both buttons.
 //! - The same window without its accessibility bridge (`NO_AT_BRIDGE=1`) replays with the
