@@ -18,6 +18,11 @@ command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
 # A real GTK program from Debian for the desktop end-to-end tests (crates/cli/tests/cli/desktop_e2e.rs):
 # Mousepad, a text editor with a menu bar, a text area and GTK's file dialog.
 command -v mousepad >/dev/null 2>&1 || need+=(mousepad)
+# The accessibility layer: a session bus and the AT-SPI bus for the application under test,
+# and Debian's Python with GTK 3 for the small windows the accessibility tests start.
+command -v dbus-daemon >/dev/null 2>&1 || need+=(dbus-daemon)
+[ -x /usr/libexec/at-spi-bus-launcher ] || need+=(at-spi2-core)
+/usr/bin/python3 -c "import gi; gi.require_version('Gtk', '3.0')" >/dev/null 2>&1 || need+=(python3-gi gir1.2-gtk-3.0)
 # nginx lives in /usr/sbin, which is not on every user's PATH.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need+=(nginx)
 # xmllint validates the JUnit report against the Jenkins JUnit XSD (crates/report tests).

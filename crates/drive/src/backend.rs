@@ -120,7 +120,8 @@ pub trait Backend: Send + Sync {
 /// The element and readiness methods have defaults that say "not supported"
 /// ([`DriveError::Unsupported`]), so a browser backend without a DOM view still compiles and
 /// its callers fall back to visual checks. A desktop backend (X11) is no `BrowserBackend` at
-/// all ([`Backend::as_browser`] is `None`): replay on it stays visual-only.
+/// all ([`Backend::as_browser`] is `None`): its elements, when the application publishes
+/// them, come from an [`ElementSource`] (the accessibility bus).
 #[async_trait]
 pub trait BrowserBackend: Backend {
     /// Navigates to `url` and waits for the load event.
@@ -235,3 +236,39 @@ pub trait PageFactory: Send + Sync {
 #[cfg(test)]
 #[path = "backend_tests.rs"]
 mod tests;
+
+/// What a backend says about the elements on its screen, in its own pixels: a browser's page
+/// (its DOM), or a desktop application's accessibility tree (AT-SPI). Replay's semantic and
+/// state checks ask this, so they compare desktop elements as they compare a page's.
+#[async_trait]
+pub trait ElementSource: Send + Sync {
+    /// The element at `at`, `None` when nothing is there.
+    async fn element_at(&self, at: Point) -> Result<Option<ElementInfo>, DriveError>;
+    /// The element with the keyboard focus, `None` when nothing has it.
+    async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError>;
+    /// The shown elements with this role and name.
+    async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError>;
+    /// Whether it still answers: `false` once a desktop's accessibility bus stopped answering
+    /// (checks then fall back to pixels).
+    fn available(&self) -> bool {
+        true
+    }
+}
+
+/// A browser page as an [`ElementSource`].
+pub struct PageElements(pub std::sync::Arc<dyn BrowserBackend>);
+
+#[async_trait]
+impl ElementSource for PageElements {
+    async fn element_at(&self, at: Point) -> Result<Option<ElementInfo>, DriveError> {
+        self.0.element_at(at).await
+    }
+
+    async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
+        self.0.focused_element().await
+    }
+
+    async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError> {
+        self.0.find_elements(role, name).await
+    }
+}

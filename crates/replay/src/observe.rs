@@ -37,6 +37,7 @@ use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 
 use crate::checks::navigation::PageLocation;
+use crate::screen::ElementProbe;
 use crate::screen::PageProbe;
 
 /// What the page said about one action.
@@ -121,10 +122,13 @@ fn has_state(element: &ElementInfo) -> bool {
         || element.pressed.is_some()
 }
 
-/// The computer tool of a browser run, observing the page around each action.
+/// The computer tool of a browser run, observing the page around each action (or of a
+/// desktop run, observing the application's accessibility tree: elements only, no URL and
+/// no event listeners).
 pub struct ObservingTool {
     inner: Arc<dyn AgentTool>,
-    probe: PageProbe,
+    elements: ElementProbe,
+    probe: Option<PageProbe>,
     observations: Observations,
 }
 
@@ -143,14 +147,30 @@ impl ObservingTool {
     pub fn new(inner: Arc<dyn AgentTool>, probe: PageProbe, observations: Observations) -> Self {
         Self {
             inner,
-            probe,
+            elements: probe.elements(),
+            probe: Some(probe),
+            observations,
+        }
+    }
+
+    /// Wraps `inner` (the computer tool of a desktop run), observing `elements` (the
+    /// application's accessibility tree) into `observations`.
+    pub fn desktop(
+        inner: Arc<dyn AgentTool>,
+        elements: ElementProbe,
+        observations: Observations,
+    ) -> Self {
+        Self {
+            inner,
+            elements,
+            probe: None,
             observations,
         }
     }
 
     /// The element with the focus (`None`: the document's body, or the page did not say).
     async fn focused(&self, when: &str) -> Option<ElementInfo> {
-        match self.probe.focused_element().await {
+        match self.elements.focused_element().await {
             Ok(focused) => focused,
             Err(error) => {
                 tracing::warn!(%error, "could not read the focused element {when}: the step keeps its visual checks only");
@@ -161,7 +181,7 @@ impl ObservingTool {
 
     /// Where the page is (`None`, with a warning, when it did not say).
     async fn location(&self, when: &str) -> Option<PageLocation> {
-        match self.probe.location().await {
+        match self.probe.as_ref()?.location().await {
             Ok(location) => Some(location),
             Err(error) => {
                 tracing::warn!(%error, "could not read where the page is {when}: a navigation the step starts is not recorded");
@@ -179,7 +199,10 @@ impl ObservingTool {
         at: Option<(i64, i64)>,
     ) -> Option<ElementInfo> {
         let mut element = element?;
-        match self.probe.listener_types(at).await {
+        let Some(probe) = &self.probe else {
+            return Some(element);
+        };
+        match probe.listener_types(at).await {
             Ok(listeners) => element.listeners = listeners,
             Err(error) => {
                 tracing::warn!(%error, "could not read the event listeners before acting: replay will not wait for them");
@@ -189,7 +212,7 @@ impl ObservingTool {
     }
 
     async fn element_at(&self, at: (i64, i64), when: &str) -> Option<ElementInfo> {
-        match self.probe.element_at(at).await {
+        match self.elements.element_at(at).await {
             Ok(element) => element,
             Err(error) => {
                 tracing::warn!(%error, "could not read the element at ({}, {}) {when}: the step keeps its visual checks only", at.0, at.1);

@@ -8,6 +8,8 @@ use async_trait::async_trait;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::DriveError;
+use retrace_drive::backend::ElementSource;
+use retrace_drive::backend::PageElements;
 use retrace_drive::backend::Point;
 use retrace_drive::computer::Scaler;
 use retrace_drive::readiness::PageActivity;
@@ -63,6 +65,11 @@ impl PageProbe {
             Some(scaler) => scaler.to_model(point),
             None => (i64::from(point.x), i64::from(point.y)),
         }
+    }
+
+    /// The page's elements, for the checks that ask about elements on any screen.
+    pub fn elements(&self) -> ElementProbe {
+        ElementProbe::new(Arc::new(PageElements(self.page.clone())), self.scaler)
     }
 
     /// The element at a trajectory point.
@@ -122,6 +129,82 @@ impl PageProbe {
     }
 }
 
+/// What is on the screen, element by element, in the trajectory's coordinates: a browser
+/// page's DOM, or a desktop application's accessibility tree. The semantic and state checks
+/// ask this.
+#[derive(Clone)]
+pub struct ElementProbe {
+    source: Arc<dyn ElementSource>,
+    scaler: Option<Scaler>,
+}
+
+impl std::fmt::Debug for ElementProbe {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ElementProbe")
+            .field("scaler", &self.scaler)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ElementProbe {
+    /// A probe of `source`, whose points are the trajectory's own (`scaler` maps them to the
+    /// source's when the model saw another size).
+    pub fn new(source: Arc<dyn ElementSource>, scaler: Option<Scaler>) -> Self {
+        Self { source, scaler }
+    }
+
+    /// A trajectory point in the source's pixels; `None` off the screen.
+    fn to_source(&self, (x, y): (i64, i64)) -> Option<Point> {
+        match &self.scaler {
+            Some(scaler) => scaler.to_display((x, y)).ok(),
+            None => Some(Point {
+                x: i32::try_from(x).ok()?,
+                y: i32::try_from(y).ok()?,
+            }),
+        }
+    }
+
+    /// A source point in the trajectory's coordinates.
+    pub fn to_trajectory(&self, (x, y): (f64, f64)) -> (i64, i64) {
+        let point = Point {
+            x: x.round() as i32,
+            y: y.round() as i32,
+        };
+        match &self.scaler {
+            Some(scaler) => scaler.to_model(point),
+            None => (i64::from(point.x), i64::from(point.y)),
+        }
+    }
+
+    /// The element at a trajectory point.
+    pub async fn element_at(&self, at: (i64, i64)) -> Result<Option<ElementInfo>, DriveError> {
+        match self.to_source(at) {
+            Some(point) => self.source.element_at(point).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The element with the keyboard focus.
+    pub async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
+        self.source.focused_element().await
+    }
+
+    /// Whether the source still answers (a desktop's accessibility bus may stop).
+    pub fn available(&self) -> bool {
+        self.source.available()
+    }
+
+    /// The shown elements with this role and name.
+    pub async fn find_elements(
+        &self,
+        role: &str,
+        name: &str,
+    ) -> Result<Vec<ElementInfo>, DriveError> {
+        self.source.find_elements(role, name).await
+    }
+}
+
 /// A source of fresh screenshots.
 #[async_trait]
 pub trait Screen: Send + Sync {
@@ -153,6 +236,12 @@ pub trait Screen: Send + Sync {
     fn page(&self) -> Option<PageProbe> {
         None
     }
+
+    /// The elements on the screen: the page's, or a desktop application's accessibility
+    /// tree; `None` when nothing tells.
+    fn elements(&self) -> Option<ElementProbe> {
+        self.page().map(|page| page.elements())
+    }
 }
 
 /// Screenshots straight from a backend, scaled to the model's size when it differs from the
@@ -161,6 +250,7 @@ pub struct BackendScreen {
     backend: Arc<dyn Backend>,
     scaler: Option<Scaler>,
     page: Option<Arc<dyn BrowserBackend>>,
+    elements: Option<Arc<dyn ElementSource>>,
 }
 
 impl std::fmt::Debug for BackendScreen {
@@ -179,6 +269,7 @@ impl BackendScreen {
             backend,
             scaler: None,
             page: None,
+            elements: None,
         }
     }
 
@@ -188,7 +279,15 @@ impl BackendScreen {
             backend: page.clone(),
             scaler: None,
             page: Some(page),
+            elements: None,
         }
+    }
+
+    /// The same screen, whose elements `elements` tells (a desktop application's
+    /// accessibility tree).
+    pub fn with_elements(mut self, elements: Arc<dyn ElementSource>) -> Self {
+        self.elements = Some(elements);
+        self
     }
 
     /// The same screen scaled by `scaler` to the model's size (the trajectory's coordinates).
@@ -264,5 +363,12 @@ impl Screen for BackendScreen {
         self.page
             .as_ref()
             .map(|page| PageProbe::new(page.clone(), self.scaler))
+    }
+
+    fn elements(&self) -> Option<ElementProbe> {
+        match &self.elements {
+            Some(source) => Some(ElementProbe::new(source.clone(), self.scaler)),
+            None => self.page().map(|page| page.elements()),
+        }
     }
 }

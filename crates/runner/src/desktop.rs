@@ -2,9 +2,10 @@
 //! application started for the run (`--app "COMMAND"`) and one window of it (`--window
 //! NAME|CLASS`) that points and screenshots are relative to.
 //!
-//! [`DesktopConfig::open`] connects, starts the application, waits for its window to be shown
-//! and its content to be still (no fixed sleep: polled, with a deadline), and gives the
-//! backend tools act on. [`DesktopTarget::end`] ends the application's whole process tree. A
+//! [`DesktopConfig::open`] connects, starts the application (on an accessibility bus of its
+//! own: `desktop_a11y`), waits for its window to be shown and its content to be still (no
+//! fixed sleep: polled, with a deadline), and gives the backend tools act on.
+//! [`DesktopTarget::end`] ends the application's whole process tree and its buses. A
 //! trajectory records its target ([`DesktopTarget::metadata`], `metadata.target`) and a replay
 //! reads it back ([`RecordedTarget`]): the window is anchored where it was recorded.
 
@@ -14,16 +15,19 @@ use std::time::Duration;
 use retrace_cache::CacheMetadata;
 use retrace_cache::fields::TARGET;
 use retrace_drive::Backend;
+use retrace_drive::backend::ElementSource;
 use retrace_drive::backend::Point;
 use retrace_drive::x11::AppProcess;
 use retrace_drive::x11::DesktopWindow;
 use retrace_drive::x11::WindowQuery;
 use retrace_drive::x11::X11Backend;
+use retrace_drive::x11::atspi::AccessibilityBus;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use serde_json::Value;
 use serde_json::json;
 
+use crate::desktop_a11y;
 use crate::error::RunnerError;
 
 /// The default wait for the application's window, and for its content to be still.
@@ -110,8 +114,21 @@ impl DesktopConfig {
         let display = self.display_name();
         let desktop = Arc::new(X11Backend::connect(Some(&display)).await?);
         let size = desktop.display_size().await?;
+        let mut bus = match &self.app {
+            Some(_) => desktop_a11y::start_bus(&display, events).await,
+            None => None,
+        };
+        let env = bus
+            .as_ref()
+            .map(AccessibilityBus::app_env)
+            .unwrap_or_default();
         let mut app = match &self.app {
-            Some(command) => Some(AppProcess::start(command, &display)?),
+            Some(command) => Some(AppProcess::start_with_env(
+                command,
+                &display,
+                &env,
+                &[desktop_a11y::NO_AT_BRIDGE],
+            )?),
             None => None,
         };
         let Some(name) = &self.window else {
@@ -120,6 +137,7 @@ impl DesktopConfig {
                 window: None,
                 window_name: None,
                 app,
+                bus,
                 display,
                 size,
             });
@@ -132,6 +150,9 @@ impl DesktopConfig {
             (Err(error), Some(app)) => {
                 // Ended now, not left to a kill on drop: nothing of it outlives the error.
                 app.end().await;
+                if let Some(bus) = &mut bus {
+                    bus.end().await;
+                }
                 return Err(RunnerError::Input(format!(
                     "the app `{}` did not show its window: {error}",
                     app.command()
@@ -142,11 +163,21 @@ impl DesktopConfig {
         if let Some(app) = &mut app {
             say_whose_window(app, &window, &display, events);
         }
+        let window = match (&bus, &self.app) {
+            (Some(bus), Some(command)) => {
+                match desktop_a11y::client(bus, command, &display, events).await {
+                    Some(client) => window.with_accessibility(client),
+                    None => window,
+                }
+            }
+            _ => window,
+        };
         Ok(DesktopTarget {
             desktop,
             window: Some(Arc::new(window)),
             window_name: Some(name.clone()),
             app,
+            bus,
             display,
             size,
         })
@@ -199,6 +230,7 @@ pub struct DesktopTarget {
     window: Option<Arc<DesktopWindow>>,
     window_name: Option<String>,
     app: Option<AppProcess>,
+    bus: Option<AccessibilityBus>,
     display: String,
     size: (u32, u32),
 }
@@ -220,6 +252,15 @@ impl DesktopTarget {
             Some(window) => window.clone(),
             None => self.desktop.clone(),
         }
+    }
+
+    /// The application's elements (its accessibility tree), when it publishes them.
+    pub fn elements(&self) -> Option<Arc<dyn ElementSource>> {
+        let window = self
+            .window
+            .as_ref()
+            .filter(|window| window.has_accessibility())?;
+        Some(window.clone())
     }
 
     /// A screenshot of the target: the window's rectangle when one is targeted, else the
@@ -268,20 +309,21 @@ impl DesktopTarget {
         }
     }
 
-    /// Ends the application's whole process tree; a notice on `events` names any process
-    /// that outlived it.
+    /// Ends the application's whole process tree, then the buses started for it; a notice on
+    /// `events` names any process that outlived them.
     pub async fn end(mut self, events: &Events) {
-        let Some(mut app) = self.app.take() else {
-            return;
+        let command = self.app.as_ref().map(|app| app.command().to_owned());
+        let mut left = match self.app.take() {
+            Some(mut app) => app.end().await,
+            None => Vec::new(),
         };
-        let left = app.end().await;
-        if !left.is_empty() {
+        if let Some(mut bus) = self.bus.take() {
+            left.extend(bus.end().await);
+        }
+        if let (false, Some(command)) = (left.is_empty(), command) {
             events.emit(Event::TargetNotice {
                 target: format!("desktop {}", self.display),
-                message: format!(
-                    "processes of `{}` still alive after SIGKILL: {left:?}",
-                    app.command()
-                ),
+                message: format!("processes of `{command}` still alive after SIGKILL: {left:?}"),
             });
         }
     }

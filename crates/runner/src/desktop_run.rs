@@ -1,7 +1,9 @@
 //! Model runs and replays on the desktop target ([`crate::desktop`]): the same conversation,
 //! tools and speakers as in a browser, on an X11 window instead of a page. Checks are visual
-//! (region hashes around each action point; there is no DOM), and the application started for
-//! the run is ended, with its whole process tree, however the session ends.
+//! (region hashes around each action point) and, when the application publishes its widgets
+//! on the accessibility bus, semantic as on a page: a recording stores the element each step
+//! acted on, a replay checks it. The application started for the run is ended, with its whole
+//! process tree, however the session ends.
 
 use std::sync::Arc;
 
@@ -11,8 +13,10 @@ use retrace_agent::Conversation;
 use retrace_agent::DriveTool;
 use retrace_agent::speaker::Speaker;
 use retrace_agent::speaker::SpeakerContext;
+use retrace_agent::tool::AgentTool;
 use retrace_agent::tool::Toolbox;
 use retrace_drive::Backend;
+use retrace_drive::backend::ElementSource;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::computer::Scaler;
@@ -25,7 +29,9 @@ use retrace_replay::CACHE_EXECUTOR;
 use retrace_replay::ReplayRequest;
 use retrace_replay::ReplaySpeaker;
 use retrace_replay::observe::Observations;
+use retrace_replay::observe::ObservingTool;
 use retrace_replay::screen::BackendScreen;
+use retrace_replay::screen::ElementProbe;
 
 use crate::act::ActJob;
 use crate::act::Ended;
@@ -70,7 +76,12 @@ pub(crate) async fn act_on_desktop(
 ) -> Result<Ended, RunnerError> {
     let target = desktop.open(None, events).await?;
     let size = target.size();
-    let result = converse(job, goal, provider, events, target.backend(), size).await;
+    let on = Target {
+        backend: target.backend(),
+        elements: target.elements(),
+        size,
+    };
+    let result = converse(job, goal, provider, events, on).await;
     let metadata = target.metadata();
     target.end(events).await;
     let mut ended = result?;
@@ -78,17 +89,43 @@ pub(crate) async fn act_on_desktop(
     Ok(ended)
 }
 
+/// What a run acts on: the backend, the application's elements when it publishes them, the
+/// frame size.
+struct Target {
+    backend: Arc<dyn Backend>,
+    elements: Option<Arc<dyn ElementSource>>,
+    size: (u32, u32),
+}
+
 async fn converse(
     job: &ActJob,
     goal: &str,
     provider: Arc<dyn VlmProvider>,
     events: &Events,
-    backend: Arc<dyn Backend>,
-    size: (u32, u32),
+    target: Target,
 ) -> Result<Ended, RunnerError> {
+    let Target {
+        backend,
+        elements,
+        size,
+    } = target;
     let model_size = job.model_size.unwrap_or(recommended_model_size(size));
     let computer = computer_tool(backend.clone(), model_size, true).await?;
-    let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    let scaler = Scaler {
+        model: model_size,
+        display: size,
+    };
+    let computer: Arc<dyn AgentTool> = Arc::new(DriveTool::computer(Arc::new(computer)));
+    let observations = Observations::new();
+    let computer: Arc<dyn AgentTool> = match &elements {
+        Some(elements) => Arc::new(ObservingTool::desktop(
+            computer,
+            ElementProbe::new(elements.clone(), (!scaler.is_identity()).then_some(scaler)),
+            observations.clone(),
+        )),
+        None => computer,
+    };
+    let mut toolbox = Toolbox::new().with(computer);
     let mut settings = AgentSettings {
         max_tokens: job.max_tokens,
         ..AgentSettings::default()
@@ -104,13 +141,7 @@ async fn converse(
         &job.cache_dir,
         &mut toolbox,
         &mut settings,
-        || {
-            let scaler = Scaler {
-                model: model_size,
-                display: size,
-            };
-            Arc::new(BackendScreen::new(backend).scaled(scaler))
-        },
+        || Arc::new(screen(backend, elements, scaler)),
     );
     speakers.push(Box::new(AgentSpeaker::new(provider, settings)));
     if let Some(replayer) = replayer {
@@ -124,7 +155,7 @@ async fn converse(
     Ok(Ended {
         run,
         toolbox: conversation.toolbox().clone(),
-        observations: Observations::new(),
+        observations,
         model,
         pricing,
         final_url: None,
@@ -176,7 +207,12 @@ pub(crate) async fn replay_on_desktop(
     let target = config.open(anchor, events).await?;
     let size = target.size();
     let backend = target.backend();
-    let result = replay_with(job, backend.clone(), size, events).await;
+    let on = Target {
+        backend: backend.clone(),
+        elements: target.elements(),
+        size,
+    };
+    let result = replay_with(job, on, events).await;
     let passed = collector
         .replay()
         .is_some_and(|replay| replay.status == ReplayStatus::Passed);
@@ -200,12 +236,31 @@ pub(crate) async fn replay_on_desktop(
     }
 }
 
+/// The screen replay's checks look at: `backend` scaled to the model's size, with the
+/// application's elements when it publishes them.
+fn screen(
+    backend: Arc<dyn Backend>,
+    elements: Option<Arc<dyn ElementSource>>,
+    scaler: Scaler,
+) -> BackendScreen {
+    let screen = BackendScreen::new(backend);
+    let screen = match elements {
+        Some(elements) => screen.with_elements(elements),
+        None => screen,
+    };
+    screen.scaled(scaler)
+}
+
 async fn replay_with(
     job: &ReplayJob,
-    backend: Arc<dyn Backend>,
-    size: (u32, u32),
+    target: Target,
     events: &Events,
 ) -> Result<retrace_agent::RunReport, RunnerError> {
+    let Target {
+        backend,
+        elements,
+        size,
+    } = target;
     let model = crate::replay::recorded_sizes(&job.file)
         .map(|sizes| sizes.display)
         .unwrap_or_else(|| recommended_model_size(size));
@@ -218,7 +273,7 @@ async fn replay_with(
         model,
         display: size,
     };
-    let screen = BackendScreen::new(backend).scaled(scaler);
+    let screen = screen(backend, elements, scaler);
     let speaker = ReplaySpeaker::new(job.settings.clone(), Arc::new(screen));
     let mut conversation =
         Conversation::new(vec![Box::new(speaker)], toolbox, events.clone())?.with_max_steps(10_000);

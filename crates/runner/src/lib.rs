@@ -28,6 +28,7 @@ pub mod collect;
 pub mod demo;
 pub mod demonstrate;
 pub mod desktop;
+mod desktop_a11y;
 pub mod desktop_record;
 mod desktop_run;
 pub mod error;

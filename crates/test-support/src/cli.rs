@@ -141,15 +141,26 @@ pub fn act_record(
     dir: &std::path::Path,
     file: &str,
 ) -> std::path::PathBuf {
+    act_record_on(bin, goal, &["--url", url], script, dir, file)
+}
+
+/// [`act_record`] on any target: `target` are its flags (`--url URL`, or `--display :N --app
+/// COMMAND --window NAME` for a desktop).
+pub fn act_record_on(
+    bin: &str,
+    goal: &str,
+    target: &[&str],
+    script: Vec<crate::fake_model::ScriptStep>,
+    dir: &std::path::Path,
+    file: &str,
+) -> std::path::PathBuf {
     // The scripted server runs on this runtime while `act` talks to it.
     let runtime = runtime();
     let model = runtime.block_on(crate::fake_model::FakeAnthropic::start(script));
     let cache_dir = dir.to_string_lossy();
-    let args = [
-        "act",
-        goal,
-        "--url",
-        url,
+    let mut args = vec!["act", goal];
+    args.extend_from_slice(target);
+    args.extend_from_slice(&[
         "--cache",
         "record",
         "--cache-dir",
@@ -157,7 +168,7 @@ pub fn act_record(
         "--cache-file",
         file,
         "--json",
-    ];
+    ]);
     let output = run_retrace(bin, &args, Some(&model.base_url()));
     summary_after_exit(&output, 0);
     dir.join(file)

@@ -20,6 +20,26 @@ pub fn processes_with_cmdline_containing(marker: &str) -> Vec<u32> {
         .collect()
 }
 
+/// The ids of live processes with `entry` (`DISPLAY=:99`) in their environment (read from
+/// `/proc/<pid>/environ`): what a desktop run started on a test's own X display, the
+/// application and the buses retrace starts for it, all carry that display.
+pub fn processes_with_environment(entry: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+                environ
+                    .split(|byte| *byte == 0)
+                    .any(|variable| variable == entry.as_bytes())
+            })
+        })
+        .collect()
+}
+
 /// Polls until no process's command line contains `marker`, for at most `timeout`; returns
 /// the ones still alive then (empty on success).
 pub async fn wait_until_no_process_contains(

@@ -38,6 +38,12 @@ pub enum Need {
     ChromeDriver,
     /// npm (with Node.js), which installs the Grid's jar and browserless.
     Npm,
+    /// The accessibility bus (`at-spi-bus-launcher`) and `dbus-daemon`, which a desktop run
+    /// starts for the application under test.
+    AtSpi,
+    /// Debian's Python 3 with GTK 3's bindings (`python3-gi`), for the small GTK windows the
+    /// accessibility tests start.
+    PythonGtk,
 }
 
 impl Need {
@@ -55,6 +61,9 @@ impl Need {
                 Some(PathBuf::from("/usr/bin/chromedriver")).filter(|p| p.exists())
             }
             Need::Npm => on_path("npm"),
+            Need::AtSpi => Some(PathBuf::from("/usr/libexec/at-spi-bus-launcher"))
+                .filter(|p| p.is_file() && on_path("dbus-daemon").is_some()),
+            Need::PythonGtk => python_gtk(),
         }
     }
 
@@ -71,8 +80,25 @@ impl Need {
             Need::Java => "apt-get install default-jre-headless",
             Need::ChromeDriver => "apt-get install chromium-driver",
             Need::Npm => "apt-get install npm",
+            Need::AtSpi => "apt-get install at-spi2-core dbus-daemon",
+            Need::PythonGtk => "apt-get install python3-gi gir1.2-gtk-3.0",
         }
     }
+}
+
+/// Debian's Python (`/usr/bin/python3`, not a venv's or pyenv's) when it can import GTK 3.
+fn python_gtk() -> Option<PathBuf> {
+    let python = PathBuf::from("/usr/bin/python3");
+    let imports = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    imports.then_some(python)
 }
 
 /// The first `program` on the `PATH`, then in cargo's install folder (`~/.cargo/bin`).

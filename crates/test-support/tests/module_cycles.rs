@@ -24,7 +24,6 @@ type ModulePath = Vec<String>;
 const KNOWN_CYCLES: &[&str] = &[
     "demo: app_routes <-> dashboard_page <-> dashboard_script <-> recent_drafts <-> server <-> site <-> site::never_loads",
     "drive: backend <-> readiness",
-    "drive: x11 <-> x11::app <-> x11::input_record <-> x11::window",
     "replay: checks <-> checks::effect <-> checks::navigation <-> checks::semantic <-> checks::state <-> checks::visual <-> plan <-> screen <-> wait::listening",
     "replay: demonstration <-> demonstration::secrets",
     "replay: recorder <-> recorder::after_region <-> recorder::params <-> recorder::write",

@@ -9,7 +9,9 @@
 //!
 //! Each editor runs with a home and settings of its own (GSettings' keyfile backend, which
 //! also places the window: `left`/`top`), started by `retrace --app`; the file dialog saves
-//! into the editor's working directory.
+//! into the editor's working directory. retrace starts the accessibility bus for it, so the
+//! menu, text-field and button steps carry the element they acted on (AT-SPI) and a replay
+//! in another state fails with the accessibility reason.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 use std::path::Path;
@@ -24,6 +26,7 @@ use retrace_test_support::demo::DemoConfig;
 use retrace_test_support::demo::DemoThread;
 use retrace_test_support::fake_model::FakeAnthropic;
 use retrace_test_support::fake_model::ScriptStep;
+use retrace_test_support::processes::processes_with_environment;
 use retrace_test_support::requirements::Need;
 use retrace_test_support::suite_run::retrace_in;
 use retrace_test_support::suite_run::stdout_json;
@@ -46,6 +49,8 @@ const FILE_NAME: &str = "note.txt";
 /// One Mousepad with a home, settings and working directory of its own.
 struct Editor {
     dir: tempfile::TempDir,
+    /// More environment for it (`GTK_THEME=Adwaita:dark `), shell words ending in a space.
+    env: String,
 }
 
 impl Editor {
@@ -67,7 +72,16 @@ impl Editor {
             at.0, at.1
         );
         std::fs::write(settings.join("keyfile"), keyfile).unwrap();
-        Self { dir }
+        Self {
+            dir,
+            env: String::new(),
+        }
+    }
+
+    /// The same editor with `env` (`NAME=VALUE` words) in its environment.
+    fn with_env(mut self, env: &str) -> Self {
+        self.env = format!("{env} ");
+        self
     }
 
     fn work(&self) -> PathBuf {
@@ -79,7 +93,8 @@ impl Editor {
         let root = self.dir.path().display();
         format!(
             "cd {root}/work && HOME={root}/home XDG_CONFIG_HOME={root}/config \
-             GSETTINGS_BACKEND=keyfile NO_AT_BRIDGE=1 exec mousepad"
+             GSETTINGS_BACKEND=keyfile {}exec mousepad",
+            self.env
         )
     }
 
@@ -143,6 +158,11 @@ fn retrace(args: &[&str], base_url: Option<&str>) -> Output {
 
 /// `retrace replay FILE --display D --app COMMAND --window Mousepad --json`, no model.
 fn replay(file: &Path, display: &str, app: &str) -> Output {
+    replay_within(file, display, app, "20")
+}
+
+/// [`replay`] with another step timeout (a replay meant to fail waits less).
+fn replay_within(file: &Path, display: &str, app: &str, step_timeout: &str) -> Output {
     retrace(
         &[
             "replay",
@@ -154,7 +174,7 @@ fn replay(file: &Path, display: &str, app: &str) -> Output {
             "--window",
             "Mousepad",
             "--step-timeout",
-            "20",
+            step_timeout,
             "--json",
         ],
         None,
@@ -237,6 +257,35 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     assert_eq!(target["display_size"], json!([SCREEN.0, SCREEN.1]));
     assert_eq!(target["app"], app.as_str());
 
+    // The menu, text-field and button steps carry the element they acted on, as the
+    // editor's accessibility tree (AT-SPI) described it.
+    // (GTK calls a menu bar's entry that opens a menu a `menu`.)
+    let element = |at: [i64; 2]| {
+        let step = step_clicking(&trajectory, at) as usize - 1;
+        let element = &trajectory["trajectory"][step]["element"];
+        (element["role"].clone(), element["name"].clone())
+    };
+    assert_eq!(element(FILE_MENU), (json!("menu"), json!("File")));
+    assert_eq!(element(SAVE_AS_ITEM).0, json!("menu item"));
+    assert_eq!(element(NAME_FIELD).0, json!("text"));
+    assert_eq!(element(TEXT_AREA).0, json!("text"));
+    assert_eq!(element(SAVE_BUTTON), (json!("push button"), json!("Save")));
+    // Typing records the field with the focus, and the text it holds after.
+    let typing = |text: &str| {
+        trajectory["trajectory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|step| step["input"]["text"] == text)
+            .unwrap()
+            .clone()
+    };
+    for (text, holds) in [(TEXT, TEXT), (FILE_NAME, FILE_NAME)] {
+        let step = typing(text);
+        assert_eq!(step["element"]["role"], "text", "{step}");
+        assert_eq!(step["focused_after"]["value"], holds, "{step}");
+    }
+
     // Replay with no model: the same file saved, by a fresh editor.
     let fresh = Editor::new(RECORDED_AT);
     let output = replay(&file, &display, &fresh.command());
@@ -263,8 +312,9 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     // A different starting state (the menu bar switched off in the editor's preferences):
     // the document step replays, then the replay stops at the step that opens the File menu,
     // and nothing is saved.
+    // The accessibility layer says what is there instead of the menu.
     let other = Editor::with_settings(RECORDED_AT, "menubar-visible=false\n");
-    let output = replay(&file, &display, &other.command());
+    let output = replay_within(&file, &display, &other.command(), "5");
     let summary = summary_after_exit(&output, 1);
     assert_eq!(summary["replay"]["status"], "failed", "{summary}");
     assert_eq!(
@@ -272,8 +322,37 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
         step_clicking(&trajectory, FILE_MENU),
         "{summary}"
     );
+    let message = summary["replay"]["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("expected menu 'File', found "),
+        "{message}"
+    );
     assert_eq!(other.saved(), None);
     assert_eq!(other.processes(), Vec::<u32>::new());
+
+    // A dark theme: the same widgets (the accessibility layer passes), other pixels. The
+    // click into the document has a blank region (its visual check is off, as the report
+    // says), so the first step that can see the theme is the one opening the File menu.
+    let dark = Editor::new(RECORDED_AT).with_env("GTK_THEME=Adwaita:dark");
+    let output = replay_within(&file, &display, &dark.command(), "5");
+    let summary = summary_after_exit(&output, 1);
+    assert_eq!(
+        summary["replay"]["failure"]["step"],
+        step_clicking(&trajectory, FILE_MENU),
+        "{summary}"
+    );
+    let message = summary["replay"]["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Visual validation failed") && !message.contains("semantic"),
+        "{message}"
+    );
+    assert_eq!(dark.saved(), None);
+    assert_eq!(dark.processes(), Vec::<u32>::new());
+    assert_eq!(
+        processes_with_environment(&format!("DISPLAY={display}")),
+        Vec::<u32>::new(),
+        "the editors and the accessibility buses of every run were ended"
+    );
 
     // One `retrace run` of a suite holding this desktop file beside a browser flow (the demo
     // app's login in Chromium): one report. The desktop file replays on the desktop it names,

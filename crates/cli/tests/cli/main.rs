@@ -44,6 +44,8 @@ mod check_scale;
 #[cfg(feature = "e2e")]
 mod demo_replay;
 #[cfg(feature = "e2e")]
+mod desktop_a11y;
+#[cfg(feature = "e2e")]
 mod desktop_e2e;
 #[cfg(feature = "e2e")]
 mod desktop_record;

@@ -31,8 +31,24 @@ pub struct AppProcess {
 impl AppProcess {
     /// Starts `command` under `sh -c` on `display`, in a process group of its own.
     pub fn start(command: &str, display: &str) -> Result<Self, DriveError> {
+        Self::start_with_env(command, display, &[], &[])
+    }
+
+    /// Starts `command` as [`AppProcess::start`] does, with `env` set and `unset` removed
+    /// from its environment (the accessibility bus's addresses, `NO_AT_BRIDGE`).
+    pub fn start_with_env(
+        command: &str,
+        display: &str,
+        env: &[(String, String)],
+        unset: &[&str],
+    ) -> Result<Self, DriveError> {
         use std::os::unix::process::CommandExt as _;
-        let child = Command::new("sh")
+        let mut sh = Command::new("sh");
+        for name in unset {
+            sh.env_remove(name);
+        }
+        let child = sh
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .arg("-c")
             .arg(command)
             .env("DISPLAY", display)
@@ -42,7 +58,7 @@ impl AppProcess {
             .process_group(0)
             .spawn()
             .map_err(|error| DriveError::Launch {
-                backend: super::NAME.to_owned(),
+                backend: super::backend::NAME.to_owned(),
                 detail: format!("starting the app `{command}`: {error}"),
             })?;
         let pid = child.id();

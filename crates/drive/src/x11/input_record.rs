@@ -78,7 +78,7 @@ impl std::fmt::Debug for InputRecorder {
 
 fn failed(display: &str, detail: impl std::fmt::Display) -> DriveError {
     DriveError::Launch {
-        backend: super::NAME.to_owned(),
+        backend: super::backend::NAME.to_owned(),
         detail: format!("recording the input on display {display}: {detail}"),
     }
 }

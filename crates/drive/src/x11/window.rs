@@ -10,13 +10,14 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 
-use super::X11Backend;
+use super::backend::X11Backend;
 use super::display::Display;
 use super::frame;
 use super::frame::Stillness;
 use super::frame::View;
 use super::windows::TopLevel;
 use crate::backend::Backend;
+use crate::backend::ElementInfo;
 use crate::backend::MouseButton;
 use crate::backend::Point;
 use crate::backend::Screenshot;
@@ -62,6 +63,8 @@ pub struct DesktopWindow {
     main: TopLevel,
     /// Where the main window's top-left sits in the frame.
     anchor: Point,
+    /// The application's accessibility tree, when it publishes one.
+    accessibility: Option<super::atspi::AtSpi>,
 }
 
 impl std::fmt::Debug for DesktopWindow {
@@ -102,11 +105,12 @@ impl DesktopWindow {
                     desktop,
                     query,
                     anchor,
+                    accessibility: None,
                 });
             }
             if started.elapsed() >= timeout {
                 return Err(DriveError::Operation {
-                    backend: super::NAME.to_owned(),
+                    backend: super::backend::NAME.to_owned(),
                     doing: format!("waiting for a window {query}"),
                     detail: format!(
                         "none was shown within {:.1} s on display {:?} (shown: {})",
@@ -118,6 +122,30 @@ impl DesktopWindow {
             }
             tokio::time::sleep(POLL).await;
         }
+    }
+
+    /// The same window, whose elements are read from `accessibility` (see
+    /// [`crate::backend::ElementSource`]).
+    pub fn with_accessibility(mut self, accessibility: super::atspi::AtSpi) -> Self {
+        self.accessibility = Some(accessibility);
+        self
+    }
+
+    /// Whether its elements can be read.
+    pub fn has_accessibility(&self) -> bool {
+        self.accessibility.is_some()
+    }
+
+    /// The accessibility client and the screen position of the frame's origin.
+    async fn accessible(&self) -> Result<(&super::atspi::AtSpi, (i32, i32)), DriveError> {
+        let Some(accessibility) = &self.accessibility else {
+            return Err(DriveError::Unsupported {
+                backend: super::backend::NAME.to_owned(),
+                what: "the elements of an application without accessibility".to_owned(),
+            });
+        };
+        let (view, _) = self.view().await?;
+        Ok((accessibility, view.origin))
     }
 
     /// The main window as found.
@@ -146,7 +174,7 @@ impl DesktopWindow {
             .find(|window| window.id == self.main.id && window.viewable)
         else {
             return Err(DriveError::BackendGone {
-                backend: super::NAME.to_owned(),
+                backend: super::backend::NAME.to_owned(),
                 doing: format!("finding the window {}", self.query),
                 detail: format!(
                     "its main window {:#x} ({:?}) is no longer shown",
@@ -213,7 +241,7 @@ impl DesktopWindow {
         }
         let png = super::capture::encode_png(&cropped, width, height).map_err(|detail| {
             DriveError::Operation {
-                backend: super::NAME.to_owned(),
+                backend: super::backend::NAME.to_owned(),
                 doing: "encoding a screenshot".to_owned(),
                 detail,
             }
@@ -257,7 +285,7 @@ fn shown_windows(windows: &[TopLevel]) -> String {
 #[async_trait]
 impl Backend for DesktopWindow {
     fn name(&self) -> &str {
-        super::NAME
+        super::backend::NAME
     }
 
     async fn display_size(&self) -> Result<(u32, u32), DriveError> {
@@ -269,7 +297,7 @@ impl Backend for DesktopWindow {
         let (width, height) = self.desktop.display_size().await?;
         let png = super::capture::encode_png(&rgb, width, height).map_err(|detail| {
             DriveError::Operation {
-                backend: super::NAME.to_owned(),
+                backend: super::backend::NAME.to_owned(),
                 doing: "encoding a screenshot".to_owned(),
                 detail,
             }
@@ -340,6 +368,31 @@ impl Backend for DesktopWindow {
             x: on_screen.x - view.origin.0,
             y: on_screen.y - view.origin.1,
         })
+    }
+}
+
+#[async_trait]
+impl crate::backend::ElementSource for DesktopWindow {
+    async fn element_at(&self, at: Point) -> Result<Option<ElementInfo>, DriveError> {
+        let (accessibility, origin) = self.accessible().await?;
+        let on_screen = (at.x + origin.0, at.y + origin.1);
+        accessibility.element_at(on_screen, origin).await
+    }
+
+    async fn focused_element(&self) -> Result<Option<ElementInfo>, DriveError> {
+        let (accessibility, origin) = self.accessible().await?;
+        accessibility.focused_element(origin).await
+    }
+
+    async fn find_elements(&self, role: &str, name: &str) -> Result<Vec<ElementInfo>, DriveError> {
+        let (accessibility, origin) = self.accessible().await?;
+        accessibility.find_elements(role, name, origin).await
+    }
+
+    fn available(&self) -> bool {
+        self.accessibility
+            .as_ref()
+            .is_some_and(super::atspi::AtSpi::alive)
     }
 }
 

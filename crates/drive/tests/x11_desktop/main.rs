@@ -8,6 +8,7 @@
 #![cfg(feature = "x11")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
+mod atspi;
 mod support;
 mod xev;
 

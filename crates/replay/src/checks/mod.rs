@@ -15,13 +15,13 @@
 //!   (or the point the recording re-centred it on) hashes within the threshold of the hash
 //!   recorded after the action; only when nothing better was recorded (no navigation) and the
 //!   recorded region is not blank.
-//! - [`semantic::SemanticCheck`] (browsers): before acting, the element at the point is the
+//! - [`semantic::SemanticCheck`] (browsers, and desktops with accessibility): before acting, the element at the point is the
 //!   recorded one (same role and accessible name), enabled and reachable by a click;
 //!   relocates a control that moved further than the hash search reaches by role and name.
 //!   Before typing or keys, the focus is on the recorded element.
 //! - [`crate::wait::listening::ListeningCheck`] (browsers): before acting, the element has
 //!   the event listeners recorded on it and its ancestors (the page's scripts have run).
-//! - [`state::StateCheck`] (browsers): after acting, the element acted on is in the recorded
+//! - [`state::StateCheck`] (browsers, and desktops with accessibility): after acting, the element acted on is in the recorded
 //!   state (checked, expanded, selected, pressed), and after typing the focused field holds
 //!   the text typed.
 
@@ -36,6 +36,7 @@ use crate::plan::HashSpec;
 use crate::plan::PlannedStep;
 use crate::request::ReplaySettings;
 use crate::request::WaitMode;
+use crate::screen::ElementProbe;
 use crate::screen::PageProbe;
 
 pub mod effect;
@@ -72,6 +73,9 @@ pub struct CheckEnv {
     pub next_page_checks: Option<NextChecks>,
     /// The browser page behind the screen, for checks that ask it; `None` on a desktop.
     pub page: Option<PageProbe>,
+    /// The elements on the screen (a page's, or a desktop application's accessibility
+    /// tree), for the semantic and state checks; `None` when nothing tells.
+    pub elements: Option<ElementProbe>,
 }
 
 /// Checks of a step other than the one running, with the step.
@@ -212,6 +216,24 @@ pub(crate) fn region_distance(
 /// The point a check that needs one looks at, or the error saying it has none.
 pub(crate) fn point(at: Option<(i64, i64)>) -> Result<(i64, i64), String> {
     at.ok_or_else(|| "the step acts at no point".to_owned())
+}
+
+/// What an element question's `error` means: when `probe` stopped answering (a desktop's
+/// accessibility bus timed out), the check passes and the visual checks carry on alone;
+/// otherwise the error stands.
+pub(crate) fn unanswered(
+    probe: &ElementProbe,
+    error: &retrace_drive::DriveError,
+) -> Result<Look, String> {
+    match probe.available() {
+        true => Err(error.to_string()),
+        false => Ok(pass()),
+    }
+}
+
+/// Whether `env` can ask about elements (a page, or an accessibility bus still answering).
+pub(crate) fn elements_answer(env: &CheckEnv) -> bool {
+    env.elements.as_ref().is_some_and(ElementProbe::available)
 }
 
 /// A passing [`Look`] with nothing measured.

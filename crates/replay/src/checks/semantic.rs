@@ -1,4 +1,5 @@
-//! The semantic check (browsers): before a step acts, is the element at its point the one it
+//! The semantic check (browsers, and desktop applications on the accessibility bus): before
+//! a step acts, is the element at its point the one it
 //! was recorded on? A perceptual hash of a 100 px region cannot tell a control renamed to a
 //! label of the same width ("Active" → "Open") from rendering noise; the page can. The element
 //! at the point (its actionable ancestor) must have the recorded role and accessible name,
@@ -28,9 +29,11 @@ use super::CheckEnv;
 use super::Look;
 use super::Relocation;
 use super::StepCheck;
+use super::elements_answer;
 use super::mismatch;
 use super::pass;
 use super::point;
+use super::unanswered;
 use crate::plan::PlannedStep;
 
 /// The element-at-the-point check, with repair by role and name.
@@ -105,7 +108,7 @@ impl StepCheck for SemanticCheck {
     }
 
     fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool {
-        env.page.is_some()
+        elements_answer(env)
             && step.element.is_some()
             && (step.point.is_some() || step.acts_on_focus())
     }
@@ -117,23 +120,23 @@ impl StepCheck for SemanticCheck {
         _screen: &Arc<Image>,
         env: &CheckEnv,
     ) -> Result<Look, String> {
-        let (Some(recorded), Some(page)) = (&step.element, &env.page) else {
+        let (Some(recorded), Some(page)) = (&step.element, &env.elements) else {
             return Err("the step has no recorded element".into());
         };
         if at.is_none() && step.acts_on_focus() {
-            let focused = page
-                .focused_element()
-                .await
-                .map_err(|error| error.to_string())?;
+            let focused = match page.focused_element().await {
+                Ok(focused) => focused,
+                Err(error) => return unanswered(page, &error),
+            };
             return Ok(
                 identity_mismatch(recorded, focused.as_ref(), Place::Focus).unwrap_or_else(pass)
             );
         }
         let at = point(at)?;
-        let found = page
-            .element_at(at)
-            .await
-            .map_err(|error| error.to_string())?;
+        let found = match page.element_at(at).await {
+            Ok(found) => found,
+            Err(error) => return unanswered(page, &error),
+        };
         if let Some(mismatch) = identity_mismatch(recorded, found.as_ref(), Place::Point) {
             return Ok(mismatch);
         }
@@ -158,7 +161,7 @@ impl StepCheck for SemanticCheck {
         _screen: &Arc<Image>,
         env: &CheckEnv,
     ) -> Option<Relocation> {
-        let (recorded, page) = (step.element.as_ref()?, env.page.as_ref()?);
+        let (recorded, page) = (step.element.as_ref()?, env.elements.as_ref()?);
         if recorded.name.is_empty() {
             // A nameless element cannot be told from others of its role.
             return None;

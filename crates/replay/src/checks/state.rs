@@ -1,4 +1,5 @@
-//! The state check (browsers): after a step acts, did it do what it did when recorded?
+//! The state check (browsers, and desktop applications on the accessibility bus): after a
+//! step acts, did it do what it did when recorded?
 //!
 //! - A click: the element at the point the step acted at is in the recorded state after the
 //!   action (checked, expanded, selected, pressed, where the recording says), so a checkbox
@@ -17,9 +18,11 @@ use retrace_vision::Image;
 use super::CheckEnv;
 use super::Look;
 use super::StepCheck;
+use super::elements_answer;
 use super::mismatch;
 use super::pass;
 use super::semantic::describe;
+use super::unanswered;
 use crate::plan::PlannedStep;
 
 /// The after-action element state check.
@@ -98,7 +101,7 @@ impl StepCheck for StateCheck {
     }
 
     fn applies(&self, step: &PlannedStep, env: &CheckEnv) -> bool {
-        env.page.is_some()
+        elements_answer(env)
             && env.effects_checked()
             && ((step.point.is_some() && step.element_after.is_some())
                 || step.focused_after.is_some())
@@ -111,14 +114,14 @@ impl StepCheck for StateCheck {
         _screen: &Arc<Image>,
         env: &CheckEnv,
     ) -> Result<Look, String> {
-        let Some(page) = &env.page else {
-            return Err("no page to ask".into());
+        let Some(page) = &env.elements else {
+            return Err("no page or accessibility tree to ask".into());
         };
         if let Some(recorded) = &step.focused_after {
-            let focused = page
-                .focused_element()
-                .await
-                .map_err(|error| error.to_string())?;
+            let focused = match page.focused_element().await {
+                Ok(focused) => focused,
+                Err(error) => return unanswered(page, &error),
+            };
             return Ok(match focused {
                 None => mismatch(format!(
                     "no element has the focus; {} should, holding what was typed",
@@ -137,10 +140,10 @@ impl StepCheck for StateCheck {
             return Ok(pass());
         };
         // A repaired step acted at a moved point; a control that moved shows its state there.
-        let found = page
-            .element_at(at)
-            .await
-            .map_err(|error| error.to_string())?;
+        let found = match page.element_at(at).await {
+            Ok(found) => found,
+            Err(error) => return unanswered(page, &error),
+        };
         Ok(match found {
             Some(found) => match state_difference(recorded, &found) {
                 Some(difference) => mismatch(difference).finding(found),

@@ -336,6 +336,7 @@ impl Speaker for ReplaySpeaker {
                     next_reads: Vec::new(),
                     next_page_checks: None,
                     page: self.screen.page(),
+                    elements: self.screen.elements(),
                 };
                 let tally = Tally::start(&plan, turn.events);
                 let run_tag = jiff::Timestamp::now()
