@@ -45,26 +45,13 @@ impl PageProbe {
     }
 
     /// A trajectory point in page pixels; `None` off the screen.
-    fn to_page(&self, (x, y): (i64, i64)) -> Option<Point> {
-        match &self.scaler {
-            Some(scaler) => scaler.to_display((x, y)).ok(),
-            None => Some(Point {
-                x: i32::try_from(x).ok()?,
-                y: i32::try_from(y).ok()?,
-            }),
-        }
+    fn to_page(&self, point: (i64, i64)) -> Option<Point> {
+        to_screen(self.scaler.as_ref(), point)
     }
 
     /// A page point in the trajectory's coordinates.
-    pub fn to_trajectory(&self, (x, y): (f64, f64)) -> (i64, i64) {
-        let point = Point {
-            x: x.round() as i32,
-            y: y.round() as i32,
-        };
-        match &self.scaler {
-            Some(scaler) => scaler.to_model(point),
-            None => (i64::from(point.x), i64::from(point.y)),
-        }
+    pub fn to_trajectory(&self, point: (f64, f64)) -> (i64, i64) {
+        to_trajectory(self.scaler.as_ref(), point)
     }
 
     /// The page's elements, for the checks that ask about elements on any screen.
@@ -155,26 +142,13 @@ impl ElementProbe {
     }
 
     /// A trajectory point in the source's pixels; `None` off the screen.
-    fn to_source(&self, (x, y): (i64, i64)) -> Option<Point> {
-        match &self.scaler {
-            Some(scaler) => scaler.to_display((x, y)).ok(),
-            None => Some(Point {
-                x: i32::try_from(x).ok()?,
-                y: i32::try_from(y).ok()?,
-            }),
-        }
+    fn to_source(&self, point: (i64, i64)) -> Option<Point> {
+        to_screen(self.scaler.as_ref(), point)
     }
 
     /// A source point in the trajectory's coordinates.
-    pub fn to_trajectory(&self, (x, y): (f64, f64)) -> (i64, i64) {
-        let point = Point {
-            x: x.round() as i32,
-            y: y.round() as i32,
-        };
-        match &self.scaler {
-            Some(scaler) => scaler.to_model(point),
-            None => (i64::from(point.x), i64::from(point.y)),
-        }
+    pub fn to_trajectory(&self, point: (f64, f64)) -> (i64, i64) {
+        to_trajectory(self.scaler.as_ref(), point)
     }
 
     /// The element at a trajectory point.
@@ -370,5 +344,29 @@ impl Screen for BackendScreen {
             Some(source) => Some(ElementProbe::new(source.clone(), self.scaler)),
             None => self.page().map(|page| page.elements()),
         }
+    }
+}
+
+/// A trajectory point in the screen's pixels (through `scaler` when the model saw another
+/// size); `None` off the screen.
+fn to_screen(scaler: Option<&Scaler>, (x, y): (i64, i64)) -> Option<Point> {
+    match scaler {
+        Some(scaler) => scaler.to_display((x, y)).ok(),
+        None => Some(Point {
+            x: i32::try_from(x).ok()?,
+            y: i32::try_from(y).ok()?,
+        }),
+    }
+}
+
+/// A screen point in the trajectory's coordinates.
+fn to_trajectory(scaler: Option<&Scaler>, (x, y): (f64, f64)) -> (i64, i64) {
+    let point = Point {
+        x: x.round() as i32,
+        y: y.round() as i32,
+    };
+    match scaler {
+        Some(scaler) => scaler.to_model(point),
+        None => (i64::from(point.x), i64::from(point.y)),
     }
 }

@@ -6,9 +6,7 @@
 use retrace_test_support::html_server::serve_html;
 use serde_json::Value;
 use serde_json::json;
-use std::process::Command;
 
-use super::support::RETRACE;
 use super::support::Session;
 use super::support::read;
 use super::support::xdotool;
@@ -95,28 +93,9 @@ fn dialogs_answered_while_recording_are_answered_alike_by_a_headless_replay() {
         json!([{"kind": "prompt", "message": "New name?", "accepted": true, "prompt_text": "Q4"}])
     );
 
-    let check = Command::new(RETRACE)
-        .args(["cache", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
+    super::support::passes_cache_check(&file);
 
-    let replay = |path: &str| {
-        Command::new(RETRACE)
-            .arg("replay")
-            .arg(&file)
-            .args(["--url", &pages.url(path), "--json", "--step-timeout", "10"])
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
-    };
+    let replay = |path: &str| super::support::replay_headless(&file, &pages.url(path));
     // Headless: the answers recorded are given, and what they wrote is checked after each
     // step (a dismissed confirm writes "Kept", an empty prompt "unnamed").
     let same = replay("/invoices");

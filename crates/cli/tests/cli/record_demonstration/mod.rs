@@ -191,17 +191,7 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
     }
     assert!(read(&events).contains("\"type\":\"demonstration\""));
 
-    let check = Command::new(RETRACE)
-        .args(["cache", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
+    support::passes_cache_check(&file);
 
     // Headless replays, no model: green every time, 10 of 10.
     for attempt in 1..=10 {

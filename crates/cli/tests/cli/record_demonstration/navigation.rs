@@ -5,11 +5,9 @@
 use retrace_test_support::html_server::serve_html;
 use serde_json::Value;
 use serde_json::json;
-use std::process::Command;
 use std::time::Instant;
 
 use super::support::DEADLINE;
-use super::support::RETRACE;
 use super::support::Screen;
 use super::support::Session;
 use super::support::read;
@@ -95,34 +93,11 @@ fn a_url_typed_in_the_address_bar_is_a_step_that_replay_performs() {
         json!({"path": "/next", "title": "Next"})
     );
 
-    let check = Command::new(RETRACE)
-        .args(["cache", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
+    super::support::passes_cache_check(&file);
 
     // Headless, from the first page: the click, the navigation, the click on the heading of
     // the page it led to.
-    let replay = Command::new(RETRACE)
-        .arg("replay")
-        .arg(&file)
-        .args([
-            "--url",
-            &pages.url("/start"),
-            "--json",
-            "--step-timeout",
-            "10",
-        ])
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let replay = super::support::replay_headless(&file, &pages.url("/start"));
     let summary = retrace_test_support::cli::summary_after_exit(&replay, 0);
     assert_eq!(summary["replay"]["steps_replayed"], 3, "{summary}");
 }

@@ -6,9 +6,7 @@
 use retrace_test_support::html_server::serve_html;
 use serde_json::Value;
 use serde_json::json;
-use std::process::Command;
 
-use super::support::RETRACE;
 use super::support::Session;
 use super::support::read;
 use super::support::xdotool;
@@ -78,28 +76,9 @@ fn a_choice_in_a_native_dropdown_is_a_step_that_headless_replay_performs() {
         "the choice shows in the hashed region"
     );
 
-    let check = Command::new(RETRACE)
-        .args(["cache", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
+    super::support::passes_cache_check(&file);
 
-    let replay = |path: &str| {
-        Command::new(RETRACE)
-            .arg("replay")
-            .arg(&file)
-            .args(["--url", &pages.url(path), "--json", "--step-timeout", "10"])
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
-    };
+    let replay = |path: &str| super::support::replay_headless(&file, &pages.url(path));
     let same = replay("/order");
     let summary = retrace_test_support::cli::summary_after_exit(&same, 0);
     assert_eq!(summary["replay"]["steps_replayed"], 1, "{summary}");

@@ -344,3 +344,31 @@ impl Session {
         }
     }
 }
+
+/// Asserts `retrace cache check` passes on the recorded `file`.
+pub fn passes_cache_check(file: &Path) {
+    let check = Command::new(RETRACE)
+        .args(["cache", "check"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}
+
+/// `retrace replay FILE --url URL --json` in a headless browser, with no model key, each step
+/// given 10 s.
+pub fn replay_headless(file: &Path, url: &str) -> std::process::Output {
+    Command::new(RETRACE)
+        .arg("replay")
+        .arg(file)
+        .args(["--url", url, "--json", "--step-timeout", "10"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap()
+}
