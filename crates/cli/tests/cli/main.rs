@@ -7,6 +7,10 @@
 //! end-to-end tier, built only with the `e2e` feature (`scripts/test.sh` turns it on); see
 //! CONTRIBUTING.md. A module of mostly such tests is end to end as a whole; a mostly fast one
 //! marks its few end-to-end tests instead.
+//!
+//! One test is a binary of its own, `tests/python_wheel.rs`: maturin rebuilds the `retrace`
+//! binary the other tests run, so it must not run beside them (cargo runs test binaries one
+//! after another).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 // The fast tier. A module here may hold a few end-to-end tests, each under
@@ -59,8 +63,6 @@ mod imagehash_crosscheck;
 mod listen;
 #[cfg(feature = "e2e")]
 mod mcp_server;
-#[cfg(feature = "e2e")]
-mod python_wheel;
 #[cfg(feature = "e2e")]
 mod real_farms;
 #[cfg(feature = "e2e")]

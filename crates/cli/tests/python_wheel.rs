@@ -3,6 +3,9 @@
 //! toolchain, then `retrace --version`, the Python API and `pytest --retrace` run there
 //! against the demo app (a passing flow passes; on `v2` it fails with its step in pytest's
 //! output and in `--junitxml`).
+//!
+//! A test binary of its own: maturin rebuilds the `retrace` binary in the same target folder,
+//! which would pull it from under the tests of `tests/cli` if they ran beside this one.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
