@@ -11,10 +11,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
+use retrace_llm::ConversationCache;
 use retrace_llm::MessageRequest;
 use retrace_llm::MessageResponse;
 use retrace_llm::ToolSpec;
 use retrace_llm::VlmProvider;
+use retrace_protocol::Message;
 use retrace_protocol::StopReason;
 use retrace_protocol::events::Event;
 
@@ -125,12 +127,13 @@ impl Speaker for AgentSpeaker {
     }
 
     async fn handle_step(&mut self, turn: &TurnContext<'_>) -> Result<SpeakerTurn, AgentError> {
-        let mut request = MessageRequest::new(
-            self.settings.context.view(turn.history),
-            self.settings.max_tokens,
-        )
-        .with_system(self.system_prompt())
-        .with_tools(tool_specs(turn.toolbox));
+        let context = &self.settings.context;
+        let view = context.view(turn.history);
+        let cache = conversation_cache(context, turn.history, view.len());
+        let mut request = MessageRequest::new(view, self.settings.max_tokens)
+            .with_system(self.system_prompt())
+            .with_tools(tool_specs(turn.toolbox))
+            .with_conversation_cache(cache);
         request.temperature = self.settings.temperature;
         request.thinking = self.settings.thinking;
         let response = call_model(self.provider.as_ref(), &request, turn).await?;
@@ -141,6 +144,21 @@ impl Speaker for AgentSpeaker {
             usage: Some(response.usage),
             ..SpeakerTurn::ending(vec![message], result)
         })
+    }
+}
+
+/// How far this turn's request caches its conversation: all of it, unless the next view
+/// drops a batch of images and cannot reuse it; then only what the previous request stored
+/// (the view less this turn's answer and tool results), read again and not written anew.
+fn conversation_cache(
+    context: &ContextPolicy,
+    history: &[Message],
+    view_len: usize,
+) -> ConversationCache {
+    if view_len > 2 && context.next_view_drops_images(history) {
+        ConversationCache::Stored(view_len - 2)
+    } else {
+        ConversationCache::Whole
     }
 }
 

@@ -35,10 +35,11 @@ pub struct ContextPolicy {
 
 impl Default for ContextPolicy {
     /// Three to eight images, old ones dropped six at a time (prompt caching on). Measured on
-    /// the demo flow against the documented cache prices and tool overheads
-    /// (`crates/cli/tests/cli/act_e2e/caching.rs`): a batch of 6 costs 2.00x less than no caching (1.997x in a loaded run);
-    /// 8: 1.95x, 9: 1.91x, never dropping: 1.97x (and never dropping grows dearer with every
-    /// turn of a longer flow, as every image is read again each turn).
+    /// the demo flow against the documented cache prices and tool overheads, before requests
+    /// stopped caching a conversation the next one drops images from
+    /// (`crates/cli/tests/cli/act_e2e/caching.rs`): a batch of 6 cost 2.00x less than no
+    /// caching; 8: 1.95x, 9: 1.91x, never dropping: 1.97x (and never dropping grows dearer
+    /// with every turn of a longer flow, as every image is read again each turn).
     fn default() -> Self {
         Self {
             max_images: 3,
@@ -66,11 +67,26 @@ impl ContextPolicy {
         view
     }
 
+    /// Whether one more screenshot replaces a batch of old images, so that the next view
+    /// starts differently from this one and cannot read a cache entry of this one's
+    /// conversation. Always false with `max_messages`, whose view start moves on its own.
+    pub fn next_view_drops_images(&self, history: &[Message]) -> bool {
+        if self.max_messages.is_some() {
+            return false;
+        }
+        let total = count_images(history);
+        self.images_removed(total + 1) > self.images_removed(total)
+    }
+
     /// How many of `total` images stay images: all but the oldest, removed in whole batches.
     fn images_kept(&self, total: usize) -> usize {
+        total - self.images_removed(total)
+    }
+
+    /// How many of `total` images become notes: the oldest, in whole batches.
+    fn images_removed(&self, total: usize) -> usize {
         let over = total.saturating_sub(self.max_images);
-        let removed = over - over % self.image_batch.max(1);
-        total - removed
+        over - over % self.image_batch.max(1)
     }
 
     /// The index of the oldest message kept after the goal, so that the view starts a turn

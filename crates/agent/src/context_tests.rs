@@ -160,3 +160,33 @@ fn old_images_are_dropped_in_batches() {
     let five = policy.view(&history(5));
     assert_eq!(five[..four.len()], four[..]);
 }
+
+/// The turn before a batch is dropped is the one whose conversation the next request cannot
+/// reuse: with a batch of 3, one more screenshot after 5 (and after 8) changes the view's start.
+#[test]
+fn the_turn_before_a_drop_is_foreseen() {
+    let policy = ContextPolicy {
+        image_batch: 3,
+        ..ContextPolicy::default()
+    };
+    let foreseen: Vec<usize> = (0..10)
+        .filter(|&shots| policy.next_view_drops_images(&history(shots)))
+        .collect();
+    assert_eq!(foreseen, [5, 8]);
+    for shots in 0..10 {
+        let now = policy.view(&history(shots));
+        let next = policy.view(&history(shots + 1));
+        let same_start = next[..now.len()] == now[..];
+        assert_eq!(
+            same_start,
+            !policy.next_view_drops_images(&history(shots)),
+            "after {shots} screenshots"
+        );
+    }
+    // A view cut by `max_messages` moves its start on its own: never foreseen.
+    let cut = ContextPolicy {
+        max_messages: Some(4),
+        ..policy
+    };
+    assert!((0..10).all(|shots| !cut.next_view_drops_images(&history(shots))));
+}

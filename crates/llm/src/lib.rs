@@ -57,6 +57,7 @@ mod secret;
 pub use error::VlmError;
 pub use pricing::Pricing;
 pub use provider::VlmProvider;
+pub use request::ConversationCache;
 pub use request::Effort;
 pub use request::MessageRequest;
 pub use request::MessageResponse;

@@ -38,6 +38,9 @@ pub struct MessageRequest {
     /// get it as `response_format`; Anthropic gets no wire field (say it in the prompt and
     /// validate the answer, as [`crate::qa`] does).
     pub response_schema: Option<Value>,
+    /// How far into the conversation a cached prompt reaches (the system prompt and the
+    /// tools are cached either way).
+    pub conversation_cache: ConversationCache,
 }
 
 impl MessageRequest {
@@ -53,6 +56,7 @@ impl MessageRequest {
             thinking: None,
             effort: None,
             response_schema: None,
+            conversation_cache: ConversationCache::Whole,
         }
     }
 
@@ -92,6 +96,12 @@ impl MessageRequest {
         self
     }
 
+    /// The same request caching its conversation this far.
+    pub fn with_conversation_cache(mut self, cache: ConversationCache) -> Self {
+        self.conversation_cache = cache;
+        self
+    }
+
     /// The computer tool, if offered.
     pub fn computer_tool(&self) -> Option<(u32, u32)> {
         self.tools.iter().find_map(|tool| match tool {
@@ -102,6 +112,19 @@ impl MessageRequest {
             ToolSpec::Custom { .. } => None,
         })
     }
+}
+
+/// How far into the conversation a request's cache breakpoint goes (Anthropic; others cache
+/// prefixes on their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConversationCache {
+    /// To its last block, so the next request reads it all (the top-level `cache_control`).
+    Whole,
+    /// To the end of its first `n` messages, which an earlier request stored: this request
+    /// reads them and stores nothing new. For a request whose newest turn the next one will
+    /// not reuse (its oldest screenshots are about to become notes): a cache write costs
+    /// 1.25x the input price, a plain input 1x, so an entry nothing reads is money lost.
+    Stored(usize),
 }
 
 /// How much effort a model spends (`anthropic` 2.14.0, `types/output_config_param.py`).

@@ -24,6 +24,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::toolset;
+use crate::ConversationCache;
 use crate::MessageRequest;
 use crate::MessageResponse;
 use crate::ToolChoice;
@@ -57,6 +58,8 @@ pub struct RequestShape {
 /// the last tool, and the conversation's last block (the top-level `cache_control`, which
 /// "automatically applies a cache_control marker to the last cacheable block",
 /// `types/message_create_params.py`), so each turn reads the prefix the previous one wrote.
+/// A request whose newest turn the next one will not reuse moves the last back to the end of
+/// what an earlier request stored ([`ConversationCache::Stored`]).
 pub const CACHE_BREAKPOINT: &str = "ephemeral";
 
 impl RequestShape {
@@ -81,16 +84,15 @@ pub fn request_body(model: &str, request: &MessageRequest) -> Value {
 pub fn shaped_request_body(model: &str, request: &MessageRequest, shape: RequestShape) -> Value {
     let mut body = body_head(model, request, shape);
     let encode = MessageEncoder::new(request, shape);
-    body.insert(
-        "messages".into(),
-        Value::Array(
-            request
-                .messages
-                .iter()
-                .map(|message| encode.value(message))
-                .collect(),
-        ),
-    );
+    let mut messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|message| encode.value(message))
+        .collect();
+    if let Some(stored) = stored_breakpoint(request, shape) {
+        mark_breakpoint(&mut messages[stored]);
+    }
+    body.insert("messages".into(), Value::Array(messages));
     Value::Object(body)
 }
 
@@ -104,10 +106,55 @@ pub(crate) fn request_bytes(
     cache: &FragmentCache,
 ) -> Result<Bytes, VlmError> {
     let encode = MessageEncoder::new(request, shape);
-    let fragments = cache.fragments(&request.messages, |message| {
+    let mut fragments = cache.fragments(&request.messages, |message| {
         serde_json::to_vec(&encode.value(message))
     })?;
+    // The marked message is encoded afresh: the cache keeps its plain form for the next
+    // request.
+    if let Some(stored) = stored_breakpoint(request, shape) {
+        let mut marked = encode.value(&request.messages[stored]);
+        mark_breakpoint(&mut marked);
+        fragments[stored] = serde_json::to_vec(&marked)
+            .map_err(|e| VlmError::Config {
+                detail: format!("cannot serialise message {stored} of the request: {e}"),
+            })?
+            .into();
+    }
     assemble(&body_head(model, request, shape), "messages", &fragments)
+}
+
+/// The index of the message whose last block carries the conversation's breakpoint when it
+/// is not the top-level one ([`ConversationCache::Stored`]).
+fn stored_breakpoint(request: &MessageRequest, shape: RequestShape) -> Option<usize> {
+    match request.conversation_cache {
+        ConversationCache::Stored(count) if shape.caching => (1..=request.messages.len())
+            .contains(&count)
+            .then(|| count - 1),
+        _ => None,
+    }
+}
+
+/// Marks the last block of an encoded message that may carry `cache_control` (thinking
+/// blocks may not) as a breakpoint; a string content becomes one text block to carry it.
+fn mark_breakpoint(message: &mut Value) {
+    let Some(content) = message.get_mut("content") else {
+        return;
+    };
+    if let Value::String(text) = content {
+        *content = json!([{"type": "text", "text": text}]);
+    }
+    let Some(blocks) = content.as_array_mut() else {
+        return;
+    };
+    let markable = blocks.iter_mut().rev().find(|block| {
+        !matches!(
+            block.get("type").and_then(Value::as_str),
+            Some("thinking" | "redacted_thinking")
+        )
+    });
+    if let Some(Value::Object(block)) = markable {
+        block.insert("cache_control".into(), json!({"type": CACHE_BREAKPOINT}));
+    }
 }
 
 /// Turns history messages into the API's JSON for one request's shape.
@@ -167,7 +214,7 @@ fn body_head(model: &str, request: &MessageRequest, shape: RequestShape) -> Map<
         }
         body.insert("tools".into(), Value::Array(tools));
     }
-    if shape.caching {
+    if shape.caching && request.conversation_cache == ConversationCache::Whole {
         body.insert("cache_control".into(), breakpoint);
     }
     if let Some(choice) = &request.tool_choice {

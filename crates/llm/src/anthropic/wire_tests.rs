@@ -155,6 +155,50 @@ fn computer_tool_needs_the_beta_header() {
     );
 }
 
+/// A request whose newest turn the next one will not reuse keeps the breakpoints on the
+/// system prompt and the tools, and puts the conversation's on the last block an earlier
+/// request stored instead of its own last block: it reads that prefix and writes nothing.
+#[test]
+fn a_turn_not_reused_reads_the_stored_prefix_and_writes_nothing() {
+    let request = computer_request()
+        .with_system("be careful")
+        .with_conversation_cache(ConversationCache::Stored(1));
+    let body = request_body("claude-sonnet-4-5", &request);
+    assert_eq!(body.get("cache_control"), None, "{body}");
+    assert_eq!(
+        body["system"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(
+        tools.last().unwrap()["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    // The goal, a plain string, becomes one text block carrying the breakpoint.
+    assert_eq!(
+        body["messages"][0]["content"],
+        json!([{"type": "text", "text": "Log in as demo", "cache_control": {"type": "ephemeral"}}])
+    );
+    let marks = body.to_string().matches("cache_control").count();
+    assert_eq!(marks, 3, "system, tools and the stored prefix: {body}");
+    // The bytes sent are the same as the body, and the fragment kept for the next request
+    // is the plain message.
+    let shape = RequestShape::for_model("claude-sonnet-4-5");
+    let fragments = FragmentCache::default();
+    let sent = request_bytes("claude-sonnet-4-5", &request, shape, &fragments).unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&sent).unwrap(), body);
+    let whole = request.with_conversation_cache(ConversationCache::Whole);
+    let sent = request_bytes("claude-sonnet-4-5", &whole, shape, &fragments).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&sent).unwrap(),
+        request_body("claude-sonnet-4-5", &whole)
+    );
+    assert_eq!(
+        request_body("claude-sonnet-4-5", &whole)["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+}
+
 #[test]
 fn tool_choices() {
     let choices = [
