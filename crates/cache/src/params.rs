@@ -170,11 +170,15 @@ fn collect(value: &Value, names: &mut BTreeSet<String>) {
     }
 }
 
-/// Every parameter name used in the inputs of `trajectory`, sorted.
+/// Every parameter name used in the inputs of `trajectory`, sorted; a dialog's answer kept
+/// with its step ([`crate::fields::DIALOGS`]) is input too.
 pub fn parameters_in_trajectory(trajectory: &[ToolUseBlock]) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for step in trajectory {
         collect(&step.input, &mut names);
+        if let Some(dialogs) = step.extra.get(crate::fields::DIALOGS) {
+            collect(dialogs, &mut names);
+        }
     }
     names
 }

@@ -90,3 +90,19 @@ fn substitute_value_reports_missing() {
     let e = substitute_value(&json!({"a": ["{{p}}"]}), &values(&[])).unwrap_err();
     assert_eq!(e.to_string(), "missing values for parameters: p");
 }
+
+/// A prompt's answer kept with its step is input: its placeholder is a parameter of the file.
+#[test]
+fn a_dialog_answer_names_a_parameter() {
+    let mut step = ToolUseBlock::new("1", "computer", json!({"action": "left_click"}));
+    step.extra.insert(
+        crate::fields::DIALOGS.to_owned(),
+        json!([{"kind": "prompt", "message": "PIN?", "accepted": true, "prompt_text": "{{pin}}"}]),
+    );
+    assert_eq!(
+        parameters_in_trajectory(&[step])
+            .into_iter()
+            .collect::<Vec<_>>(),
+        ["pin"]
+    );
+}

@@ -52,8 +52,9 @@ pub fn demonstrated_file(
             page_after: step.page_after.clone(),
         });
     }
+    let pairs = secrets::parameters(steps, presets);
     let settings = RecordSettings {
-        parameters: secrets::parameters(steps, presets).into_iter().collect(),
+        parameters: pairs.iter().cloned().collect(),
         observations,
         ..settings.clone()
     };
@@ -64,7 +65,7 @@ pub fn demonstrated_file(
         Usage::default(),
         &settings,
     )?;
-    store_dialogs(&mut file, steps);
+    store_dialogs(&mut file, steps, &pairs);
     file.metadata.extra.insert(
         fields::RECORDED_FROM.to_owned(),
         Value::String(fields::DEMONSTRATION.to_owned()),
@@ -72,9 +73,10 @@ pub fn demonstrated_file(
     Ok(file)
 }
 
-/// Stores the dialogs each step opened ([`fields::DIALOGS`]); the file has a step for each
-/// demonstrated one, in order.
-fn store_dialogs(file: &mut CacheFile, steps: &[DemonstratedStep]) {
+/// Stores the dialogs each step opened ([`fields::DIALOGS`]), parameter values in their answers
+/// as placeholders ([`secrets::scrub_dialog`]); the file has a step for each demonstrated one,
+/// in order.
+fn store_dialogs(file: &mut CacheFile, steps: &[DemonstratedStep], pairs: &[(String, String)]) {
     if file.trajectory.len() != steps.len() {
         tracing::warn!(
             recorded = file.trajectory.len(),
@@ -84,9 +86,19 @@ fn store_dialogs(file: &mut CacheFile, steps: &[DemonstratedStep]) {
         return;
     }
     for (recorded, step) in file.trajectory.iter_mut().zip(steps) {
-        if !step.dialogs.is_empty()
-            && let Ok(value) = serde_json::to_value(&step.dialogs)
+        let dialogs: Vec<_> = step
+            .dialogs
+            .iter()
+            .map(|dialog| secrets::scrub_dialog(dialog, pairs))
+            .collect();
+        if !dialogs.is_empty()
+            && let Ok(value) = serde_json::to_value(&dialogs)
         {
+            // A placeholder in an answer is a parameter of the file like one in an input.
+            for name in retrace_cache::params::parameters_in_value(&value) {
+                let description = crate::recorder::default_description(&name);
+                file.cache_parameters.entry(name).or_insert(description);
+            }
             recorded.extra.insert(fields::DIALOGS.to_owned(), value);
         }
     }

@@ -5,6 +5,7 @@
 //! named from the field's label (else its id or name), and the value is never written. A
 //! value the person named with `--param NAME=VALUE` is that parameter instead.
 
+use retrace_protocol::dialog::Dialog;
 use retrace_protocol::element::ElementInfo;
 
 use super::DemonstratedStep;
@@ -84,6 +85,26 @@ pub fn scrub(text: &str, pairs: &[(String, String)]) -> String {
     })
 }
 
+/// `dialog` as a file may keep it: a prompt's answer that is a parameter's value becomes its
+/// placeholder (replay fills it in again), and values inside the answer or the page's message
+/// are scrubbed as lines are ([`scrub`]).
+pub fn scrub_dialog(dialog: &Dialog, pairs: &[(String, String)]) -> Dialog {
+    let prompt_text = dialog.prompt_text.as_ref().map(|text| {
+        match pairs
+            .iter()
+            .find(|(_, value)| !value.is_empty() && value == text)
+        {
+            Some((name, _)) => format!("{{{{{name}}}}}"),
+            None => scrub(text, pairs),
+        }
+    });
+    Dialog {
+        message: scrub(&dialog.message, pairs),
+        prompt_text,
+        ..dialog.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -116,6 +137,26 @@ mod tests {
             "#layout",
             "text"
         )));
+    }
+
+    #[test]
+    fn a_prompt_answered_with_a_parameter_value_keeps_its_placeholder() {
+        let pairs = vec![("pin".to_owned(), "42".to_owned())];
+        let prompt = |text: &str| Dialog {
+            kind: "prompt".into(),
+            message: "Your PIN?".into(),
+            accepted: true,
+            prompt_text: Some(text.into()),
+        };
+        // Even a value too short to scrub from lines, when it is the whole answer.
+        assert_eq!(
+            scrub_dialog(&prompt("42"), &pairs).prompt_text.as_deref(),
+            Some("{{pin}}")
+        );
+        let pairs = vec![("password".to_owned(), "hunter22".to_owned())];
+        let scrubbed = scrub_dialog(&prompt("it is hunter22"), &pairs);
+        assert_eq!(scrubbed.prompt_text.as_deref(), Some("it is {{password}}"));
+        assert_eq!(scrub_dialog(&prompt("other"), &pairs), prompt("other"));
     }
 
     #[test]
