@@ -246,14 +246,18 @@ fn restate_element(
     found: &ElementInfo,
 ) -> Result<bool, String> {
     let mut value = serde_json::to_value(found).map_err(|error| error.to_string())?;
-    if let (Value::Object(object), Some(kept)) = (
-        &mut value,
-        step.extra
-            .get(key)
-            .and_then(|old| old.get("value"))
-            .cloned(),
-    ) {
-        object.insert("value".to_owned(), kept);
+    let old = step.extra.get(key);
+    if let Value::Object(object) = &mut value {
+        // The value as recorded (it may hold a placeholder), and the listeners the step waits
+        // for, which a failed run's evidence does not read.
+        if let Some(kept) = old.and_then(|old| old.get("value")) {
+            object.insert("value".to_owned(), kept.clone());
+        }
+        if found.listeners.is_none()
+            && let Some(kept) = old.and_then(|old| old.get("listeners"))
+        {
+            object.insert("listeners".to_owned(), kept.clone());
+        }
     }
     let changed = step.extra.get(key) != Some(&value);
     step.extra.insert(key.to_owned(), value);
@@ -331,6 +335,23 @@ mod tests {
         .unwrap();
         assert_eq!(written, [fields::ELEMENT]);
         assert_eq!(cache.trajectory[0].extra[fields::ELEMENT]["name"], "Client");
+    }
+
+    /// The listeners recorded for the element stay: replay keeps waiting for them.
+    #[test]
+    fn an_approved_element_keeps_the_listeners_it_was_recorded_with() {
+        let mut recorded = textbox("Customer");
+        recorded.listeners = Some(vec!["input".into(), "keydown".into()]);
+        let mut cache = typing_file(&recorded);
+        restate_step(
+            &mut cache,
+            &evidence(FailureKind::Mismatch, &textbox("Client")),
+            &blank_screen(),
+        )
+        .unwrap();
+        let element = &cache.trajectory[0].extra[fields::ELEMENT];
+        assert_eq!(element["name"], "Client");
+        assert_eq!(element["listeners"], json!(["input", "keydown"]));
     }
 
     /// What typing left in a field (its effect) is not a screen to re-record.
