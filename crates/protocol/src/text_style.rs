@@ -86,10 +86,7 @@ impl TextStyle {
             || differs(&self.style, &found.style);
         match (colours, font) {
             (false, false) => None,
-            (true, false) => Some((
-                format!("with colours {}", self.colours()),
-                found.colours(),
-            )),
+            (true, false) => Some((format!("with colours {}", self.colours()), found.colours())),
             (false, true) => Some((format!("in font {}", self.font()), found.font())),
             (true, true) => Some((
                 format!("with colours {} in font {}", self.colours(), self.font()),

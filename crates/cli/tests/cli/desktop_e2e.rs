@@ -310,7 +310,10 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
         let fresh = Editor::new(RECORDED_AT);
         let output = replay(&file, &display, &fresh.command());
         let summary = summary_after_exit(&output, 0);
-        assert_eq!(summary["replay"]["status"], "passed", "round {round}: {summary}");
+        assert_eq!(
+            summary["replay"]["status"], "passed",
+            "round {round}: {summary}"
+        );
         assert_eq!(
             fresh.saved().as_deref(),
             Some(TEXT),
@@ -366,14 +369,21 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
         .position(|step| step["input"]["text"] == TEXT)
         .unwrap() as u64
         + 1;
-    assert_eq!(summary["replay"]["failure"]["step"], typing_step, "{summary}");
+    assert_eq!(
+        summary["replay"]["failure"]["step"], typing_step,
+        "{summary}"
+    );
     let message = summary["replay"]["failure"]["message"].as_str().unwrap();
     assert!(message.contains("state check"), "{message}");
     assert!(
         message.contains(&format!("not the {} it held", TEXT.len())),
         "{message}"
     );
-    assert_eq!(opened.saved().as_deref(), Some(EXISTING), "the note is as it was");
+    assert_eq!(
+        opened.saved().as_deref(),
+        Some(EXISTING),
+        "the note is as it was"
+    );
     assert_eq!(opened.processes(), Vec::<u32>::new());
 
     // A dark theme: the same widgets, names and states, other colours. The text area's

@@ -24,5 +24,7 @@ entry.set_text("a focused field")
 window.add(entry)
 window.connect("destroy", Gtk.main_quit)
 window.show_all()
-entry.grab_focus()
+# Focused without selecting its text: a selection hides the caret.
+entry.grab_focus_without_selecting()
+entry.set_position(-1)
 Gtk.main()
