@@ -15,6 +15,8 @@ use serde::Deserializer;
 use serde::Serialize;
 use serde::Serializer;
 
+use crate::text_style::TextStyle;
+
 /// A rectangle in CSS pixels of the top-level viewport (backend pixels for a desktop).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BoundingBox {
@@ -182,6 +184,10 @@ pub struct ElementInfo {
     /// recording asks) or in files recorded before retrace asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listeners: Option<Vec<String>>,
+    /// How its text is drawn (colours, font), where the desktop's accessibility layer says
+    /// (text widgets); absent in a browser and in files recorded before retrace read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_style: Option<TextStyle>,
 }
 
 /// The event types whose listeners matter for acting on an element, besides every type
@@ -245,6 +251,7 @@ mod tests {
             receives_events: true,
             blocked_reason: None,
             listeners: None,
+            text_style: None,
         }
     }
 
@@ -279,6 +286,7 @@ mod tests {
         assert_eq!(info.checked, None);
         assert!(!info.disabled && !info.receives_events);
         assert_eq!(info.listeners, None);
+        assert_eq!(info.text_style, None);
         let error = serde_json::from_value::<Tristate>(serde_json::json!("maybe")).unwrap_err();
         assert!(error.to_string().contains("\"maybe\""), "{error}");
     }

@@ -24,6 +24,8 @@
 //! - [`stable_hash`]: the one hash whose values may be stored (64-bit FNV-1a).
 //! - [`element`]: what a browser says about an element ([`ElementInfo`]); replay stores it
 //!   beside a step's visual hash.
+//! - [`text_style`]: how an element's text is drawn (colours, font), recorded with desktop
+//!   elements so another theme fails with the reason.
 //! - [`dialog`]: a JavaScript dialog a page opened and how it was answered ([`dialog::Dialog`]).
 //! - [`secrets`]: the words that make a name secret, for reports' redaction and for the
 //!   fields a demonstration records.
@@ -53,6 +55,7 @@ mod message;
 pub mod retry;
 pub mod secrets;
 pub mod stable_hash;
+pub mod text_style;
 pub mod tool_input;
 pub mod tool_names;
 mod usage;

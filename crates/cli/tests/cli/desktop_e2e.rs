@@ -11,7 +11,10 @@
 //! also places the window: `left`/`top`), started by `retrace --app`; the file dialog saves
 //! into the editor's working directory. retrace starts the accessibility bus for it, so the
 //! menu, text-field and button steps carry the element they acted on (AT-SPI) and a replay
-//! in another state fails with the accessibility reason.
+//! in another state fails with the accessibility reason: a changed layout (no menu bar) at
+//! the File menu, another starting state (the editor opened on an existing note) at the
+//! typing step, a dark theme (the text area's colours) at the first click into the document.
+//! The recording replays 10 of 10 with no model request, each time saving the file.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 use std::path::Path;
@@ -51,6 +54,8 @@ struct Editor {
     dir: tempfile::TempDir,
     /// More environment for it (`GTK_THEME=Adwaita:dark `), shell words ending in a space.
     env: String,
+    /// What it opens (` note.txt`), shell words starting with a space.
+    args: String,
 }
 
 impl Editor {
@@ -75,7 +80,15 @@ impl Editor {
         Self {
             dir,
             env: String::new(),
+            args: String::new(),
         }
+    }
+
+    /// The same editor opened on [`FILE_NAME`] in its working directory, holding `text`.
+    fn opening(mut self, text: &str) -> Self {
+        std::fs::write(self.work().join(FILE_NAME), text).unwrap();
+        self.args = format!(" {FILE_NAME}");
+        self
     }
 
     /// The same editor with `env` (`NAME=VALUE` words) in its environment.
@@ -93,8 +106,8 @@ impl Editor {
         let root = self.dir.path().display();
         format!(
             "cd {root}/work && HOME={root}/home XDG_CONFIG_HOME={root}/config \
-             GSETTINGS_BACKEND=keyfile {}exec mousepad",
-            self.env
+             GSETTINGS_BACKEND=keyfile {}exec mousepad{}",
+            self.env, self.args
         )
     }
 
@@ -270,6 +283,11 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     assert_eq!(element(NAME_FIELD).0, json!("text"));
     assert_eq!(element(TEXT_AREA).0, json!("text"));
     assert_eq!(element(SAVE_BUTTON), (json!("push button"), json!("Save")));
+    // The text area says how its text is drawn: Adwaita's dark text on its light colour.
+    let document = &trajectory["trajectory"][step_clicking(&trajectory, TEXT_AREA) as usize - 1];
+    let style = &document["element"]["text_style"];
+    assert_eq!(style["foreground"], json!([0, 0, 0]), "{document}");
+    assert_eq!(style["family"], "Monospace", "{document}");
     // Typing records the field with the focus, and the text it holds after.
     let typing = |text: &str| {
         trajectory["trajectory"]
@@ -286,21 +304,28 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
         assert_eq!(step["focused_after"]["value"], holds, "{step}");
     }
 
-    // Replay with no model: the same file saved, by a fresh editor.
-    let fresh = Editor::new(RECORDED_AT);
-    let output = replay(&file, &display, &fresh.command());
-    let summary = summary_after_exit(&output, 0);
-    assert_eq!(summary["replay"]["status"], "passed", "{summary}");
-    assert_eq!(
-        fresh.saved().as_deref(),
-        Some(TEXT),
-        "the replay saved the text"
-    );
-    assert_eq!(
-        fresh.processes(),
-        Vec::<u32>::new(),
-        "--app ended the editor"
-    );
+    // Replay with no model, 10 times: each time the same file saved, by a fresh editor in a
+    // fresh working directory.
+    for round in 1..=10 {
+        let fresh = Editor::new(RECORDED_AT);
+        let output = replay(&file, &display, &fresh.command());
+        let summary = summary_after_exit(&output, 0);
+        assert_eq!(
+            summary["replay"]["status"], "passed",
+            "round {round}: {summary}"
+        );
+        assert_eq!(
+            fresh.saved().as_deref(),
+            Some(TEXT),
+            "round {round}: the replay saved the text"
+        );
+        assert_eq!(
+            fresh.processes(),
+            Vec::<u32>::new(),
+            "round {round}: --app ended the editor"
+        );
+    }
+    assert_eq!(fake.requests().len(), 9, "no replay asked the model");
 
     // The window opened 40 px elsewhere: still green, the dialog followed it.
     let moved = Editor::new((RECORDED_AT.0 + 40, RECORDED_AT.1 + 40));
@@ -309,10 +334,9 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     assert_eq!(summary["replay"]["status"], "passed", "{summary}");
     assert_eq!(moved.saved().as_deref(), Some(TEXT));
 
-    // A different starting state (the menu bar switched off in the editor's preferences):
-    // the document step replays, then the replay stops at the step that opens the File menu,
-    // and nothing is saved.
-    // The accessibility layer says what is there instead of the menu.
+    // A changed layout (the menu bar switched off in the editor's preferences): the document
+    // steps replay, then the replay stops at the step that opens the File menu, and nothing
+    // is saved. The accessibility layer says what is there instead of the menu.
     let other = Editor::with_settings(RECORDED_AT, "menubar-visible=false\n");
     let output = replay_within(&file, &display, &other.command(), "5");
     let summary = summary_after_exit(&output, 1);
@@ -330,20 +354,71 @@ fn a_mousepad_flow_recorded_by_act_replays_without_the_model_and_saves_the_file(
     assert_eq!(other.saved(), None);
     assert_eq!(other.processes(), Vec::<u32>::new());
 
-    // A dark theme: the same widgets (the accessibility layer passes), other pixels. The
-    // click into the document has a blank region (its visual check is off, as the report
-    // says), so the first step that can see the theme is the one opening the File menu.
+    // A different starting state: the editor opened on an existing note. The click into the
+    // document replays (the same text area), then the typing step fails: its field holds
+    // more than the text typed (lengths are named, never the text). Nothing is saved over
+    // the note.
+    const EXISTING: &str = "an older note\n";
+    let opened = Editor::new(RECORDED_AT).opening(EXISTING);
+    let output = replay_within(&file, &display, &opened.command(), "5");
+    let summary = summary_after_exit(&output, 1);
+    let typing_step = trajectory["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|step| step["input"]["text"] == TEXT)
+        .unwrap() as u64
+        + 1;
+    assert_eq!(
+        summary["replay"]["failure"]["step"], typing_step,
+        "{summary}"
+    );
+    let message = summary["replay"]["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("state check"), "{message}");
+    assert!(
+        message.contains(&format!("not the {} it held", TEXT.len())),
+        "{message}"
+    );
+    assert_eq!(
+        opened.saved().as_deref(),
+        Some(EXISTING),
+        "the note is as it was"
+    );
+    assert_eq!(opened.processes(), Vec::<u32>::new());
+
+    // A dark theme: the same widgets, names and states, other colours. The text area's
+    // accessibility tree says how its text is drawn (AT-SPI text attributes), so the first
+    // step, the click into the document (whose blank region the visual check cannot see),
+    // fails naming the colours recorded and found.
+    let document = &trajectory["trajectory"][step_clicking(&trajectory, TEXT_AREA) as usize - 1];
+    let style = &document["element"]["text_style"];
+    let rgb = |colour: &Value| {
+        let channels: Vec<String> = colour
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(Value::to_string)
+            .collect();
+        channels.join(",")
+    };
+    let recorded_colours = format!(
+        "fg {} on {}",
+        rgb(&style["foreground"]),
+        rgb(&style["background"])
+    );
     let dark = Editor::new(RECORDED_AT).with_env("GTK_THEME=Adwaita:dark");
     let output = replay_within(&file, &display, &dark.command(), "5");
     let summary = summary_after_exit(&output, 1);
     assert_eq!(
         summary["replay"]["failure"]["step"],
-        step_clicking(&trajectory, FILE_MENU),
+        step_clicking(&trajectory, TEXT_AREA),
         "{summary}"
     );
     let message = summary["replay"]["failure"]["message"].as_str().unwrap();
     assert!(
-        message.starts_with("Visual validation failed") && !message.contains("semantic"),
+        message.contains(&format!(
+            "expected text with colours {recorded_colours}, found fg 255,255,255"
+        )),
         "{message}"
     );
     assert_eq!(dark.saved(), None);

@@ -253,15 +253,26 @@ impl DesktopWindow {
     /// (two identical captures; a caret blinking between two pictures does not hold it), for
     /// at most `timeout`. Returns whether it became still.
     pub async fn wait_until_still(&self, timeout: Duration) -> Result<bool, DriveError> {
+        self.captures_until_still(timeout)
+            .await
+            .map(|captures| captures.is_some())
+    }
+
+    /// [`DesktopWindow::wait_until_still`], saying how many captures it took to be still
+    /// (`None`: it was not within `timeout`): 2 for a window that does not change, 3 for a
+    /// caret that blinked between the first two.
+    pub async fn captures_until_still(&self, timeout: Duration) -> Result<Option<u32>, DriveError> {
         let started = Instant::now();
         let mut stillness = Stillness::default();
+        let mut captures = 0;
         loop {
             let picture = self.frame_rgb().await?;
+            captures += 1;
             if stillness.still_after(&picture) {
-                return Ok(true);
+                return Ok(Some(captures));
             }
             if started.elapsed() >= timeout {
-                return Ok(false);
+                return Ok(None);
             }
             tokio::time::sleep(POLL).await;
         }

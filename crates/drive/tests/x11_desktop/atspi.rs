@@ -108,6 +108,12 @@ async fn the_bus_tells_the_element_at_a_point_and_the_focused_field_and_a_dead_b
     };
     assert_eq!(focused.role, "text");
     assert!(focused.focused && focused.editable);
+    // A text field says how its text is drawn: its theme's colours and font.
+    let style = focused.text_style.as_ref().expect("the field's text style");
+    assert!(
+        style.foreground.is_some() && style.background.is_some() && style.family.is_some(),
+        "{style:?}"
+    );
 
     // A bus that stops answering fails the question within the bound, and every later one
     // at once.

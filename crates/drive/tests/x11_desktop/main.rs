@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 mod atspi;
+mod caret;
 mod support;
 mod xev;
 

@@ -11,6 +11,10 @@
 //! on the page ([`StepCheck::relocate`]): a control that moved further than the hash search
 //! reaches is repaired at its new centre (and the other checks must pass there too).
 //!
+//! Where the recording knows how the element's text was drawn (a desktop text widget's
+//! colours and font, [`retrace_protocol::text_style`]), the element must draw it alike: a
+//! dark theme keeps every widget, name and state, and changes only that.
+//!
 //! A step acting on the focus (typing, keys) acts on no point: the keys go to the element
 //! with the focus, wherever it is drawn. Its check is that the focus is on the recorded
 //! element (same role and accessible name), enabled, before a key is sent: typing that would
@@ -87,9 +91,20 @@ fn identity_mismatch(
         (Place::Focus, false, _) => format!("expected the focus on {expected}, found it on {seen}"),
         (Place::Point, true, true) => format!("{seen} is disabled"),
         (Place::Focus, true, true) => format!("{seen} has the focus but is disabled"),
-        (_, true, false) => return None,
+        (_, true, false) => return style_mismatch(recorded, found, &expected),
     };
     Some(mismatch(detail).finding(found.clone()))
+}
+
+/// The mismatch when `found`, the recorded element, draws its text otherwise than when
+/// recorded (another theme's colours, another font): `expected text with colours fg 0,0,0
+/// on 238,238,236, found fg 255,255,255 on 238,238,236`. Only what both report counts.
+fn style_mismatch(recorded: &ElementInfo, found: &ElementInfo, expected: &str) -> Option<Look> {
+    let (want, got) = recorded
+        .text_style
+        .as_ref()?
+        .difference(found.text_style.as_ref()?)?;
+    Some(mismatch(format!("expected {expected} {want}, found {got}")).finding(found.clone()))
 }
 
 #[async_trait]
@@ -178,5 +193,49 @@ impl StepCheck for SemanticCheck {
         Some(Relocation {
             offset: (target.0 - at.0, target.1 - at.1),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use retrace_protocol::text_style::TextStyle;
+
+    use super::*;
+
+    fn text_area(foreground: [u8; 3]) -> ElementInfo {
+        serde_json::from_value(serde_json::json!({
+            "role": "text", "name": "", "text": "", "tag": "", "selector": "frame > text",
+            "box": {"x": 0, "y": 0, "width": 100, "height": 100}, "receives_events": true,
+            "text_style": {"foreground": foreground, "background": [238, 238, 236],
+                           "family": "Monospace", "size": "11"}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_same_text_drawn_in_other_colours_fails_naming_them() {
+        let light = text_area([0, 0, 0]);
+        let dark = text_area([255, 255, 255]);
+        assert_eq!(identity_mismatch(&light, Some(&light), Place::Point), None);
+        let look = identity_mismatch(&light, Some(&dark), Place::Focus).unwrap();
+        assert_eq!(
+            look.detail.as_deref(),
+            Some(
+                "expected text with colours fg 0,0,0 on 238,238,236, \
+                 found fg 255,255,255 on 238,238,236"
+            )
+        );
+        assert_eq!(look.found, Some(dark.clone()));
+        // A file recorded before styles were read (or a browser's element) checks the rest.
+        let old = ElementInfo {
+            text_style: None,
+            ..light.clone()
+        };
+        assert_eq!(identity_mismatch(&old, Some(&dark), Place::Point), None);
+        let unread = ElementInfo {
+            text_style: Some(TextStyle::default()),
+            ..dark
+        };
+        assert_eq!(identity_mismatch(&light, Some(&unread), Place::Point), None);
     }
 }

@@ -104,6 +104,7 @@ pub fn element_of(node: &Node, offset: (i32, i32), value: Option<String>) -> Ele
         receives_events: enabled,
         blocked_reason: (!enabled).then(|| "disabled".to_owned()),
         listeners: None,
+        text_style: None,
     }
 }
 

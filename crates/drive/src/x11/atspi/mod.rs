@@ -4,12 +4,14 @@
 //!
 //! [`AccessibilityBus`] starts a private session bus and accessibility bus for the
 //! application under test; [`AtSpi`] reads the element at a screen point and the focused
-//! element as [`ElementInfo`]s, as a browser reports its page's. Every question is bounded by
+//! element as [`ElementInfo`]s, as a browser reports its page's, with how a text's text is
+//! drawn ([`style`]). Every question is bounded by
 //! [`QUERY_TIMEOUT`]: a bus that stopped answering fails the question (the caller falls back
 //! to the visual checks), it never hangs a run.
 
 pub mod bus;
 pub mod element;
+pub mod style;
 pub mod tree;
 
 pub use bus::AccessibilityBus;
@@ -168,7 +170,8 @@ impl AtSpi {
             .collect())
     }
 
-    /// `node` as an element, with its text read when it is a field's.
+    /// `node` as an element, with its text read when it is a field's, and how its text is
+    /// drawn when it has text.
     async fn element(&self, node: &Node, offset: (i32, i32)) -> Result<ElementInfo, DriveError> {
         let value = match element::holds_value(node) {
             true => {
@@ -184,7 +187,19 @@ impl AtSpi {
             }
             false => None,
         };
-        Ok(element::element_of(node, offset, value))
+        let mut element = element::element_of(node, offset, value);
+        if node.has_text {
+            let attributes = self.ask(
+                "reading a text's attributes",
+                tree::default_attributes(&self.connection, node),
+            );
+            match attributes.await {
+                Ok(attributes) => element.text_style = style::text_style(&attributes),
+                Err(error) if !self.alive() => return Err(error),
+                Err(_) => {}
+            }
+        }
+        Ok(element)
     }
 }
 

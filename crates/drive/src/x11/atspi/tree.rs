@@ -239,3 +239,18 @@ pub async fn text_of(connection: &zbus::Connection, node: &Node) -> zbus::Result
     let count = text.character_count().await?;
     text.get_text(0, count).await
 }
+
+/// The default text attributes of a node with the Text interface (`fg-color`, `family-name`...):
+/// what its theme and font settings give all its text, whatever the text and the caret.
+pub async fn default_attributes(
+    connection: &zbus::Connection,
+    node: &Node,
+) -> zbus::Result<std::collections::HashMap<String, String>> {
+    let text = TextProxy::builder(connection)
+        .destination(node.bus.clone())?
+        .path(node.path.clone())?
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await?;
+    text.get_default_attributes().await
+}
