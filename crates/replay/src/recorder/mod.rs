@@ -43,7 +43,7 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
-use retrace_agent::tool::Toolbox;
+use retrace_drive::tool::Toolbox;
 
 use crate::observe::Observation;
 use crate::observe::ObservationQueue;
