@@ -18,8 +18,8 @@ use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
 use serde_json::Value;
 
-use super::DemonstratedStep;
 use super::secrets;
+use super::step::DemonstratedStep;
 use crate::observe::Observation;
 use crate::observe::Observations;
 use crate::recorder::RecordError;

@@ -11,6 +11,7 @@ use retrace_protocol::Usage;
 use retrace_test_support::askui_examples_dir;
 use retrace_test_support::read_json;
 use retrace_test_support::vectors_dir;
+use retrace_vision::Method;
 use serde_json::Value;
 use serde_json::json;
 
