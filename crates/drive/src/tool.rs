@@ -175,3 +175,82 @@ impl Toolbox {
         self.tools.iter().map(|tool| tool.spec()).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+    use serde_json::json;
+
+    use super::*;
+
+    /// A tool with a name and a text answer; the computer-use one is offered as such.
+    struct Named(&'static str, &'static str);
+
+    #[async_trait]
+    impl Tool for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn description(&self) -> &str {
+            self.1
+        }
+        fn input_schema(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn cacheable(&self) -> bool {
+            true
+        }
+        fn spec(&self) -> ToolSpec {
+            match self.0 {
+                retrace_protocol::tool_names::COMPUTER => ToolSpec::computer(1280, 800),
+                _ => ToolSpec::custom(self.name(), self.description(), self.input_schema()),
+            }
+        }
+        async fn call(&self, _input: Value) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(self.1))
+        }
+    }
+
+    #[tokio::test]
+    async fn the_toolbox_resolves_exact_and_askui_names_and_replaces_a_same_named_tool() {
+        let toolbox = Toolbox::new()
+            .with(Arc::new(Named("computer", "first")))
+            .with(Arc::new(Named("move_mouse", "moves")))
+            .with(Arc::new(Named("computer", "second")));
+        assert_eq!(toolbox.names(), "move_mouse, computer");
+        let askui = "move_mouse_tags_computer_scaled_agent_os_15e1e729-bbda-4558-8f76";
+        let found = toolbox.get(askui).map(|tool| tool.name());
+        assert_eq!(found, Some("move_mouse"));
+        assert!(toolbox.get("mouse").is_none());
+        let output = toolbox.get("computer").unwrap().call(json!({})).await;
+        assert_eq!(output.unwrap().text.as_deref(), Some("second"));
+        assert_eq!(
+            toolbox.specs(),
+            vec![
+                ToolSpec::custom("move_mouse", "moves", json!({"type": "object"})),
+                ToolSpec::computer(1280, 800),
+            ]
+        );
+    }
+
+    #[test]
+    fn content_blocks_are_the_text_then_the_screenshot_in_base64() {
+        let output = ToolOutput {
+            text: Some("taken".into()),
+            screenshot: Some(Screenshot {
+                png: vec![1, 2, 3],
+                width: 1,
+                height: 1,
+            }),
+            switch_to: None,
+        };
+        assert_eq!(
+            output.content_blocks(),
+            vec![
+                ContentBlock::text("taken"),
+                ContentBlock::png_base64("AQID")
+            ]
+        );
+        assert_eq!(ToolOutput::default().content_blocks(), Vec::new());
+    }
+}
