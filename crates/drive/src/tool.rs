@@ -98,7 +98,7 @@ pub trait Tool: Send + Sync {
     /// The JSON Schema of `call`'s input.
     fn input_schema(&self) -> serde_json::Value;
     /// Whether calls of this tool may be recorded in a trajectory and replayed without the
-    /// model.
+    /// model. Calls of other tools are recorded with an empty input and pause a replay.
     fn cacheable(&self) -> bool;
     /// How an API request offers the tool: by its JSON Schema, unless the tool says
     /// otherwise (the computer tool is offered as the computer-use tool).
