@@ -35,11 +35,11 @@ use retrace_agent::AgentSpeaker;
 use retrace_agent::Conversation;
 use retrace_agent::RunStatus;
 use retrace_agent::context::ContextPolicy;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolKind;
-use retrace_agent::tool::ToolReply;
-use retrace_agent::tool::Toolbox;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
+use retrace_drive::tool::ToolSpec;
+use retrace_drive::tool::Toolbox;
 use retrace_llm::ApiKey;
 use retrace_llm::MessageRequest;
 use retrace_llm::VlmProvider;
@@ -65,7 +65,7 @@ const TOOL_TURNS: usize = 30;
 struct NoopComputer;
 
 #[async_trait]
-impl AgentTool for NoopComputer {
+impl Tool for NoopComputer {
     fn name(&self) -> &str {
         "computer"
     }
@@ -75,17 +75,14 @@ impl AgentTool for NoopComputer {
     fn input_schema(&self) -> Value {
         json!({"type": "object"})
     }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Computer {
-            width: 1280,
-            height: 800,
-        }
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::computer(1280, 800)
     }
     fn cacheable(&self) -> bool {
         true
     }
-    async fn call(&self, _input: Value) -> Result<ToolReply, FatalToolError> {
-        Ok(ToolReply::text("ok"))
+    async fn call(&self, _input: Value) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("ok"))
     }
 }
 

@@ -14,7 +14,6 @@ use async_trait::async_trait;
 use retrace_llm::ConversationCache;
 use retrace_llm::MessageRequest;
 use retrace_llm::MessageResponse;
-use retrace_llm::ToolSpec;
 use retrace_llm::VlmProvider;
 use retrace_protocol::Message;
 use retrace_protocol::StopReason;
@@ -27,8 +26,6 @@ use crate::speaker::SpeakerResult;
 use crate::speaker::SpeakerTurn;
 use crate::speaker::StopCause;
 use crate::speaker::TurnContext;
-use crate::tool::ToolKind;
-use crate::tool::Toolbox;
 
 /// The name of the model speaker.
 pub const AGENT_SPEAKER: &str = "agent";
@@ -103,19 +100,6 @@ impl AgentSpeaker {
     }
 }
 
-/// The tool specs a model is offered for a toolbox.
-pub fn tool_specs(toolbox: &Toolbox) -> Vec<ToolSpec> {
-    toolbox
-        .iter()
-        .map(|tool| match tool.kind() {
-            ToolKind::Computer { width, height } => ToolSpec::computer(width, height),
-            ToolKind::Custom => {
-                ToolSpec::custom(tool.name(), tool.description(), tool.input_schema())
-            }
-        })
-        .collect()
-}
-
 #[async_trait]
 impl Speaker for AgentSpeaker {
     fn name(&self) -> &str {
@@ -132,7 +116,7 @@ impl Speaker for AgentSpeaker {
         let cache = conversation_cache(context, turn.history, view.len());
         let mut request = MessageRequest::new(view, self.settings.max_tokens)
             .with_system(self.system_prompt())
-            .with_tools(tool_specs(turn.toolbox))
+            .with_tools(turn.toolbox.specs())
             .with_conversation_cache(cache);
         request.temperature = self.settings.temperature;
         request.thinking = self.settings.thinking;

@@ -9,6 +9,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use retrace_drive::tool::SwitchRequest;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::Toolbox;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
 use retrace_protocol::Role;
@@ -28,8 +31,6 @@ use crate::speaker::SpeakerTurn;
 use crate::speaker::StopCause;
 use crate::speaker::TurnContext;
 use crate::switch_tool::SwitchSpeakerTool;
-use crate::tool::SwitchRequest;
-use crate::tool::Toolbox;
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,22 +377,37 @@ impl Conversation {
                 .or_else(|| tool_use.input.get("command"))
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            let reply = match self.toolbox.get(&tool_use.name) {
-                Some(tool) => tool.call(tool_use.input.clone()).await.map_err(|error| {
-                    AgentError::ToolFatal {
-                        turn,
-                        tool: tool_use.name.clone(),
-                        message: error.0,
+            let (content, error, switch_to) = match self.toolbox.get(&tool_use.name) {
+                Some(tool) => match tool.call(tool_use.input.clone()).await {
+                    Ok(output) => (output.content_blocks(), None, output.switch_to),
+                    Err(ToolError::ForModel(message)) => (
+                        vec![ContentBlock::text(message.clone())],
+                        Some(message),
+                        None,
+                    ),
+                    Err(ToolError::Fatal(error)) => {
+                        return Err(AgentError::ToolFatal {
+                            turn,
+                            tool: tool_use.name.clone(),
+                            message: error.to_string(),
+                        });
                     }
-                })?,
-                None => crate::tool::ToolReply::error(format!(
-                    "unknown tool `{}`; the tools are: {}",
-                    tool_use.name,
-                    self.toolbox.names()
-                )),
+                },
+                None => {
+                    let message = format!(
+                        "unknown tool `{}`; the tools are: {}",
+                        tool_use.name,
+                        self.toolbox.names()
+                    );
+                    (
+                        vec![ContentBlock::text(message.clone())],
+                        Some(message),
+                        None,
+                    )
+                }
             };
-            let error = reply.is_error.then(|| reply.text_content());
-            failed = reply.is_error;
+            let is_error = error.is_some();
+            failed = is_error;
             self.events.emit(Event::ToolCalled {
                 turn,
                 step: steps.next(&tool_use.name),
@@ -399,16 +415,16 @@ impl Conversation {
                 action,
                 summary: retrace_protocol::tool_input::redacted_summary(&tool_use.input),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                is_error: reply.is_error,
+                is_error,
                 error,
             });
             if switch.is_none() {
-                switch = reply.switch_to;
+                switch = switch_to;
             }
             results.push(ContentBlock::ToolResult(ToolResultBlock::new(
                 tool_use.id.clone(),
-                reply.content,
-                reply.is_error,
+                content,
+                is_error,
             )));
         }
         Ok((Message::user(results), switch))

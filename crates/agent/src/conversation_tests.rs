@@ -13,9 +13,9 @@ use serde_json::json;
 use super::*;
 use crate::speaker::SpeakerContext;
 use crate::speaker::SpeakerTurn;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 use retrace_protocol::events::MemorySink;
 
 /// A speaker that plays back a fixed list of turns and remembers its activations.
@@ -65,7 +65,7 @@ impl Speaker for Scripted {
 struct Echo;
 
 #[async_trait]
-impl AgentTool for Echo {
+impl Tool for Echo {
     fn name(&self) -> &str {
         "echo"
     }
@@ -78,11 +78,15 @@ impl AgentTool for Echo {
     fn cacheable(&self) -> bool {
         true
     }
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         if input.get("fatal").is_some() {
-            return Err(FatalToolError("display went away".into()));
+            return Err(ToolError::Fatal(retrace_drive::DriveError::BackendGone {
+                backend: "x11".into(),
+                doing: "taking a screenshot".into(),
+                detail: "display went away".into(),
+            }));
         }
-        Ok(ToolReply::text(input["text"].as_str().unwrap_or_default()))
+        Ok(ToolOutput::text(input["text"].as_str().unwrap_or_default()))
     }
 }
 
@@ -219,7 +223,7 @@ async fn fatal_tool_error_ends_the_run_with_the_turn_and_tool() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "tool `echo` failed fatally at turn 1: display went away"
+        "tool `echo` failed fatally at turn 1: the x11 backend died while taking a screenshot: display went away"
     );
 }
 

@@ -3,14 +3,14 @@
 //! A run is one [`Conversation`]: speakers take turns on one shared history of
 //! [`retrace_protocol::Message`]s. The model speaks through [`AgentSpeaker`] (or, answering in
 //! JSON, through [`structured::StructuredSpeaker`]); other speakers (a replay of a recorded
-//! trajectory, a script) take turns the same way. Tools ([`tool::AgentTool`]) act on the UI and
+//! trajectory, a script) take turns the same way. Tools ([`retrace_drive::tool::Tool`]) act on the UI and
 //! their results go back into the same history. Everything notable is a
 //! [`retrace_protocol::events::Event`]; sinks subscribe, nothing prints.
 //!
 //! - [`Conversation`], [`RunReport`], [`RunStatus`]: the loop and how it ended.
 //! - [`speaker::Speaker`], [`speaker::SpeakerResult`], [`speaker::SpeakerContext`]: who speaks,
 //!   what happens next, and what a speaker is handed when the conversation switches to it.
-//! - [`tool`]: tools as the conversation runs them; [`DriveTool`] adapts drive's tools.
+//! - [`SwitchSpeakerTool`]: the control tool a model hands the conversation over with.
 //! - [`context::ContextPolicy`]: what of the history the model sees (recent images only).
 //! - [`structured`]: the structured-response task loop (JSON decisions, web commands).
 //!
@@ -21,24 +21,18 @@
 mod agent_speaker;
 pub mod context;
 mod conversation;
-mod drive_tool;
 pub mod error;
 pub mod script_speaker;
 pub mod speaker;
-mod speaker_context;
 pub mod structured;
 mod switch_tool;
-pub mod tool;
 
 pub use agent_speaker::AGENT_SPEAKER;
 pub use agent_speaker::AgentSettings;
 pub use agent_speaker::AgentSpeaker;
 pub use agent_speaker::DEFAULT_SYSTEM_PROMPT;
-pub use agent_speaker::tool_specs;
 pub use conversation::Conversation;
 pub use conversation::RunReport;
 pub use conversation::RunStatus;
-pub use drive_tool::DriveTool;
-pub use drive_tool::output_blocks;
 pub use error::AgentError;
 pub use switch_tool::SwitchSpeakerTool;

@@ -10,8 +10,8 @@ use retrace_protocol::Usage;
 use retrace_protocol::events::Events;
 
 use crate::error::AgentError;
-pub use crate::speaker_context::SpeakerContext;
-use crate::tool::Toolbox;
+pub use retrace_drive::handover::SpeakerContext;
+use retrace_drive::tool::Toolbox;
 
 /// What a speaker sees when it takes a turn.
 #[derive(Debug)]

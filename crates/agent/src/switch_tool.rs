@@ -6,10 +6,10 @@ use serde_json::Value;
 use serde_json::json;
 
 use crate::speaker::SpeakerContext;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::SwitchRequest;
-use crate::tool::ToolReply;
+use retrace_drive::tool::SwitchRequest;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// Hands the conversation to a named speaker after this turn.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ impl SwitchSpeakerTool {
 }
 
 #[async_trait]
-impl AgentTool for SwitchSpeakerTool {
+impl Tool for SwitchSpeakerTool {
     fn name(&self) -> &str {
         SWITCH_SPEAKER
     }
@@ -63,7 +63,7 @@ impl AgentTool for SwitchSpeakerTool {
         false
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         let names = || {
             self.roster
                 .iter()
@@ -72,13 +72,13 @@ impl AgentTool for SwitchSpeakerTool {
                 .join(", ")
         };
         let Some(speaker) = input.get("speaker").and_then(Value::as_str) else {
-            return Ok(ToolReply::error(format!(
+            return Err(ToolError::for_model(format!(
                 "`speaker` (a string) is required; speakers: {}",
                 names()
             )));
         };
         if !self.roster.iter().any(|(name, _)| name == speaker) {
-            return Ok(ToolReply::error(format!(
+            return Err(ToolError::for_model(format!(
                 "no speaker named `{speaker}`; speakers: {}",
                 names()
             )));
@@ -87,7 +87,7 @@ impl AgentTool for SwitchSpeakerTool {
             .get("context")
             .cloned()
             .map_or_else(SpeakerContext::none, SpeakerContext::of);
-        let mut reply = ToolReply::text(format!("Switching to {speaker}."));
+        let mut reply = ToolOutput::text(format!("Switching to {speaker}."));
         reply.switch_to = Some(SwitchRequest {
             speaker: speaker.to_owned(),
             context,

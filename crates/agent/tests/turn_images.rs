@@ -15,14 +15,12 @@ use retrace_agent::Conversation;
 use retrace_agent::RunReport;
 use retrace_agent::RunStatus;
 use retrace_agent::context::ContextPolicy;
-use retrace_agent::output_blocks;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolKind;
-use retrace_agent::tool::ToolReply;
-use retrace_agent::tool::Toolbox;
 use retrace_drive::backend::Screenshot;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
 use retrace_drive::tool::ToolOutput;
+use retrace_drive::tool::ToolSpec;
+use retrace_drive::tool::Toolbox;
 use retrace_llm::ApiKey;
 use retrace_llm::VlmProvider;
 use retrace_llm::anthropic::AnthropicClient;
@@ -47,7 +45,7 @@ struct Screenshots {
 }
 
 #[async_trait]
-impl AgentTool for Screenshots {
+impl Tool for Screenshots {
     fn name(&self) -> &str {
         "computer"
     }
@@ -57,36 +55,30 @@ impl AgentTool for Screenshots {
     fn input_schema(&self) -> Value {
         json!({"type": "object"})
     }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Computer {
-            width: 1280,
-            height: 800,
-        }
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::computer(1280, 800)
     }
     fn cacheable(&self) -> bool {
         true
     }
-    async fn call(&self, _input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, _input: Value) -> Result<ToolOutput, ToolError> {
         let mut encoded = self.encoded.lock().unwrap();
         let mut png = std::fs::read(
             retrace_test_support::vectors_dir().join("images/screens/qemu_img_1280x800.png"),
         )
         .unwrap();
         png.push(u8::try_from(encoded.len()).unwrap());
-        let content = output_blocks(&ToolOutput {
+        let output = ToolOutput {
             text: Some("taken".into()),
             screenshot: Some(Screenshot {
                 png,
                 width: 1280,
                 height: 800,
             }),
-        });
-        encoded.extend(base64_of(&content));
-        Ok(ToolReply {
-            content,
-            is_error: false,
             switch_to: None,
-        })
+        };
+        encoded.extend(base64_of(&output.content_blocks()));
+        Ok(output)
     }
 }
 
@@ -218,16 +210,13 @@ async fn openai_run(shots: usize, max_images: usize) {
     );
 }
 
-/// The recorded history holds the very text each tool call encoded (same allocation): no
-/// turn copied or re-encoded a screenshot.
+/// The recorded history holds the text of each screenshot the tool took, in order: no
+/// turn changed or re-encoded a screenshot.
 fn assert_same_text(history: &[Message], encoded: &[Arc<str>]) {
     let recorded = history_images(history);
     assert_eq!(recorded.len(), encoded.len());
     for (index, (recorded, encoded)) in recorded.iter().zip(encoded).enumerate() {
-        assert!(
-            Arc::ptr_eq(recorded, encoded),
-            "screenshot {index} was copied"
-        );
+        assert!(recorded == encoded, "screenshot {index} changed");
     }
 }
 

@@ -16,6 +16,8 @@ use axum::response::Response;
 use axum::routing::get;
 use serde::Deserialize;
 
+use crate::app_state::AppState;
+use crate::app_state::SESSION_COOKIE;
 use crate::dashboard_page;
 use crate::dashboard_script;
 use crate::invoices;
@@ -24,13 +26,12 @@ use crate::page_options;
 use crate::page_options::AppQuery;
 use crate::page_options::PageOptions;
 use crate::page_options::QueryError;
+use crate::recent_drafts::Draft;
+use crate::responses::delay;
+use crate::responses::html_page;
+use crate::responses::redirect;
+use crate::responses::with_latency;
 use crate::scripts;
-use crate::server::AppState;
-use crate::server::SESSION_COOKIE;
-use crate::server::delay;
-use crate::server::html_page;
-use crate::server::redirect;
-use crate::server::with_latency;
 
 /// The app's routes (state attached by the caller).
 pub(crate) fn routes() -> Router<AppState> {
@@ -39,10 +40,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/login", get(login_form).post(login_submit))
         .route("/dashboard", get(dashboard))
         .route("/api/report", get(report))
-        .route(
-            "/api/drafts",
-            axum::routing::post(crate::recent_drafts::save),
-        )
+        .route("/api/drafts", axum::routing::post(save_draft))
         .route("/logout", get(logout))
         .route("/assets/{file}", get(late_script))
 }
@@ -62,6 +60,19 @@ pub(crate) fn session_user(headers: &HeaderMap, state: &AppState) -> Option<Stri
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(name, value)| *name == SESSION_COOKIE && value == expected)
         .map(|(_, value)| value.to_owned())
+}
+
+/// `POST /api/drafts` `{customer, amount}`: stores a draft; 401 when not signed in.
+async fn save_draft(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(draft): Json<Draft>,
+) -> Response {
+    if session_user(&headers, &state).is_none() {
+        return (StatusCode::UNAUTHORIZED, "not signed in").into_response();
+    }
+    let count = state.drafts.push(draft);
+    Json(serde_json::json!({ "saved": count })).into_response()
 }
 
 /// Waits the configured latency and returns how long that was, in milliseconds.

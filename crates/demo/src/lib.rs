@@ -201,6 +201,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod app_routes;
+mod app_state;
 mod config;
 mod dashboard_page;
 mod dashboard_script;
@@ -210,10 +211,12 @@ mod invoices;
 mod login_page;
 mod page_options;
 mod recent_drafts;
+mod responses;
 mod scripts;
 mod server;
 pub mod site;
 
+pub use app_state::SESSION_COOKIE;
 pub use config::Credentials;
 pub use config::DEMO_PASSWORD;
 pub use config::DEMO_USERNAME;
@@ -234,10 +237,9 @@ pub use invoices::format_money;
 pub use invoices::total_cents;
 pub use page_options::MAX_SCRIPT_DELAY_MS;
 pub use page_options::QueryError;
+pub use responses::LATENCY_HEADER;
 pub use server::DemoError;
 pub use server::DemoServer;
-pub use server::LATENCY_HEADER;
-pub use server::SESSION_COOKIE;
 pub use server::router;
 pub use server::start;
 pub use site::Variant;

@@ -12,16 +12,9 @@
 use std::sync::Arc;
 use std::sync::Mutex;
 
-use axum::Json;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::http::StatusCode;
-use axum::response::IntoResponse;
-use axum::response::Response;
 use serde::Deserialize;
 
 use crate::html::escape;
-use crate::server::AppState;
 
 /// How many of the latest drafts the card lists.
 pub const SHOWN: usize = 3;
@@ -38,7 +31,7 @@ pub(crate) struct Draft {
 }
 
 impl SavedDrafts {
-    fn push(&self, draft: Draft) -> usize {
+    pub(crate) fn push(&self, draft: Draft) -> usize {
         match self.0.lock() {
             Ok(mut drafts) => {
                 drafts.push(draft);
@@ -78,19 +71,6 @@ impl SavedDrafts {
              border: 1px solid #ca8a04;\"><h2>Recently saved</h2><ul>{items}</ul></div>"
         )
     }
-}
-
-/// `POST /api/drafts` `{customer, amount}`: stores a draft; 401 when not signed in.
-pub(crate) async fn save(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Json(draft): Json<Draft>,
-) -> Response {
-    if crate::app_routes::session_user(&headers, &state).is_none() {
-        return (StatusCode::UNAUTHORIZED, "not signed in").into_response();
-    }
-    let count = state.drafts.push(draft);
-    Json(serde_json::json!({ "saved": count })).into_response()
 }
 
 /// What the dashboard's script adds: each saved draft is also sent to the server.

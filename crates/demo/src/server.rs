@@ -1,32 +1,21 @@
-//! The HTTP side: the running server's handle, the router (the invoicing app's routes are in
-//! `app_routes`, the content site's in `site`), the state every handler shares and the small
-//! response helpers they use.
+//! The HTTP side: the running server's handle and the router (the invoicing app's routes are
+//! in `app_routes`, the content site's in `site`; the state every handler shares in
+//! `app_state`, the small response helpers they use in `responses`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
-use axum::http::HeaderName;
-use axum::http::HeaderValue;
 use axum::http::StatusCode;
-use axum::http::header;
-use axum::response::Html;
-use axum::response::IntoResponse;
-use axum::response::Response;
 use axum::routing::get;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::app_routes;
+use crate::app_state::AppState;
+use crate::app_state::wait_for_stop;
 use crate::config::DemoConfig;
 use crate::site;
-
-/// The cookie that marks a signed-in browser; its value is the user name.
-pub const SESSION_COOKIE: &str = "retrace_demo_session";
-
-/// The response header carrying the latency (ms) the server applied to a slow request.
-pub const LATENCY_HEADER: &str = "x-retrace-demo-latency-ms";
 
 /// The demo app could not be started or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -180,62 +169,4 @@ fn routes(state: AppState) -> Router {
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .with_state(state)
-}
-
-/// What every handler sees.
-#[derive(Clone)]
-pub(crate) struct AppState {
-    pub(crate) config: Arc<DemoConfig>,
-    /// Turns `true` when the server stops; `None` when served by the caller's [`router`].
-    pub(crate) stopping: Option<watch::Receiver<bool>>,
-    /// Drafts saved on the server (with [`DemoConfig::recent_drafts`]).
-    pub(crate) drafts: crate::recent_drafts::SavedDrafts,
-}
-
-/// Resolves when `stopping` turns `true` or its sender goes; never without one.
-pub(crate) async fn wait_for_stop(stopping: Option<watch::Receiver<bool>>) {
-    match stopping {
-        Some(mut stopping) => {
-            // An error means the sender is gone, which also means "stop".
-            let _ = stopping.wait_for(|stopped| *stopped).await;
-        }
-        None => std::future::pending::<()>().await,
-    }
-}
-
-/// An HTML response that browsers must not cache.
-pub(crate) fn html_page(status: StatusCode, body: String) -> Response {
-    (
-        status,
-        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
-        Html(body),
-    )
-        .into_response()
-}
-
-/// A 303 to `location`.
-pub(crate) fn redirect(location: &str) -> Response {
-    match HeaderValue::from_str(location) {
-        Ok(value) => (StatusCode::SEE_OTHER, [(header::LOCATION, value)]).into_response(),
-        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "bad redirect target").into_response(),
-    }
-}
-
-/// Waits `ms` milliseconds (a deliberate slowness of the app), logging `message` with
-/// `latency_ms` at info level for benchmarks that set the app's own waits against a run's
-/// time (e.g. "applied app latency latency_ms=250").
-pub(crate) async fn delay(ms: u64, message: &str) {
-    if ms > 0 {
-        tracing::info!(latency_ms = ms, "{message}");
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-    }
-}
-
-/// Adds the header that reports the delay (ms) the server applied.
-pub(crate) fn with_latency(mut response: Response, ms: u64) -> Response {
-    response.headers_mut().insert(
-        HeaderName::from_static(LATENCY_HEADER),
-        HeaderValue::from(ms),
-    );
-    response
 }

@@ -212,9 +212,21 @@ pub trait BrowserBackend: Backend {
         Err(unsupported(self.name(), "what the page is doing"))
     }
     /// Polls [`BrowserBackend::page_activity`] until every condition `options` requires
-    /// holds or its timeout passes; the report says which conditions held.
+    /// holds or its timeout passes; returns the last judgement either way (the report says
+    /// which conditions held). Fails only when the backend does (the page or the browser is
+    /// gone).
     async fn wait_until_ready(&self, options: &ReadinessOptions) -> Result<Readiness, DriveError> {
-        crate::readiness::wait_until_ready(self, options).await
+        let started = std::time::Instant::now();
+        loop {
+            let activity = self.page_activity().await?;
+            let mut readiness = Readiness::assess(&activity, options);
+            let waited = started.elapsed();
+            readiness.waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+            if readiness.ready || waited >= options.timeout {
+                return Ok(readiness);
+            }
+            tokio::time::sleep(options.poll).await;
+        }
     }
 }
 

@@ -6,6 +6,9 @@
 //!   [`BrowserBackend::element_at`] and friends, what replay checks besides pixels.
 //! - Backends: headless Chromium over CDP, launched or remote (a DevTools endpoint, a farm, a
 //!   Selenium Grid), and an X11 desktop (feature `x11`).
+//! - [`tool::Tool`]: the one trait every tool of a run implements, here and in the crates
+//!   above (switch, cache and askui tools), and [`tool::Toolbox`], a run's tools by name;
+//!   [`handover`]: what a control tool hands the conversation over with.
 //! - Tools: the `computer` tool (Anthropic computer-use actions) and the web executor.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -13,6 +16,7 @@ pub mod backend;
 pub mod chromium;
 pub mod computer;
 pub mod error;
+pub mod handover;
 pub mod readiness;
 pub mod tool;
 pub mod web;

@@ -5,7 +5,7 @@
 //! document's load state and fonts, and whether what is rendered is still changing (running
 //! animations and transitions, playing media, DOM mutations). [`Readiness::assess`] judges one
 //! activity against [`ReadinessOptions`] and says, condition by condition, what held and what
-//! did not; [`wait_until_ready`] polls until every required condition holds or the timeout
+//! did not; `BrowserBackend::wait_until_ready` polls until every required condition holds or the timeout
 //! passes, and returns the last judgement either way (a timeout is a "not ready" report, not
 //! an error), so a caller's failure message can name the condition that did not settle.
 //!
@@ -25,12 +25,8 @@
 //! stability check) covers those.
 
 use std::time::Duration;
-use std::time::Instant;
 
 use serde::Serialize;
-
-use crate::backend::BrowserBackend;
-use crate::error::DriveError;
 
 /// What a page is doing at one moment.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,7 +90,7 @@ pub struct ReadinessOptions {
     pub no_navigation: bool,
     /// Require no running animation or playing media, and no DOM change for this long.
     pub rendering_quiet: Option<Duration>,
-    /// How long [`wait_until_ready`] polls before it reports "not ready".
+    /// How long `BrowserBackend::wait_until_ready` polls before it reports "not ready".
     pub timeout: Duration,
     /// The pause between polls.
     pub poll: Duration,
@@ -175,7 +171,7 @@ pub struct ConditionReport {
 pub struct Readiness {
     /// Whether every condition held.
     pub ready: bool,
-    /// How long [`wait_until_ready`] waited (0 for a single assessment).
+    /// How long `BrowserBackend::wait_until_ready` waited (0 for a single assessment).
     pub waited_ms: u64,
     /// Each required condition, in a fixed order.
     pub conditions: Vec<ConditionReport>,
@@ -323,26 +319,6 @@ fn rendering(document: &DocumentActivity, quiet: Duration) -> (bool, String) {
         true,
         format!("no animation running, page unchanged for {unchanged} ms"),
     )
-}
-
-/// Polls `page` until every condition `options` requires holds, or `options.timeout` passes;
-/// returns the last judgement either way. Fails only when the backend does (the page or the
-/// browser is gone).
-pub async fn wait_until_ready<B: BrowserBackend + ?Sized>(
-    page: &B,
-    options: &ReadinessOptions,
-) -> Result<Readiness, DriveError> {
-    let started = Instant::now();
-    loop {
-        let activity = page.page_activity().await?;
-        let mut readiness = Readiness::assess(&activity, options);
-        let waited = started.elapsed();
-        readiness.waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
-        if readiness.ready || waited >= options.timeout {
-            return Ok(readiness);
-        }
-        tokio::time::sleep(options.poll).await;
-    }
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ pub use request::Effort;
 pub use request::MessageRequest;
 pub use request::MessageResponse;
 pub use request::ToolChoice;
-pub use request::ToolSpec;
+pub use retrace_protocol::tool_spec::ToolSpec;
 pub use retry::RetryObserver;
 pub use retry::RetryPolicy;
 pub use retry::RetryingProvider;

@@ -5,6 +5,7 @@ use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
 use retrace_protocol::StopReason;
 use retrace_protocol::Usage;
+use retrace_protocol::tool_spec::ToolSpec;
 use serde_json::Value;
 
 /// One request to a model: a conversation and the tools the model may call.
@@ -168,60 +169,6 @@ impl std::str::FromStr for Effort {
         .into_iter()
         .find(|effort| effort.name() == text)
         .ok_or_else(|| format!("unknown effort `{text}`: use low, medium, high, xhigh or max"))
-    }
-}
-
-/// A tool the model may call.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolSpec {
-    /// A tool described by a JSON Schema of its input.
-    Custom {
-        /// The name the model calls it by.
-        name: String,
-        /// What it does and when to use it.
-        description: String,
-        /// JSON Schema of the input object.
-        input_schema: Value,
-    },
-    /// The computer-use tool on a display of this size, in the form the model takes
-    /// (Anthropic's `computer_20250124`, `computer_20251124` or the computer toolset, from
-    /// the catalogue); OpenAI-compatible servers get it as a function with the same actions.
-    Computer {
-        /// Display width in pixels.
-        display_width_px: u32,
-        /// Display height in pixels.
-        display_height_px: u32,
-    },
-}
-
-impl ToolSpec {
-    /// A custom tool.
-    pub fn custom(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: Value,
-    ) -> Self {
-        ToolSpec::Custom {
-            name: name.into(),
-            description: description.into(),
-            input_schema,
-        }
-    }
-
-    /// The computer tool on a display of `width` × `height` pixels.
-    pub fn computer(width: u32, height: u32) -> Self {
-        ToolSpec::Computer {
-            display_width_px: width,
-            display_height_px: height,
-        }
-    }
-
-    /// The name the model calls the tool by.
-    pub fn name(&self) -> &str {
-        match self {
-            ToolSpec::Custom { name, .. } => name,
-            ToolSpec::Computer { .. } => retrace_protocol::tool_names::COMPUTER,
-        }
     }
 }
 

@@ -12,6 +12,7 @@
 //!   [API view](api) never sends to a model.
 //! - [`Usage`], [`StopReason`]: accounting and why the model stopped.
 //! - [`tool_names`]: the names of the tools the model sees, defined once.
+//! - [`tool_spec`]: the one description of a tool an API request carries ([`tool_spec::ToolSpec`]).
 //! - [`computer_actions`]: the catalogue of the `computer` tool's actions, each declared once,
 //!   and its one input parser into a typed [`computer_actions::ComputerAction`].
 //! - [`computer_tool`]: the `computer` tool's description and input schema, derived from it.
@@ -58,6 +59,7 @@ pub mod stable_hash;
 pub mod text_style;
 pub mod tool_input;
 pub mod tool_names;
+pub mod tool_spec;
 mod usage;
 
 pub use content::ContentBlock;

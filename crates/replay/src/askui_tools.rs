@@ -3,7 +3,7 @@
 //! askui records `move_mouse{x, y}`, `mouse_click{mouse_button, number_of_clicks}`,
 //! `mouse_hold_down`/`mouse_release{mouse_button}`, `mouse_scroll{dx, dy}`, `type{text}`,
 //! `keyboard_tap{key, modifier_keys}` and `screenshot`, each under a name with a
-//! `_tags_..._<uuid>` suffix; [`retrace_agent::tool::Toolbox::get`] matches them by base name. Key
+//! `_tags_..._<uuid>` suffix; [`retrace_drive::tool::Toolbox::get`] matches them by base name. Key
 //! names are askui's (`enter`, `control`, `pagedown`) and are mapped to xdotool names here.
 
 use std::sync::Arc;
@@ -17,9 +17,9 @@ use retrace_drive::backend::ScrollDirection;
 use serde_json::Value;
 use serde_json::json;
 
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// Pixels of askui's `mouse_scroll` delta per wheel notch.
 const PIXELS_PER_NOTCH: i64 = 100;
@@ -117,14 +117,14 @@ impl std::fmt::Debug for AskuiTool {
 }
 
 /// askui's computer tools over `backend`.
-pub fn askui_tools(backend: Arc<dyn Backend>) -> Vec<Arc<dyn AgentTool>> {
+pub fn askui_tools(backend: Arc<dyn Backend>) -> Vec<Arc<dyn Tool>> {
     Kind::ALL
         .iter()
         .map(|kind| {
             Arc::new(AskuiTool {
                 kind: *kind,
                 backend: backend.clone(),
-            }) as Arc<dyn AgentTool>
+            }) as Arc<dyn Tool>
         })
         .collect()
 }
@@ -191,7 +191,7 @@ fn integer(input: &Value, field: &str) -> Option<i64> {
 }
 
 impl AskuiTool {
-    async fn run(&self, input: &Value) -> Result<Result<ToolReply, String>, DriveError> {
+    async fn run(&self, input: &Value) -> Result<Result<ToolOutput, String>, DriveError> {
         let backend = &self.backend;
         match self.kind {
             Kind::MoveMouse => {
@@ -202,7 +202,7 @@ impl AskuiTool {
                     return Ok(Err(format!("({x}, {y}) is off the screen")));
                 };
                 backend.mouse_move(Point { x, y }).await?;
-                Ok(Ok(ToolReply::text(format!(
+                Ok(Ok(ToolOutput::text(format!(
                     "moved the mouse to ({x}, {y})"
                 ))))
             }
@@ -214,7 +214,7 @@ impl AskuiTool {
                 let count = integer(input, "number_of_clicks").unwrap_or(1).clamp(1, 3) as u32;
                 let at = backend.cursor_position().await?;
                 backend.click(at, button, count).await?;
-                Ok(Ok(ToolReply::text(format!("clicked {count} time(s)"))))
+                Ok(Ok(ToolOutput::text(format!("clicked {count} time(s)"))))
             }
             Kind::MouseHoldDown | Kind::MouseRelease => {
                 let button = match button(input) {
@@ -226,7 +226,7 @@ impl AskuiTool {
                 } else {
                     backend.mouse_up(button).await?;
                 }
-                Ok(Ok(ToolReply::text("done")))
+                Ok(Ok(ToolOutput::text("done")))
             }
             Kind::MouseScroll => {
                 let dx = integer(input, "dx").unwrap_or(0);
@@ -246,14 +246,14 @@ impl AskuiTool {
                             .await?;
                     }
                 }
-                Ok(Ok(ToolReply::text(format!("scrolled by ({dx}, {dy})"))))
+                Ok(Ok(ToolOutput::text(format!("scrolled by ({dx}, {dy})"))))
             }
             Kind::Type => {
                 let Some(text) = input.get("text").and_then(Value::as_str) else {
                     return Ok(Err("type needs `text` (a string)".into()));
                 };
                 backend.type_text(text, None).await?;
-                Ok(Ok(ToolReply::text(format!(
+                Ok(Ok(ToolOutput::text(format!(
                     "typed {} characters",
                     text.chars().count()
                 ))))
@@ -275,21 +275,16 @@ impl AskuiTool {
                 combo.push(xdotool_key(key));
                 let combo = combo.join("+");
                 match backend.key(&combo).await {
-                    Ok(()) => Ok(Ok(ToolReply::text(format!("pressed {combo}")))),
+                    Ok(()) => Ok(Ok(ToolOutput::text(format!("pressed {combo}")))),
                     Err(DriveError::InvalidInput(message)) => Ok(Err(message)),
                     Err(error) => Err(error),
                 }
             }
             Kind::Screenshot => {
                 let shot = backend.screenshot().await?;
-                let output = retrace_drive::tool::ToolOutput {
-                    text: None,
+                Ok(Ok(ToolOutput {
                     screenshot: Some(shot),
-                };
-                Ok(Ok(ToolReply {
-                    content: retrace_agent::output_blocks(&output),
-                    is_error: false,
-                    switch_to: None,
+                    ..ToolOutput::default()
                 }))
             }
         }
@@ -297,7 +292,7 @@ impl AskuiTool {
 }
 
 #[async_trait]
-impl AgentTool for AskuiTool {
+impl Tool for AskuiTool {
     fn name(&self) -> &str {
         self.kind.name()
     }
@@ -314,12 +309,12 @@ impl AgentTool for AskuiTool {
         true
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         match self.run(&input).await {
             Ok(Ok(reply)) => Ok(reply),
-            Ok(Err(message)) => Ok(ToolReply::error(message)),
-            Err(DriveError::InvalidInput(message)) => Ok(ToolReply::error(message)),
-            Err(error) => Err(FatalToolError(error.to_string())),
+            Ok(Err(message)) => Err(ToolError::for_model(message)),
+            Err(DriveError::InvalidInput(message)) => Err(ToolError::for_model(message)),
+            Err(error) => Err(ToolError::Fatal(error)),
         }
     }
 }

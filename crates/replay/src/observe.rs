@@ -26,10 +26,10 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolKind;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
+use retrace_drive::tool::ToolSpec;
 use retrace_protocol::computer_actions;
 use retrace_protocol::computer_actions::ActionKind;
 use retrace_protocol::computer_actions::ComputerAction;
@@ -126,7 +126,7 @@ fn has_state(element: &ElementInfo) -> bool {
 /// desktop run, observing the application's accessibility tree: elements only, no URL and
 /// no event listeners).
 pub struct ObservingTool {
-    inner: Arc<dyn AgentTool>,
+    inner: Arc<dyn Tool>,
     elements: ElementProbe,
     probe: Option<PageProbe>,
     observations: Observations,
@@ -144,7 +144,7 @@ impl std::fmt::Debug for ObservingTool {
 
 impl ObservingTool {
     /// Wraps `inner` (the computer tool), observing `probe`'s page into `observations`.
-    pub fn new(inner: Arc<dyn AgentTool>, probe: PageProbe, observations: Observations) -> Self {
+    pub fn new(inner: Arc<dyn Tool>, probe: PageProbe, observations: Observations) -> Self {
         Self {
             inner,
             elements: probe.elements(),
@@ -156,7 +156,7 @@ impl ObservingTool {
     /// Wraps `inner` (the computer tool of a desktop run), observing `elements` (the
     /// application's accessibility tree) into `observations`.
     pub fn desktop(
-        inner: Arc<dyn AgentTool>,
+        inner: Arc<dyn Tool>,
         elements: ElementProbe,
         observations: Observations,
     ) -> Self {
@@ -223,7 +223,7 @@ impl ObservingTool {
 }
 
 #[async_trait]
-impl AgentTool for ObservingTool {
+impl Tool for ObservingTool {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -236,15 +236,15 @@ impl AgentTool for ObservingTool {
         self.inner.input_schema()
     }
 
-    fn kind(&self) -> ToolKind {
-        self.inner.kind()
+    fn spec(&self) -> ToolSpec {
+        self.inner.spec()
     }
 
     fn cacheable(&self) -> bool {
         self.inner.cacheable()
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         let point = retrace_protocol::tool_input::action_point(&input);
         let action = input.get("action").and_then(Value::as_str).unwrap_or("");
         // Only an action that acts on the UI has an effect to observe.
@@ -272,7 +272,7 @@ impl AgentTool for ObservingTool {
             false => None,
         };
         let reply = self.inner.call(input.clone()).await?;
-        if reply.is_error || !observes {
+        if !observes {
             return Ok(reply);
         }
         let page_after = match location {

@@ -18,7 +18,6 @@ use std::time::Instant;
 use retrace_agent::AgentSettings;
 use retrace_agent::AgentSpeaker;
 use retrace_agent::Conversation;
-use retrace_agent::DriveTool;
 use retrace_agent::RunReport;
 use retrace_agent::speaker::Speaker;
 use retrace_agent::speaker::SpeakerContext;
@@ -28,13 +27,13 @@ use retrace_agent::structured::STRUCTURED_SPEAKER;
 use retrace_agent::structured::SchemaDelivery;
 use retrace_agent::structured::StructuredSettings;
 use retrace_agent::structured::StructuredSpeaker;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::params::Template;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::computer::Scaler;
+use retrace_drive::tool::Toolbox;
 use retrace_drive::web::DEFAULT_SESSION;
 use retrace_drive::web::WebCommand;
 use retrace_drive::web::WebExecutor;
@@ -414,7 +413,7 @@ async fn act_computer(
     let observations = Observations::new();
     let probe = PageProbe::new(page.clone(), Some(job.scaler()));
     let mut toolbox = Toolbox::new().with(Arc::new(ObservingTool::new(
-        Arc::new(DriveTool::computer(Arc::new(computer))),
+        Arc::new(computer),
         probe,
         observations.clone(),
     )));

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use retrace_agent::AGENT_SPEAKER;
 use retrace_agent::AgentSettings;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::CacheStore;
+use retrace_drive::tool::Toolbox;
 use retrace_replay::OnMismatch;
 use retrace_replay::ReplaySettings;
 use retrace_replay::ReplaySpeaker;

@@ -13,16 +13,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use retrace_agent::Conversation;
-use retrace_agent::DriveTool;
 use retrace_agent::RunStatus;
 use retrace_agent::script_speaker::ScriptSpeaker;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::ParameterValues;
 use retrace_demo::DemoConfig;
 use retrace_demo::DemoServer;
 use retrace_demo::Latency;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::tool::Toolbox;
 use retrace_protocol::Message;
 use retrace_protocol::computer_actions::names;
 use retrace_protocol::events::Events;
@@ -131,7 +130,7 @@ pub async fn rerecord(chromium: &Path, path: &Path) -> Result<(), RunnerError> {
     })?;
     let observations = Observations::new();
     let toolbox = Toolbox::new().with(Arc::new(ObservingTool::new(
-        Arc::new(DriveTool::computer(Arc::new(computer))),
+        Arc::new(computer),
         PageProbe::new(page, None),
         observations.clone(),
     )));

@@ -15,10 +15,8 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use retrace_agent::DriveTool;
 use retrace_agent::structured::ResolvingWebTool;
 use retrace_agent::structured::executor_on_page;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::CacheStore;
 use retrace_drive::Backend;
 use retrace_drive::BrowserBackend;
@@ -33,6 +31,7 @@ use retrace_drive::chromium::demonstration::PageInput;
 use retrace_drive::chromium::window::fit_window;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::tool::Toolbox;
 use retrace_drive::web::WebExecutorConfig;
 use retrace_protocol::events::DemonstrationEvent;
 use retrace_protocol::events::Event;
@@ -301,7 +300,7 @@ async fn toolbox(
         WebExecutorConfig::default(),
     );
     Ok(Toolbox::new()
-        .with(Arc::new(DriveTool::computer(Arc::new(computer))))
+        .with(Arc::new(computer))
         .with(Arc::new(ResolvingWebTool::new(web))))
 }
 

@@ -19,8 +19,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
-use retrace_agent::DriveTool;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::CacheStore;
 use retrace_drive::Backend;
 use retrace_drive::DriveError;
@@ -28,6 +26,7 @@ use retrace_drive::backend::Point;
 use retrace_drive::chromium::demonstration::Frame;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
+use retrace_drive::tool::Toolbox;
 use retrace_drive::x11::DesktopInput;
 use retrace_drive::x11::InputRecorder;
 use retrace_protocol::events::DemonstrationEvent;
@@ -231,7 +230,7 @@ async fn write(
         tool: "computer",
         message: error.to_string(),
     })?;
-    let toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    let toolbox = Toolbox::new().with(Arc::new(computer));
     let settings = RecordSettings {
         display_size: Some(size),
         viewport: Some(size),

@@ -10,16 +10,15 @@ use std::sync::Arc;
 use retrace_agent::AgentSettings;
 use retrace_agent::AgentSpeaker;
 use retrace_agent::Conversation;
-use retrace_agent::DriveTool;
 use retrace_agent::speaker::Speaker;
 use retrace_agent::speaker::SpeakerContext;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::Toolbox;
 use retrace_drive::Backend;
 use retrace_drive::backend::ElementSource;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::computer::Scaler;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::Toolbox;
 use retrace_llm::VlmProvider;
 use retrace_protocol::Message;
 use retrace_protocol::events::Events;
@@ -115,9 +114,9 @@ async fn converse(
         model: model_size,
         display: size,
     };
-    let computer: Arc<dyn AgentTool> = Arc::new(DriveTool::computer(Arc::new(computer)));
+    let computer: Arc<dyn Tool> = Arc::new(computer);
     let observations = Observations::new();
-    let computer: Arc<dyn AgentTool> = match &elements {
+    let computer: Arc<dyn Tool> = match &elements {
         Some(elements) => Arc::new(ObservingTool::desktop(
             computer,
             ElementProbe::new(elements.clone(), (!scaler.is_identity()).then_some(scaler)),
@@ -265,7 +264,7 @@ async fn replay_with(
         .map(|sizes| sizes.display)
         .unwrap_or_else(|| recommended_model_size(size));
     let computer = computer_tool(backend.clone(), model, false).await?;
-    let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    let mut toolbox = Toolbox::new().with(Arc::new(computer));
     for tool in retrace_replay::askui_tools::askui_tools(backend.clone()) {
         toolbox.add(tool);
     }

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use retrace_agent::RunReport;
 use retrace_agent::RunStatus;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::export_askui;
+use retrace_drive::tool::Toolbox;
 use retrace_protocol::Message;
 use retrace_protocol::Role;
 use retrace_protocol::events::Event;

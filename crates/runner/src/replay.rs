@@ -12,17 +12,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use retrace_agent::Conversation;
-use retrace_agent::DriveTool;
 use retrace_agent::speaker::SpeakerContext;
 use retrace_agent::structured::ResolvingWebTool;
 use retrace_agent::structured::executor_on_page;
-use retrace_agent::tool::Toolbox;
 use retrace_drive::Backend;
 use retrace_drive::chromium::ChromiumBrowser;
 use retrace_drive::chromium::ChromiumPage;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::computer::Scaler;
+use retrace_drive::tool::Toolbox;
 use retrace_drive::web::WebExecutorConfig;
 use retrace_protocol::Message;
 use retrace_protocol::events::Event;
@@ -424,7 +423,7 @@ async fn replay_tools(
         tool: "computer",
         message: error.to_string(),
     })?;
-    let mut toolbox = Toolbox::new().with(Arc::new(DriveTool::computer(Arc::new(computer))));
+    let mut toolbox = Toolbox::new().with(Arc::new(computer));
     for tool in retrace_replay::askui_tools::askui_tools(backend) {
         toolbox.add(tool);
     }

@@ -23,10 +23,10 @@ use serde_json::json;
 use super::*;
 use crate::Conversation;
 use crate::RunStatus;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
-use crate::tool::Toolbox;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
+use retrace_drive::tool::Toolbox;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::MemorySink;
@@ -108,7 +108,7 @@ struct RecordingWebTool {
 }
 
 #[async_trait]
-impl AgentTool for RecordingWebTool {
+impl Tool for RecordingWebTool {
     fn name(&self) -> &str {
         retrace_protocol::tool_names::WEB_EXECUTOR
     }
@@ -121,14 +121,14 @@ impl AgentTool for RecordingWebTool {
     fn cacheable(&self) -> bool {
         true
     }
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         self.calls.lock().unwrap().push(input.clone());
         if input.pointer("/parameters/selector") == Some(&json!("#missing")) {
-            return Ok(ToolReply::error(
+            return Err(ToolError::for_model(
                 "CLICK_ELEMENT: no element matches `#missing`",
             ));
         }
-        Ok(ToolReply::text(format!("did {}", input["action"])))
+        Ok(ToolOutput::text(format!("did {}", input["action"])))
     }
 }
 

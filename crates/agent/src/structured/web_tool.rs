@@ -18,16 +18,13 @@ use retrace_schema::SessionState;
 use retrace_schema::to_executor_command;
 use serde_json::Value;
 
-use crate::DriveTool;
-use crate::tool::AgentTool;
-use crate::tool::FatalToolError;
-use crate::tool::ToolReply;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// The `web_executor` tool with `${variable}` resolution; see the module docs.
 pub struct ResolvingWebTool {
     executor: Arc<WebExecutor>,
-    inner: Arc<WebExecutorTool>,
-    adapter: DriveTool,
+    inner: WebExecutorTool,
 }
 
 impl std::fmt::Debug for ResolvingWebTool {
@@ -42,12 +39,8 @@ impl std::fmt::Debug for ResolvingWebTool {
 impl ResolvingWebTool {
     /// The tool over `executor`.
     pub fn new(executor: Arc<WebExecutor>) -> Self {
-        let inner = Arc::new(WebExecutorTool::new(executor.clone()));
-        Self {
-            adapter: DriveTool::custom(inner.clone()),
-            executor,
-            inner,
-        }
+        let inner = WebExecutorTool::new(executor.clone());
+        Self { executor, inner }
     }
 
     /// The executor behind the tool.
@@ -63,7 +56,7 @@ fn is_page_command(action: &str) -> bool {
 }
 
 #[async_trait]
-impl AgentTool for ResolvingWebTool {
+impl Tool for ResolvingWebTool {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -80,14 +73,14 @@ impl AgentTool for ResolvingWebTool {
         true
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         let action = input
             .get("action")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
         if !is_page_command(&action) {
-            return self.adapter.call(input).await;
+            return self.inner.call(input).await;
         }
         let explicit = input
             .get("sessionId")
@@ -105,11 +98,11 @@ impl AgentTool for ResolvingWebTool {
         };
         let command = match to_executor_command(&input, state) {
             Ok(command) => command,
-            Err(error) => return Ok(ToolReply::error(format!("{action}: {error}"))),
+            Err(error) => return Err(ToolError::for_model(format!("{action}: {error}"))),
         };
         let mut resolved = match serde_json::to_value(&command) {
             Ok(value) => value,
-            Err(error) => return Ok(ToolReply::error(format!("{action}: {error}"))),
+            Err(error) => return Err(ToolError::for_model(format!("{action}: {error}"))),
         };
         // Without an explicit session the default one is meant, which the executor opens
         // on first use; naming it would make the executor insist it is already open.
@@ -118,7 +111,7 @@ impl AgentTool for ResolvingWebTool {
         {
             object.remove("sessionId");
         }
-        self.adapter.call(resolved).await
+        self.inner.call(resolved).await
     }
 }
 
@@ -152,25 +145,24 @@ mod tests {
     #[tokio::test]
     async fn unknown_references_and_refused_urls_are_errors_the_model_reads() {
         let tool = tool();
-        let reply = tool
+        let error = tool
             .call(json!({"action": "INPUT_TEXT", "parameters": {"selector": "#q", "text": "${nobody}"}}))
             .await
-            .unwrap();
-        assert!(reply.is_error);
-        let text = reply.text_content();
+            .unwrap_err();
+        let ToolError::ForModel(text) = error else {
+            panic!("expected an error for the model, got {error:?}");
+        };
         assert!(text.starts_with("INPUT_TEXT: "), "{text}");
         assert!(text.contains("nobody"), "{text}");
 
-        let reply = tool
+        let error = tool
             .call(json!({"action": "OPEN_PAGE", "parameters": {"url": "javascript:alert(1)"}}))
             .await
-            .unwrap();
-        assert!(reply.is_error);
-        assert!(
-            reply.text_content().contains("javascript"),
-            "{}",
-            reply.text_content()
-        );
+            .unwrap_err();
+        let ToolError::ForModel(text) = error else {
+            panic!("expected an error for the model, got {error:?}");
+        };
+        assert!(text.contains("javascript"), "{text}");
     }
 
     #[tokio::test]
@@ -179,7 +171,6 @@ mod tests {
         assert_eq!(tool.name(), retrace_protocol::tool_names::WEB_EXECUTOR);
         assert!(tool.cacheable());
         let reply = tool.call(json!({"action": "LIST_SESSIONS"})).await.unwrap();
-        assert!(!reply.is_error, "{}", reply.text_content());
-        assert_eq!(reply.text_content(), r#"{"sessions":[]}"#);
+        assert_eq!(reply.text.as_deref(), Some(r#"{"sessions":[]}"#));
     }
 }

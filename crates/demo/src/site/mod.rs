@@ -56,12 +56,12 @@ pub use variant::VariantParseError;
 pub use variant::seeded_change;
 pub use variant::seeded_change_box;
 
+use crate::app_state::AppState;
 use crate::page_options::QueryError;
-use crate::server::AppState;
-use crate::server::delay;
-use crate::server::html_page;
-use crate::server::redirect;
-use crate::server::with_latency;
+use crate::responses::delay;
+use crate::responses::html_page;
+use crate::responses::redirect;
+use crate::responses::with_latency;
 
 /// The site's routes (state attached by the caller).
 pub(crate) fn routes() -> Router<AppState> {

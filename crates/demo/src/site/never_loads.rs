@@ -14,7 +14,7 @@ use axum::response::Response;
 use futures::StreamExt;
 use tokio::sync::watch;
 
-use crate::server::wait_for_stop;
+use crate::app_state::wait_for_stop;
 
 /// Where the sent part ends: right after the site header.
 const SENT_UNTIL: &str = "</header>";

@@ -32,6 +32,7 @@ use crate::error::DriveError;
 use crate::tool::Tool;
 use crate::tool::ToolError;
 use crate::tool::ToolOutput;
+use crate::tool::ToolSpec;
 
 /// How the computer tool behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,8 +273,8 @@ impl ComputerTool {
             })
         })?;
         Ok(ToolOutput {
-            text: None,
             screenshot: Some(shot),
+            ..ToolOutput::default()
         })
     }
 }
@@ -330,6 +331,7 @@ impl ComputerTool {
                 from.0, from.1, to.0, to.1
             )),
             screenshot: Some(crate::backend::Screenshot { png, width, height }),
+            switch_to: None,
         })
     }
 }
@@ -358,6 +360,12 @@ impl Tool for ComputerTool {
 
     fn cacheable(&self) -> bool {
         true
+    }
+
+    /// Offered as the computer-use tool at the size the model sees.
+    fn spec(&self) -> ToolSpec {
+        let (width, height) = self.model_size();
+        ToolSpec::computer(width, height)
     }
 
     async fn call(&self, input: serde_json::Value) -> Result<ToolOutput, ToolError> {

@@ -4,8 +4,8 @@ use pretty_assertions::assert_eq;
 use retrace_drive::computer::ComputerTool;
 use retrace_drive::computer::ComputerToolConfig;
 use retrace_drive::tool::Tool;
-use retrace_drive::tool::ToolCollection;
-use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolSpec;
+use retrace_drive::tool::Toolbox;
 
 use crate::common;
 
@@ -20,29 +20,25 @@ async fn all_tools() -> (retrace_drive::chromium::ChromiumBrowser, Vec<Arc<dyn T
 }
 
 #[tokio::test]
-async fn tool_names_are_unique_and_every_schema_is_valid_json_schema() {
+async fn every_schema_is_valid_json_schema_and_the_computer_is_offered_as_computer_use() {
     retrace_test_support::require!(Chromium);
     let (_browser, tools) = all_tools().await;
-    let collection = ToolCollection::new(tools.clone()).unwrap();
-    let mut names = collection.names();
-    names.sort_unstable();
-    names.dedup();
-    assert_eq!(names.len(), tools.len());
-    for spec in collection.specs() {
+    let toolbox = tools
+        .iter()
+        .fold(Toolbox::new(), |toolbox, tool| toolbox.with(tool.clone()));
+    for tool in toolbox.iter() {
         assert!(
-            jsonschema::meta::is_valid(&spec.input_schema),
+            jsonschema::meta::is_valid(&tool.input_schema()),
             "the schema of `{}` is not valid JSON Schema",
-            spec.name
+            tool.name()
         );
-        assert!(!spec.description.is_empty());
+        assert!(!tool.description().is_empty());
     }
-    assert_eq!(
-        collection.names(),
-        vec![retrace_protocol::tool_names::COMPUTER]
-    );
+    assert_eq!(toolbox.names(), retrace_protocol::tool_names::COMPUTER);
+    assert_eq!(toolbox.specs(), vec![ToolSpec::computer(640, 480)]);
 
-    let duplicate = ToolCollection::new(vec![tools[0].clone(), tools[0].clone()]).unwrap_err();
-    assert!(duplicate.to_string().contains("`computer`"), "{duplicate}");
+    let twice = toolbox.with(tools[0].clone());
+    assert_eq!(twice.names(), retrace_protocol::tool_names::COMPUTER);
 }
 
 #[tokio::test]
@@ -60,25 +56,15 @@ async fn the_computer_schema_accepts_real_actions_and_rejects_unknown_ones() {
 }
 
 #[tokio::test]
-async fn an_unknown_tool_name_is_an_error_listing_the_valid_names() {
+async fn the_toolbox_finds_tools_by_name_and_nothing_else() {
     retrace_test_support::require!(Chromium);
     let (_browser, tools) = all_tools().await;
-    let collection = ToolCollection::new(tools).unwrap();
-    let error = collection
-        .call("browser", serde_json::json!({}))
-        .await
-        .unwrap_err();
-    match error {
-        ToolError::ForModel(message) => {
-            assert_eq!(
-                message,
-                "there is no tool named `browser`; the tools are: computer"
-            );
-        }
-        other => panic!("expected ForModel, got {other:?}"),
-    }
-    let output = collection
-        .call("computer", serde_json::json!({"action": "screenshot"}))
+    let toolbox = Toolbox::new().with(tools[0].clone());
+    assert!(toolbox.get("browser").is_none());
+    let output = toolbox
+        .get("computer")
+        .unwrap()
+        .call(serde_json::json!({"action": "screenshot"}))
         .await
         .unwrap();
     assert_eq!(output.screenshot.map(|s| s.width), Some(640));

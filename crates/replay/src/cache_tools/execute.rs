@@ -18,10 +18,10 @@ use super::file_input::file_property;
 use crate::request::ReplayRequest;
 use crate::speaker::CACHE_EXECUTOR;
 use retrace_agent::speaker::SpeakerContext;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::SwitchRequest;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::SwitchRequest;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// Checks a replay request (the file exists inside the cache directory, is valid, every
 /// parameter has a value, the start step exists) and hands the conversation to the replay
@@ -70,7 +70,7 @@ fn parameter_values(input: &Value) -> Result<Map<String, Value>, String> {
 }
 
 #[async_trait]
-impl AgentTool for ExecuteCachedTrajectoryTool {
+impl Tool for ExecuteCachedTrajectoryTool {
     fn name(&self) -> &str {
         EXECUTE_CACHED_TRAJECTORY
     }
@@ -107,21 +107,21 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
         false
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         let name = match file_name(&input) {
             Ok(name) => name,
-            Err(message) => return Ok(ToolReply::error(message)),
+            Err(message) => return Err(ToolError::for_model(message)),
         };
         let path = match self.store.resolve(name) {
             Ok(path) => path,
-            Err(error) => return Ok(ToolReply::error(error.to_string())),
+            Err(error) => return Err(ToolError::for_model(error.to_string())),
         };
         let file = match self.store.read(name) {
             Ok(file) => file,
-            Err(error) => return Ok(ToolReply::error(error.to_string())),
+            Err(error) => return Err(ToolError::for_model(error.to_string())),
         };
         if !file.metadata.is_valid {
-            return Ok(ToolReply::error(format!(
+            return Err(ToolError::for_model(format!(
                 "trajectory {name} is invalidated ({}); do not replay it, do the task yourself",
                 file.metadata
                     .invalidation_reason
@@ -131,14 +131,14 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
         }
         let values = match parameter_values(&input) {
             Ok(values) => values,
-            Err(message) => return Ok(ToolReply::error(message)),
+            Err(message) => return Err(ToolError::for_model(message)),
         };
         let start = match input.get("start_from_step_index") {
             None | Some(Value::Null) => 0,
             Some(value) => match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
                 Some(n) if n < file.trajectory.len() => n,
                 _ => {
-                    return Ok(ToolReply::error(format!(
+                    return Err(ToolError::for_model(format!(
                         "`start_from_step_index` must be an integer from 0 to {} (trajectory {name} has {} steps)",
                         file.trajectory.len().saturating_sub(1),
                         file.trajectory.len()
@@ -153,12 +153,12 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
         match substitute_trajectory(&file.trajectory, &typed) {
             Ok(_) => {}
             Err(CacheError::MissingParameters { names }) => {
-                return Ok(ToolReply::error(format!(
+                return Err(ToolError::for_model(format!(
                     "trajectory {name} needs values for these parameters: {}; pass them in parameter_values",
                     names.join(", ")
                 )));
             }
-            Err(error) => return Ok(ToolReply::error(format!("trajectory {name}: {error}"))),
+            Err(error) => return Err(ToolError::for_model(format!("trajectory {name}: {error}"))),
         }
         let names = if values.is_empty() {
             "no parameters".to_owned()
@@ -168,7 +168,7 @@ impl AgentTool for ExecuteCachedTrajectoryTool {
                 values.keys().cloned().collect::<Vec<_>>().join(", ")
             )
         };
-        let mut reply = ToolReply::text(format!(
+        let mut reply = ToolOutput::text(format!(
             "Replaying {name} from step {start} of {} with {names}. The cache executor takes over now; \
              when it hands back, check the screen and call verify_cache_execution.",
             file.trajectory.len()

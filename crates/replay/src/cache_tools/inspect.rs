@@ -11,9 +11,9 @@ use serde_json::json;
 use super::file_input::FILE_KEY;
 use super::file_input::file_name;
 use super::file_input::file_property;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// Shows one cache file's metadata (attempts, failures, validity) and parameters.
 #[derive(Debug, Clone)]
@@ -29,7 +29,7 @@ impl InspectCacheMetadataTool {
 }
 
 #[async_trait]
-impl AgentTool for InspectCacheMetadataTool {
+impl Tool for InspectCacheMetadataTool {
     fn name(&self) -> &str {
         INSPECT_CACHE_METADATA
     }
@@ -52,14 +52,14 @@ impl AgentTool for InspectCacheMetadataTool {
         false
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         let name = match file_name(&input) {
             Ok(name) => name,
-            Err(message) => return Ok(ToolReply::error(message)),
+            Err(message) => return Err(ToolError::for_model(message)),
         };
         let file = match self.store.read(name) {
             Ok(file) => file,
-            Err(error) => return Ok(ToolReply::error(error.to_string())),
+            Err(error) => return Err(ToolError::for_model(error.to_string())),
         };
         let report = json!({
             "trajectory_file": name,
@@ -67,7 +67,7 @@ impl AgentTool for InspectCacheMetadataTool {
             "cache_parameters": file.cache_parameters,
             "metadata": file.metadata,
         });
-        Ok(ToolReply::text(
+        Ok(ToolOutput::text(
             serde_json::to_string_pretty(&report).unwrap_or_else(|_| report.to_string()),
         ))
     }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use retrace_cache::CacheStore;
 
 use crate::ledger::ReplayLedger;
-use retrace_agent::tool::AgentTool;
+use retrace_drive::tool::Tool;
 
 mod execute;
 mod file_input;
@@ -41,11 +41,11 @@ verify_cache_execution with success true or false and a short note on what you s
 screen. To resume a replay after doing one step yourself, call execute_cached_executions_tool \
 again with start_from_step_index set to the next step.";
 
-/// All cache tools over `store`, ready to add to a [`retrace_agent::tool::Toolbox`]. `ledger` is the
+/// All cache tools over `store`, ready to add to a [`retrace_drive::tool::Toolbox`]. `ledger` is the
 /// one the run's cache executor notes completed replays in (see
 /// [`crate::ReplaySpeaker::with_ledger`]), so that verifying a replay does
 /// not count it twice.
-pub fn cache_tools(store: Arc<CacheStore>, ledger: Arc<ReplayLedger>) -> Vec<Arc<dyn AgentTool>> {
+pub fn cache_tools(store: Arc<CacheStore>, ledger: Arc<ReplayLedger>) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(RetrieveTrajectoriesTool::new(Arc::clone(&store))),
         Arc::new(InspectCacheMetadataTool::new(Arc::clone(&store))),

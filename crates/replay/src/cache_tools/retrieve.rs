@@ -10,9 +10,9 @@ use retrace_protocol::tool_names::RETRIEVE_TRAJECTORIES;
 use serde_json::Value;
 use serde_json::json;
 
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// Lists the cache files: goal, parameters, validity, step count, last run and last passed run of
 /// each. Invalidated files are hidden unless `include_invalid` is true.
@@ -71,7 +71,7 @@ pub(crate) fn describe(name: &str, file: &CacheFile) -> String {
 }
 
 #[async_trait]
-impl AgentTool for RetrieveTrajectoriesTool {
+impl Tool for RetrieveTrajectoriesTool {
     fn name(&self) -> &str {
         RETRIEVE_TRAJECTORIES
     }
@@ -96,16 +96,20 @@ impl AgentTool for RetrieveTrajectoriesTool {
         false
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         let include_invalid = match input.get("include_invalid") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(flag)) => *flag,
-            Some(_) => return Ok(ToolReply::error("`include_invalid` must be true or false")),
+            Some(_) => {
+                return Err(ToolError::for_model(
+                    "`include_invalid` must be true or false",
+                ));
+            }
         };
         let listing = match self.store.list(include_invalid) {
             Ok(listing) => listing,
             Err(error) => {
-                return Ok(ToolReply::error(format!(
+                return Err(ToolError::for_model(format!(
                     "cannot list the trajectories: {error}"
                 )));
             }
@@ -129,6 +133,6 @@ impl AgentTool for RetrieveTrajectoriesTool {
         for problem in &listing.problems {
             text.push_str(&format!("\nUnreadable: {problem}"));
         }
-        Ok(ToolReply::text(text))
+        Ok(ToolOutput::text(text))
     }
 }

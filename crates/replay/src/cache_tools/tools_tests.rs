@@ -12,7 +12,7 @@ use serde_json::json;
 use super::*;
 use crate::ledger::ReplayLedger;
 use crate::speaker::CACHE_EXECUTOR;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::ToolError;
 
 const EXAMPLES: [&str; 5] = [
     "legacy_v0_24_bare_list",
@@ -33,15 +33,41 @@ fn example_store() -> (tempfile::TempDir, Arc<CacheStore>) {
     (dir, store)
 }
 
-fn tool(store: &Arc<CacheStore>, name: &str) -> Arc<dyn AgentTool> {
+fn tool(store: &Arc<CacheStore>, name: &str) -> Arc<dyn Tool> {
     cache_tools(Arc::clone(store), ReplayLedger::new())
         .into_iter()
         .find(|tool| tool.name() == name)
         .unwrap()
 }
 
-async fn call(store: &Arc<CacheStore>, name: &str, input: Value) -> ToolReply {
-    tool(store, name).call(input).await.unwrap()
+/// A call's result as the conversation puts it in the history: text, whether it failed, and
+/// the speaker it hands over to.
+struct Reply {
+    text: String,
+    is_error: bool,
+    switch_to: Option<retrace_drive::tool::SwitchRequest>,
+}
+
+impl Reply {
+    fn text_content(&self) -> String {
+        self.text.clone()
+    }
+}
+
+async fn call(store: &Arc<CacheStore>, name: &str, input: Value) -> Reply {
+    match tool(store, name).call(input).await {
+        Ok(output) => Reply {
+            text: output.text.unwrap_or_default(),
+            is_error: false,
+            switch_to: output.switch_to,
+        },
+        Err(ToolError::ForModel(text)) => Reply {
+            text,
+            is_error: true,
+            switch_to: None,
+        },
+        Err(error) => panic!("a cache tool failed fatally: {error}"),
+    }
 }
 
 #[test]
@@ -316,7 +342,7 @@ async fn a_verdict_on_a_replay_already_counted_counts_no_second_attempt() {
         .call(json!({"trajectory_file": name, "success": true}))
         .await
         .unwrap();
-    assert!(!reply.is_error, "{}", reply.text_content());
+    assert!(reply.text.is_some());
     let after = store.read(name).unwrap();
     assert_eq!(
         after.metadata.execution_attempts,
@@ -332,7 +358,7 @@ async fn a_verdict_on_a_replay_already_counted_counts_no_second_attempt() {
         .call(json!({"trajectory_file": name, "success": false, "notes": "no report shown"}))
         .await
         .unwrap();
-    assert!(!reply.is_error, "{}", reply.text_content());
+    assert!(reply.text.is_some());
     let after = store.read(name).unwrap();
     assert_eq!(
         after.metadata.execution_attempts,

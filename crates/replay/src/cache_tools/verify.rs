@@ -17,9 +17,9 @@ use super::file_input::FILE_KEY;
 use super::file_input::file_name;
 use super::file_input::file_property;
 use crate::ledger::ReplayLedger;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// The metadata field holding the last verdict: `{timestamp, success, notes}`.
 pub use retrace_cache::fields::LAST_VERIFICATION as VERIFICATION_FIELD;
@@ -74,7 +74,7 @@ impl VerifyCacheExecutionTool {
 }
 
 #[async_trait]
-impl AgentTool for VerifyCacheExecutionTool {
+impl Tool for VerifyCacheExecutionTool {
     fn name(&self) -> &str {
         VERIFY_CACHE_EXECUTION
     }
@@ -102,18 +102,20 @@ impl AgentTool for VerifyCacheExecutionTool {
         false
     }
 
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         let name = match file_name(&input) {
             Ok(name) => name,
-            Err(message) => return Ok(ToolReply::error(message)),
+            Err(message) => return Err(ToolError::for_model(message)),
         };
         let Some(success) = input.get("success").and_then(Value::as_bool) else {
-            return Ok(ToolReply::error("`success` (true or false) is required"));
+            return Err(ToolError::for_model(
+                "`success` (true or false) is required",
+            ));
         };
         let notes: Option<String> = match input.get("notes") {
             None | Some(Value::Null) => None,
             Some(Value::String(text)) => Some(text.chars().take(MAX_NOTES).collect()),
-            Some(_) => return Ok(ToolReply::error("`notes` must be a string")),
+            Some(_) => return Err(ToolError::for_model("`notes` must be a string")),
         };
         let now = jiff::Timestamp::now();
         let counted = match (&self.ledger, self.store.resolve(name)) {
@@ -149,7 +151,7 @@ impl AgentTool for VerifyCacheExecutionTool {
         });
         let (attempts, valid, old_reason, new_reason) = match result {
             Ok(outcome) => outcome,
-            Err(error) => return Ok(ToolReply::error(error.to_string())),
+            Err(error) => return Err(ToolError::for_model(error.to_string())),
         };
         let verdict = if success {
             "a successful"
@@ -164,7 +166,7 @@ impl AgentTool for VerifyCacheExecutionTool {
                 old_reason.as_deref().unwrap_or("no reason given")
             ),
         };
-        Ok(ToolReply::text(format!(
+        Ok(ToolOutput::text(format!(
             "Recorded {verdict} replay of {name} (attempt {attempts}){}. {state}",
             if notes.is_some() {
                 " with your notes"

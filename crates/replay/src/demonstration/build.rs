@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use base64::Engine;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::CacheFile;
 use retrace_cache::fields;
 use retrace_drive::chromium::demonstration::Frame;
+use retrace_drive::tool::Toolbox;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
 use retrace_protocol::ToolResultBlock;
@@ -18,8 +18,8 @@ use retrace_protocol::ToolUseBlock;
 use retrace_protocol::Usage;
 use serde_json::Value;
 
-use super::DemonstratedStep;
 use super::secrets;
+use super::step::DemonstratedStep;
 use crate::observe::Observation;
 use crate::observe::Observations;
 use crate::recorder::RecordError;

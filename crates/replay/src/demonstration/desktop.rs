@@ -19,10 +19,10 @@ use retrace_drive::x11::DesktopInput;
 use retrace_protocol::computer_actions::names;
 use serde_json::json;
 
-use super::DemonstratedStep;
 use super::Noted;
 use super::keys::Chord;
 use super::near;
+use super::step::DemonstratedStep;
 
 /// The longest pause between two clicks of one double click (X toolkits' usual setting).
 pub const MULTI_CLICK: Duration = Duration::from_millis(500);

@@ -10,9 +10,9 @@ use retrace_protocol::tool_names;
 use serde_json::Value;
 use serde_json::json;
 
-use super::DemonstratedStep;
 use super::Demonstration;
 use super::Noted;
+use super::step::DemonstratedStep;
 use crate::checks::navigation::PageLocation;
 
 /// The keys that put the focus in the address bar, in xdotool's names.

@@ -8,7 +8,7 @@
 use retrace_protocol::dialog::Dialog;
 use retrace_protocol::element::ElementInfo;
 
-use super::DemonstratedStep;
+use super::step::DemonstratedStep;
 use crate::recorder::is_parameter_name;
 
 /// Whether text typed into `field` is a secret: a password field, or one whose label or

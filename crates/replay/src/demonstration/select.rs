@@ -13,9 +13,9 @@ use retrace_protocol::computer_actions::names;
 use retrace_protocol::element::ElementInfo;
 use serde_json::json;
 
-use super::DemonstratedStep;
 use super::Demonstration;
 use super::Noted;
+use super::step::DemonstratedStep;
 
 impl Demonstration {
     /// Folds in the choice of `label` in the dropdown `element` (centred at `centre`).

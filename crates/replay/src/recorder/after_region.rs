@@ -12,12 +12,15 @@
 //! (which a reader that does not know the new field would check at the action point). With
 //! no content that near, the step records no after-action hash (and says so): no blank region
 //! is ever a step's check.
+//!
+//! [`region_hash_at`] is the one hash of a step's region, before and after.
 
 use retrace_vision::Image;
 use retrace_vision::ImageHash;
+use retrace_vision::Method;
+use retrace_vision::VisionError;
 
-use super::RecordSettings;
-use super::region_hash_at;
+use super::settings::RecordSettings;
 
 /// How far the re-centred region may be from the point, in region sizes.
 pub const SEARCH_REGIONS: i64 = 2;
@@ -73,4 +76,17 @@ pub(super) fn after_region(
         let changed = u64::from(after.distance(&hash(before, centre)?).ok()?);
         (changed * 64 > CHANGED_BITS * after.bits().len() as u64).then_some((after, Some(centre)))
     })
+}
+
+/// The hash of the `region_size` square around `point` in `image`: what a step stores as
+/// `visual_representation` (and `_after`), and what `retrace approve` stores again.
+pub fn region_hash_at(
+    image: &Image,
+    point: (i64, i64),
+    method: Method,
+    region_size: u32,
+    hash_size: u32,
+) -> Result<ImageHash, VisionError> {
+    let region = retrace_vision::action_region(point, region_size, image.width(), image.height());
+    retrace_vision::region_hash(image, region, method, hash_size)
 }

@@ -6,7 +6,7 @@
 //! before acting, and the same region in the screenshot the action itself returned (the
 //! after-action hash, `visual_representation_after`), then replaces parameter values by
 //! `{{name}}` placeholders. [`record`] and [`record_repaired`] write the result to a
-//! [`CacheStore`].
+//! [`retrace_cache::CacheStore`].
 //!
 //! The before-screenshot is askui's: the first image inside a tool_result of the latest user
 //! message, before the step's assistant message, that has one; steps of one assistant
@@ -17,13 +17,10 @@
 //! [`identify_parameters`](crate::recorder::identify_parameters).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use base64::Engine;
-use retrace_cache::CacheError;
 use retrace_cache::CacheFile;
 use retrace_cache::CacheMetadata;
-use retrace_cache::CacheStore;
 use retrace_cache::ParameterValues;
 use retrace_cache::VisualValidation;
 use retrace_cache::fields;
@@ -37,21 +34,20 @@ use retrace_protocol::tool_input;
 use retrace_protocol::tool_names;
 use retrace_vision::Image;
 use retrace_vision::ImageHash;
-use retrace_vision::Method;
-use retrace_vision::VisionError;
 use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
-use retrace_agent::tool::Toolbox;
+use retrace_drive::tool::Toolbox;
 
 use crate::observe::Observation;
 use crate::observe::ObservationQueue;
-use crate::observe::Observations;
 
 mod after_region;
+mod error;
 mod params;
 mod screens;
+mod settings;
 mod write;
 
 use screens::ScreenKey;
@@ -59,141 +55,21 @@ use screens::Screens;
 use screens::first_screenshot;
 use screens::result_screenshots;
 
+pub use after_region::region_hash_at;
+pub use error::RecordError;
 pub use params::Identification;
 pub use params::IdentifiedParameter;
 pub use params::add_parameters;
+pub use params::default_description;
 pub use params::identify_parameters;
 pub use params::is_parameter_name;
 pub use params::parameterize_value;
+pub use settings::DEFAULT_CACHE_DIR;
+pub use settings::RecordSettings;
 pub use write::RepairedRecord;
 pub use write::record;
 pub use write::record_repaired;
 pub use write::record_replacing;
-
-/// The default cache directory.
-pub const DEFAULT_CACHE_DIR: &str = ".retrace_cache";
-
-/// How a run is recorded.
-#[derive(Debug, Clone)]
-pub struct RecordSettings {
-    /// The hash of each action region (pHash by default, as askui).
-    pub method: Method,
-    /// The side of the square hashed around each action point, in pixels (100).
-    pub region_size: u32,
-    /// Hash size (8: 64-bit hashes, 16 hex digits).
-    pub hash_size: u32,
-    /// Preset parameter values (`--param name=value`): replaced by `{{name}}` in the inputs.
-    /// Values may be secrets; they are never written.
-    pub parameters: ParameterValues,
-    /// Descriptions for parameters; `Parameter for <name>` (askui's) when missing.
-    pub parameter_descriptions: BTreeMap<String, String>,
-    /// Where cache files go.
-    pub cache_dir: PathBuf,
-    /// The file name; a generated one (`cached_trajectory_<time>.json`) when `None`.
-    pub file_name: Option<String>,
-    /// The screen size of the run (the model's); the first screenshot's size when `None`.
-    pub display_size: Option<(u32, u32)>,
-    /// The browser viewport, stored (`metadata.viewport`) when it differs from the display
-    /// size, so a replay opens the same viewport and scales as the recording did.
-    pub viewport: Option<(u32, u32)>,
-    /// Whether replays should check the hashes (`visual_validation.enabled`).
-    pub visual_validation: bool,
-    /// Keep calls of [`tool_names::CONTROL_TOOLS`] in the trajectory (with empty inputs), as askui does.
-    pub keep_control_tools: bool,
-    /// What the page said about each action while the run was recorded (browser runs, see
-    /// [`crate::observe`]): stored beside each step's hashes for replay's semantic checks.
-    pub observations: Observations,
-    /// The desktop target the run was on (`metadata.target`, see
-    /// [`retrace_cache::fields::TARGET`]); `None` for a browser run.
-    pub target: Option<Value>,
-    /// Store the crop of each hashed region (`visual_crop`, a small PNG) so reports show
-    /// what was expected on any machine. Off for regions that may show sensitive text.
-    pub store_crops: bool,
-}
-
-impl Default for RecordSettings {
-    fn default() -> Self {
-        Self {
-            method: Method::Phash,
-            region_size: 100,
-            hash_size: 8,
-            parameters: ParameterValues::new(),
-            parameter_descriptions: BTreeMap::new(),
-            cache_dir: PathBuf::from(DEFAULT_CACHE_DIR),
-            file_name: None,
-            display_size: None,
-            viewport: None,
-            target: None,
-            visual_validation: true,
-            keep_control_tools: false,
-            observations: Observations::new(),
-            store_crops: true,
-        }
-    }
-}
-
-impl RecordSettings {
-    /// The store over [`RecordSettings::cache_dir`].
-    pub fn store(&self) -> CacheStore {
-        CacheStore::new(&self.cache_dir)
-    }
-}
-
-/// Why a recording could not be made or written.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    /// The history holds no tool call to record.
-    #[error("nothing to record: the run made no tool calls")]
-    Empty,
-    /// A screenshot in the history is not a readable PNG.
-    #[error(
-        "step {step} (tool_use {id}): the screenshot in history message {message} cannot be decoded: {source}"
-    )]
-    Screenshot {
-        /// Trajectory index of the step that needed it.
-        step: usize,
-        /// The step's tool_use id.
-        id: String,
-        /// Index of the history message holding the screenshot.
-        message: usize,
-        /// What the decoder said.
-        #[source]
-        source: VisionError,
-    },
-    /// A region could not be hashed.
-    #[error("step {step} (tool_use {id}): cannot hash the region around ({x}, {y}): {source}")]
-    Hash {
-        /// Trajectory index.
-        step: usize,
-        /// The step's tool_use id.
-        id: String,
-        /// Action point x.
-        x: i64,
-        /// Action point y.
-        y: i64,
-        /// What went wrong.
-        #[source]
-        source: VisionError,
-    },
-    /// Reading or writing the cache failed.
-    #[error(transparent)]
-    Cache(#[from] CacheError),
-    /// The recording a repaired one replaces could not be kept.
-    #[error("{}: cannot keep the previous recording: {source}", path.display())]
-    KeepPrevious {
-        /// Where the copy was to go.
-        path: PathBuf,
-        /// What the file system said.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The parameter-identification model call failed.
-    #[error("parameter identification: model call failed: {0}")]
-    Model(#[from] retrace_llm::VlmError),
-    /// The model's parameter list could not be read at all.
-    #[error("parameter identification: {0}")]
-    Identify(String),
-}
 
 /// The cache file for a finished run.
 ///
@@ -407,19 +283,6 @@ fn described_parameters(
         .collect()
 }
 
-/// The hash of the `region_size` square around `point` in `image`: what a step stores as
-/// `visual_representation` (and `_after`), and what `retrace approve` stores again.
-pub fn region_hash_at(
-    image: &Image,
-    point: (i64, i64),
-    method: Method,
-    region_size: u32,
-    hash_size: u32,
-) -> Result<ImageHash, VisionError> {
-    let region = retrace_vision::action_region(point, region_size, image.width(), image.height());
-    retrace_vision::region_hash(image, region, method, hash_size)
-}
-
 /// The same square as a base64 PNG: what a step stores as `visual_crop`; `None` when it
 /// cannot be encoded.
 pub fn crop_text(image: &Image, point: (i64, i64), region_size: u32) -> Option<String> {
@@ -502,11 +365,6 @@ fn not_executed_calls(history: &[Message]) -> std::collections::HashSet<&str> {
 /// unparsable hash is not called flat (the file check reports it on its own).
 pub fn is_flat_hash(hash: &str) -> bool {
     retrace_vision::ImageHash::from_hex(hash).is_ok_and(|hash| hash.is_flat())
-}
-
-/// askui's description of a parameter: `Parameter for <name>`.
-pub fn default_description(name: &str) -> String {
-    format!("Parameter for {name}")
 }
 
 /// The (name, value) pairs of preset values. `ParameterValues` keeps values private, so each

@@ -24,8 +24,7 @@ use retrace_protocol::tool_names::base_name;
 use serde_json::Value;
 use serde_json::json;
 
-use super::RecordError;
-use super::default_description;
+use super::error::RecordError;
 
 /// A parameter the model proposed and the checks accepted.
 #[derive(Clone, PartialEq, Eq)]
@@ -297,4 +296,9 @@ fn check_proposals(list: &[Value], trajectory: &[ToolUseBlock]) -> Identificatio
         });
     }
     result
+}
+
+/// askui's description of a parameter: `Parameter for <name>`.
+pub fn default_description(name: &str) -> String {
+    format!("Parameter for {name}")
 }

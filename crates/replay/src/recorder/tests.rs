@@ -11,13 +11,14 @@ use retrace_protocol::Usage;
 use retrace_test_support::askui_examples_dir;
 use retrace_test_support::read_json;
 use retrace_test_support::vectors_dir;
+use retrace_vision::Method;
 use serde_json::Value;
 use serde_json::json;
 
 use super::*;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 
 /// A tool that only has a name and a cacheable flag: recording never calls tools.
 struct Named {
@@ -26,7 +27,7 @@ struct Named {
 }
 
 #[async_trait]
-impl AgentTool for Named {
+impl Tool for Named {
     fn name(&self) -> &str {
         &self.name
     }
@@ -39,8 +40,8 @@ impl AgentTool for Named {
     fn cacheable(&self) -> bool {
         self.cacheable
     }
-    async fn call(&self, _input: Value) -> Result<ToolReply, FatalToolError> {
-        Ok(ToolReply::text("ok"))
+    async fn call(&self, _input: Value) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("ok"))
     }
 }
 

@@ -9,7 +9,7 @@ use retrace_cache::CacheStore;
 use retrace_cache::MetadataUpdate;
 use retrace_cache::Validators;
 
-use super::RecordError;
+use super::error::RecordError;
 
 /// Writes `file` to `store` as `name`, or under a generated name when `None`. Returns the
 /// path written.

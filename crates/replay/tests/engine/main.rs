@@ -18,9 +18,9 @@ use retrace_agent::speaker::SpeakerContext;
 use retrace_agent::speaker::SpeakerResult;
 use retrace_agent::speaker::SpeakerTurn;
 use retrace_agent::speaker::TurnContext;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::Toolbox;
 use retrace_cache::ParameterValues;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::Toolbox;
 use retrace_protocol::ContentBlock;
 use retrace_protocol::Message;
 use retrace_protocol::events::CheckResult;
@@ -122,7 +122,7 @@ async fn replay(
     world: &Arc<World>,
     request: ReplayRequest,
     settings: ReplaySettings,
-    extra_tools: Vec<Arc<dyn AgentTool>>,
+    extra_tools: Vec<Arc<dyn Tool>>,
 ) -> Replayed {
     let hand_over = matches!(settings.on_mismatch, OnMismatch::HandTo(_));
     let speaker = ReplaySpeaker::new(settings, Arc::new(WorldScreen(world.clone())));

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use retrace_agent::tool::AgentTool;
-use retrace_agent::tool::FatalToolError;
-use retrace_agent::tool::ToolReply;
+use retrace_drive::tool::Tool;
+use retrace_drive::tool::ToolError;
+use retrace_drive::tool::ToolOutput;
 use retrace_replay::screen::PageProbe;
 use retrace_replay::screen::Screen;
 
@@ -209,7 +209,7 @@ fn blank_outside(image: &Image, part: retrace_vision::Region) -> Image {
 pub struct WorldComputer(pub Arc<World>);
 
 #[async_trait]
-impl AgentTool for WorldComputer {
+impl Tool for WorldComputer {
     fn name(&self) -> &str {
         "computer"
     }
@@ -222,9 +222,9 @@ impl AgentTool for WorldComputer {
     fn cacheable(&self) -> bool {
         true
     }
-    async fn call(&self, input: Value) -> Result<ToolReply, FatalToolError> {
+    async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
         if self.0.failing_actions.lock().unwrap().contains(&input) {
-            return Ok(ToolReply::error("the element is not clickable"));
+            return Err(ToolError::for_model("the element is not clickable"));
         }
         let captures = self.0.captures();
         if let (Some(page), Some("type"), Some(text)) = (
@@ -243,7 +243,7 @@ impl AgentTool for WorldComputer {
             frames.queue = queued.into();
             frames.settled = settled;
         }
-        Ok(ToolReply::text("done"))
+        Ok(ToolOutput::text("done"))
     }
 }
 
@@ -251,7 +251,7 @@ impl AgentTool for WorldComputer {
 pub struct Locate;
 
 #[async_trait]
-impl AgentTool for Locate {
+impl Tool for Locate {
     fn name(&self) -> &str {
         "locate"
     }
@@ -264,8 +264,8 @@ impl AgentTool for Locate {
     fn cacheable(&self) -> bool {
         false
     }
-    async fn call(&self, _input: Value) -> Result<ToolReply, FatalToolError> {
-        Ok(ToolReply::text("found"))
+    async fn call(&self, _input: Value) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("found"))
     }
 }
 

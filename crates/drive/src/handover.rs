@@ -1,4 +1,6 @@
-//! The value a speaker is handed when the conversation switches to it.
+//! A tool's request to hand the conversation to another speaker ([`SwitchRequest`]) and the
+//! value that speaker is handed ([`SpeakerContext`]). They live beside the tool trait because
+//! control tools (switching speaker, the cache tools) return them from `call`.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -51,4 +53,15 @@ impl SpeakerContext {
     pub fn is_none(&self) -> bool {
         self.0.is_none()
     }
+}
+
+/// A request to hand the conversation to another speaker after this tool's turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchRequest {
+    /// The speaker to switch to.
+    pub speaker: String,
+    /// What the speaker gets in `on_activate` (a replay request...).
+    pub context: SpeakerContext,
+    /// Why, for the event stream.
+    pub reason: String,
 }
