@@ -11,7 +11,6 @@ mod browser_args;
 mod cache;
 mod check;
 mod check_login;
-mod check_report;
 mod demo;
 mod desktop_args;
 mod diff;
