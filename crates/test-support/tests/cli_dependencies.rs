@@ -106,7 +106,8 @@ impl<'ast> Visit<'ast> for ReExports<'_> {
         if matches!(item.vis, syn::Visibility::Public(_)) {
             let mut roots = Vec::new();
             Self::roots(&item.tree, &mut roots);
-            for root in roots.into_iter().filter(|root| self.foreign(root)) {
+            roots.retain(|root| self.foreign(root));
+            for root in roots {
                 self.found
                     .push(format!("{}: pub use {root}::...", self.file));
             }
@@ -117,17 +118,20 @@ impl<'ast> Visit<'ast> for ReExports<'_> {
         if matches!(item.vis, syn::Visibility::Public(_)) {
             let mut roots = TypeRoots(Vec::new());
             roots.visit_type(&item.ty);
-            for root in roots.0.into_iter().filter(|root| self.foreign(root)) {
-                self.found
-                    .push(format!("{}: pub type {} = {root}::...", self.file, item.ident));
+            let mut roots = roots.0;
+            roots.retain(|root| self.foreign(root));
+            for root in roots {
+                self.found.push(format!(
+                    "{}: pub type {} = {root}::...",
+                    self.file, item.ident
+                ));
             }
         }
         syn::visit::visit_item_type(self, item);
     }
 
     fn visit_item_extern_crate(&mut self, item: &'ast syn::ItemExternCrate) {
-        if matches!(item.vis, syn::Visibility::Public(_)) && self.foreign(&item.ident.to_string())
-        {
+        if matches!(item.vis, syn::Visibility::Public(_)) && self.foreign(&item.ident.to_string()) {
             self.found
                 .push(format!("{}: pub extern crate {}", self.file, item.ident));
         }
@@ -160,7 +164,11 @@ fn foreign_re_exports(root: &Path, name: &str) -> Vec<String> {
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         let syntax = syn::parse_file(&text).unwrap_or_else(|error| panic!("{file:?}: {error}"));
-        finder.file = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        finder.file = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         finder.visit_file(&syntax);
     }
     finder.found
@@ -215,7 +223,11 @@ fn the_scan_finds_every_form_of_re_export() {
     let found = foreign_re_exports(root.path(), "runner");
     let roots: Vec<&str> = found
         .iter()
-        .map(|line| line.rsplit(' ').find(|w| w.starts_with("retrace_")).unwrap())
+        .map(|line| {
+            line.rsplit(' ')
+                .find(|w| w.starts_with("retrace_"))
+                .unwrap()
+        })
         .collect();
     assert_eq!(
         roots,

@@ -27,8 +27,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "replay: checks <-> checks::effect <-> checks::navigation <-> checks::semantic <-> checks::state <-> checks::visual <-> plan <-> screen <-> wait::listening",
     "replay: demonstration <-> demonstration::secrets",
     "replay: recorder <-> recorder::after_region <-> recorder::params <-> recorder::write",
-    "runner: act <-> desktop_run <-> replay",
-    "runner: suite::config <-> suite::config_read",
 ];
 
 struct Module {
