@@ -16,6 +16,13 @@
 //! as `s3://bucket/prefix`); [`stored_replay`] replays a trajectory kept there. Visual
 //! checks ([`check`]) are scheduled here too, each side signed in first by a login flow the
 //! replay engine replays ([`check_login`]) when asked.
+//!
+//! The work of every other command is here too, so the CLI only parses and prints: each
+//! takes arguments and returns results of this crate's own types (errors as a
+//! [`failure::Failure`] with its causes): [`hash`], [`diff`], [`schema`], [`cache`],
+//! [`do_actions`], [`demo_app`] (`serve-demo`), [`check_spec`] (the check's spec from its
+//! flags), [`suite::remote`] (a suite in object storage). The MCP server ([`mcp`]) is a
+//! module of this crate for the same reason: it calls the same functions.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;

@@ -104,7 +104,7 @@ impl ListedModel {
         ModelRow {
             id: info.id,
             provider: info.provider.label(),
-            computer_tool: info.computer_tool.map(|form| form.name()),
+            computer_tool: info.computer_tool.map(catalog::ComputerToolForm::name),
             coordinates: info.coordinates.to_string(),
             price: info
                 .pricing

@@ -177,7 +177,7 @@ fn foreign_re_exports(root: &Path, name: &str) -> Vec<String> {
 #[test]
 fn the_cli_depends_on_runner_report_and_protocol_only() {
     let uses = workspace_dependencies_of(&repo_root(), "retrace-cli");
-    let allowed: BTreeSet<String> = CLI_USES.iter().map(|name| name.to_string()).collect();
+    let allowed: BTreeSet<String> = CLI_USES.iter().map(ToString::to_string).collect();
     assert_eq!(
         uses, allowed,
         "crates/cli/Cargo.toml: the CLI parses and prints; its work belongs in the runner \
