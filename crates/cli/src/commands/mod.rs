@@ -1,5 +1,7 @@
 //! The subcommands. Each module owns its clap `Args` and a `run` that returns an [`Outcome`].
-//! To add a command: a module here, a variant in [`Command`], an arm in [`run`].
+//! To add a command: its work in a runner module (arguments in, results out, in the runner's
+//! own types), then a module here that parses and prints, a variant in [`Command`], an arm
+//! in [`run`].
 
 use clap::Subcommand;
 
