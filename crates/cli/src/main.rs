@@ -1,6 +1,6 @@
 //! The `retrace` binary: argument parsing, configuration and printing over the library
 //! crates. It holds no product logic; each subcommand lives in `commands/<name>.rs` and hands
-//! over to a library crate.
+//! over to `retrace-runner` (its work) and `retrace-report` (what is printed of events).
 //!
 //! Everything for stdout goes through [`output`], so a reader that went away (`| head -1`)
 //! ends the command quietly instead of a panic of `println!`.

@@ -196,14 +196,14 @@ pub struct Demo {
 impl Demo {
     /// Creates `out/demo-<time>/`, writes the bundled recording there and starts the app with
     /// `latency`.
-    pub async fn start(out: &Path, latency: Latency) -> Result<Demo, RunnerError> {
+    pub async fn start(out: &Path, latency: crate::demo_app::Latency) -> Result<Demo, RunnerError> {
         let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S").to_string();
         let evidence = out.join(format!("demo-{stamp}"));
         std::fs::create_dir_all(&evidence).map_err(|source| RunnerError::io(&evidence, source))?;
         let recording = evidence.join(DEMO_RECORDING_NAME);
         retrace_files::write_atomic(&recording, DEMO_RECORDING.as_bytes())
             .map_err(|source| RunnerError::io(&recording, source))?;
-        let server = start_app(latency).await?;
+        let server = start_app(latency.0).await?;
         Ok(Demo {
             server,
             evidence,

@@ -32,16 +32,16 @@ use retrace_replay::observe::ObservingTool;
 use retrace_replay::screen::BackendScreen;
 use retrace_replay::screen::ElementProbe;
 
-use crate::act::ActJob;
-use crate::act::Ended;
-use crate::act::recommended_model_size;
 use crate::act_cache::cache_replayer;
+use crate::act_job::ActJob;
+use crate::act_job::Ended;
+use crate::act_job::recommended_model_size;
 use crate::browser::write_png;
 use crate::collect::Collector;
 use crate::desktop::DesktopConfig;
 use crate::desktop::RecordedTarget;
 use crate::error::RunnerError;
-use crate::replay::ReplayJob;
+use crate::replay_job::ReplayJob;
 
 /// The computer tool on `backend`, the model seeing `model_size`.
 async fn computer_tool(
@@ -260,7 +260,7 @@ async fn replay_with(
         elements,
         size,
     } = target;
-    let model = crate::replay::recorded_sizes(&job.file)
+    let model = crate::replay_job::recorded_sizes(&job.file)
         .map(|sizes| sizes.display)
         .unwrap_or_else(|| recommended_model_size(size));
     let computer = computer_tool(backend.clone(), model, false).await?;

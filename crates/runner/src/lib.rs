@@ -16,28 +16,48 @@
 //! as `s3://bucket/prefix`); [`stored_replay`] replays a trajectory kept there. Visual
 //! checks ([`check`]) are scheduled here too, each side signed in first by a login flow the
 //! replay engine replays ([`check_login`]) when asked.
+//!
+//! The work of every other command is here too, so the CLI only parses and prints: each
+//! takes arguments and returns results of this crate's own types (errors as a
+//! [`failure::Failure`] with its causes): [`hash`], [`diff`], [`schema`], [`cache`],
+//! [`do_actions`], [`demo_app`] (`serve-demo`), [`check_spec`] (the check's spec from its
+//! flags), [`suite::remote`] (a suite in object storage). The MCP server ([`mcp`]) is a
+//! module of this crate for the same reason: it calls the same functions.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
 pub mod act_cache;
+pub mod act_job;
 pub mod approve;
 pub mod browser;
+pub mod cache;
 pub mod check;
 pub mod check_login;
+pub mod check_spec;
+pub mod chromium_path;
 pub mod collect;
 pub mod demo;
+pub mod demo_app;
 pub mod demonstrate;
 pub mod desktop;
 mod desktop_a11y;
 pub mod desktop_record;
 mod desktop_run;
+pub mod diff;
+pub mod do_actions;
 pub mod error;
+pub mod failure;
+pub mod hash;
+pub mod mcp;
 pub mod models;
 pub mod parameters;
 pub mod provider;
 pub mod record;
 pub mod replay;
+pub mod replay_job;
+pub mod replay_options;
 pub mod replay_state;
+pub mod schema;
 pub mod store;
 pub mod stored_cache;
 pub mod stored_replay;

@@ -1,13 +1,55 @@
 //! The model catalogue as commands see it: the listing `retrace models` prints, and the
 //! types of the flags that override it (`--computer-tool`, `--coordinates`).
 
+use retrace_llm::catalog;
+use retrace_llm::catalog::ModelInfo;
 use serde::Serialize;
 
-pub use retrace_llm::catalog::CivilDate;
-pub use retrace_llm::catalog::ComputerToolForm;
-pub use retrace_llm::catalog::Coordinates;
-pub use retrace_llm::catalog::ModelInfo;
-pub use retrace_llm::catalog::ProfileOverrides;
+/// A calendar date (`YYYY-MM-DD`), as end-of-life dates are written.
+pub type CivilDate = jiff::civil::Date;
+
+/// A computer tool form (`computer_20250124`, `function`, `responses_computer`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ComputerToolForm(catalog::ComputerToolForm);
+
+impl std::str::FromStr for ComputerToolForm {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        text.parse().map(ComputerToolForm)
+    }
+}
+
+/// The coordinate space a model answers in (`pixels`, `resized:28`, `normalized:1000`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coordinates(catalog::Coordinates);
+
+impl std::str::FromStr for Coordinates {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        text.parse().map(Coordinates)
+    }
+}
+
+/// Overrides for a model the catalogue does not know (or knows wrongly).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProfileOverrides {
+    /// `--computer-tool VERSION`.
+    pub computer_tool: Option<ComputerToolForm>,
+    /// `--coordinates pixels|resized:FACTOR|normalized:1000`.
+    pub coordinates: Option<Coordinates>,
+}
+
+impl ProfileOverrides {
+    /// The overrides in the catalogue's terms.
+    pub(crate) fn catalog(self) -> catalog::ProfileOverrides {
+        catalog::ProfileOverrides {
+            computer_tool: self.computer_tool.map(|form| form.0),
+            coordinates: self.coordinates.map(|coordinates| coordinates.0),
+        }
+    }
+}
 
 /// The version of [`ModelListing`]'s JSON shape.
 pub const LISTING_VERSION: u32 = 1;
@@ -30,12 +72,46 @@ pub struct ModelListing {
 pub struct ListedModel {
     /// The catalogue's row (its source included).
     #[serde(flatten)]
-    pub info: &'static ModelInfo,
+    info: &'static ModelInfo,
     /// Whether its end of life has passed.
     pub retired: bool,
     /// The end-of-life warning a run with it prints, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+}
+
+/// One model as the table of `retrace models` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelRow {
+    /// The model id.
+    pub id: &'static str,
+    /// The provider's label.
+    pub provider: &'static str,
+    /// The computer tool form's name, when it has one.
+    pub computer_tool: Option<&'static str>,
+    /// The coordinate space.
+    pub coordinates: String,
+    /// Dollars per million input and output tokens (`3/15`), when known.
+    pub price: Option<String>,
+    /// The end of its life, when announced.
+    pub end_of_life: Option<CivilDate>,
+}
+
+impl ListedModel {
+    /// The model's row in the table.
+    pub fn row(&self) -> ModelRow {
+        let info = self.info;
+        ModelRow {
+            id: info.id,
+            provider: info.provider.label(),
+            computer_tool: info.computer_tool.map(catalog::ComputerToolForm::name),
+            coordinates: info.coordinates.to_string(),
+            price: info
+                .pricing
+                .map(|p| format!("{}/{}", p.input_per_mtok, p.output_per_mtok)),
+            end_of_life: info.end_of_life,
+        }
+    }
 }
 
 /// The listing as of `today` (`None`: this machine's clock).

@@ -13,10 +13,8 @@ use retrace_llm::VlmError;
 use retrace_llm::VlmProvider;
 use retrace_llm::anthropic::AnthropicClient;
 use retrace_llm::anthropic::AnthropicConfig;
-use retrace_llm::catalog::CivilDate;
 use retrace_llm::catalog::ComputerToolForm;
 use retrace_llm::catalog::ModelProvider;
-use retrace_llm::catalog::ProfileOverrides;
 use retrace_llm::catalog::end_of_life_notice;
 use retrace_llm::openai::OpenAiClient;
 use retrace_llm::openai::OpenAiConfig;
@@ -27,6 +25,8 @@ use retrace_protocol::events::EventSink;
 use retrace_protocol::events::Events;
 
 use crate::error::RunnerError;
+use crate::models::CivilDate;
+use crate::models::ProfileOverrides;
 
 /// The environment variable that overrides Anthropic's base URL (a proxy, a fake in tests).
 pub const ANTHROPIC_BASE_URL_ENV: &str = "RETRACE_ANTHROPIC_BASE_URL";
@@ -203,7 +203,7 @@ impl ProviderConfig {
                     config = config.with_base_url(base_url);
                 }
                 config = config.with_prompt_cache(self.prompt_cache);
-                if let Some(form) = self.overrides.computer_tool {
+                if let Some(form) = self.overrides.catalog().computer_tool {
                     if !form.is_anthropic() {
                         return Err(RunnerError::Input(format!(
                             "--computer-tool {form} is not one of Anthropic's forms: use \
@@ -225,16 +225,16 @@ impl ProviderConfig {
                     .base_url
                     .clone()
                     .unwrap_or_else(|| DEFAULT_OPENAI_BASE_URL.to_owned());
-                let form = self.overrides.computer_tool.unwrap_or_else(|| {
+                let form = self.overrides.catalog().computer_tool.unwrap_or_else(|| {
                     retrace_llm::catalog::profile(
                         ModelProvider::OpenaiCompatible,
                         &model,
-                        self.overrides,
+                        self.overrides.catalog(),
                     )
                     .computer_tool
                 });
                 let mut config = OpenAiConfig::new(base_url, model);
-                if let Some(coordinates) = self.overrides.coordinates {
+                if let Some(coordinates) = self.overrides.catalog().coordinates {
                     config = config.with_coordinates(coordinates);
                 }
                 if let Some(key) = key {

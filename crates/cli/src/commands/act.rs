@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 
 use retrace_protocol::events::Events;
-use retrace_replay::recorder::DEFAULT_CACHE_DIR;
 use retrace_report::ConsoleSink;
 use retrace_runner::ActJob;
 use retrace_runner::ActMode;
 use retrace_runner::CacheMode;
 use retrace_runner::ToolFormat;
+use retrace_runner::act_job::DEFAULT_CACHE_DIR;
 use retrace_runner::store::Location;
 use retrace_runner::suite::Interrupt;
 

@@ -23,7 +23,7 @@ impl ChromiumArg {
     pub fn executable(&self) -> PathBuf {
         self.path
             .clone()
-            .unwrap_or_else(retrace_drive::chromium::default_executable)
+            .unwrap_or_else(retrace_runner::chromium_path::default_executable)
     }
 }
 

@@ -7,9 +7,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use retrace_check::CheckSpec;
-use retrace_check::JudgeWhen;
-use retrace_check::Viewport;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::Verdict;
 
@@ -17,15 +14,16 @@ use retrace_report::ConsoleSink;
 use retrace_report::Secrets;
 use retrace_report::console::ConsoleView;
 use retrace_report::suite::ReportKind;
+use retrace_report::suite::check_tests::CheckTests;
 use retrace_runner::check::CheckJob;
-use retrace_runner::check::approve_check_baseline;
 use retrace_runner::check::run_check_job;
-use retrace_runner::suite::timeouts::SuiteTimeouts;
+use retrace_runner::check_spec::CheckFlags;
+use retrace_runner::check_spec::CheckPlan;
+use retrace_runner::check_spec::JudgeWhen;
+use retrace_runner::check_spec::Viewport;
 
 use super::browser_args::BrowserArgs;
 use super::check_login::LoginArgs;
-use super::check_report;
-use super::check_report::CheckTests;
 use super::provider_args::ProviderArgs;
 use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
@@ -209,103 +207,38 @@ fn parse_viewport(text: &str) -> Result<Viewport, String> {
     text.parse()
 }
 
-/// The spec: the defaults, the suite file's `[timeouts]`, the spec file, then the flags.
-fn spec_of(args: &CheckArgs) -> anyhow::Result<CheckSpec> {
-    let base = with_suite_timeouts(CheckSpec::default(), args.suite.as_deref())?;
-    let mut spec = match &args.spec {
-        Some(path) => retrace_check::load_spec_over(path, &base)?,
-        None => base,
-    };
-    set(&mut spec.baseline, &args.baseline);
-    set(&mut spec.candidate, &args.candidate);
-    if let Some(file) = &args.pages_file {
-        spec.add_pages(retrace_check::load_pages(file)?);
-        spec.pages.extend(args.pages.iter().cloned());
-    } else if !args.pages.is_empty() {
-        spec.pages = args.pages.clone();
-    }
-    if !args.viewports.is_empty() {
-        spec.viewports = args.viewports.clone();
-    }
-    let t = &mut spec.thresholds;
-    set(&mut t.pixel_threshold, &args.threshold);
-    set(&mut t.delta_e, &args.delta_e);
-    set(&mut t.max_diff_pixels, &args.max_diff_pixels);
-    set(&mut t.max_diff_ratio, &args.max_diff_ratio);
-    set(&mut spec.retry.retries, &args.retries);
-    set(&mut spec.retry.backoff_ms, &args.backoff_ms);
-    if let Some(ms) = args.timeout_ms {
-        spec.timeouts.navigation_ms = ms;
-        spec.timeouts.readiness_ms = ms;
-        spec.timeouts.stability_ms = ms;
-    }
-    spec.capture.masks.extend(args.masks.iter().cloned());
-    if args.ready_selector.is_some() {
-        spec.capture.ready_selector = args.ready_selector.clone();
-    }
-    if args.viewport_only {
-        spec.capture.full_page = false;
-    }
-    set(&mut spec.jobs, &args.jobs);
-    set(&mut spec.out_dir, &args.out);
-    set(&mut spec.chromium, &args.browser.chromium.path);
-    set(&mut spec.judge.when, &args.judge);
-    if args.context.is_some() {
-        spec.judge.context = args.context.clone();
-    }
-    set(&mut spec.judge.min_confidence, &args.min_confidence);
-    set(&mut spec.judge.ceiling_ratio, &args.judge_ceiling);
-    set(&mut spec.timeouts.model_ms, &args.model_timeout_ms);
+/// The flags as the runner reads them.
+fn flags_of(args: &CheckArgs) -> CheckFlags {
     let login = &args.login;
-    if login.login.is_some() || login.storage_state.is_some() {
-        spec.login.flow = login.login.clone();
-        spec.login.storage_state = login.storage_state.clone();
-    }
-    if login.login_path.is_some() {
-        spec.login.start_path = login.login_path.clone();
-    }
-    if spec.baseline.is_empty() || spec.candidate.is_empty() {
-        anyhow::bail!("give --baseline URL and --candidate URL (or a --spec file naming them)");
-    }
-    // A bad value named with the spec file, when there is one (the flags lie over it).
-    spec.validate().map_err(|mut error| {
-        error.file = error.file.take().or_else(|| args.spec.clone());
-        error
-    })?;
-    Ok(spec)
-}
-
-/// `spec` with the time limits of the suite file (`named`, else ./retrace.toml when there is
-/// one) in place of its own.
-fn with_suite_timeouts(
-    mut spec: CheckSpec,
-    named: Option<&std::path::Path>,
-) -> anyhow::Result<CheckSpec> {
-    let Some(path) = retrace_runner::suite::config::suite_file_path(named) else {
-        return Ok(spec);
-    };
-    let suite = retrace_runner::suite::config::SuiteFile::load(&path)?;
-    let limits = &suite.timeouts;
-    let timeouts = &mut spec.timeouts;
-    for (slot, seconds) in [
-        (&mut timeouts.navigation_ms, limits.navigation),
-        (&mut timeouts.readiness_ms, limits.readiness),
-        (&mut timeouts.stability_ms, limits.stability),
-        (&mut timeouts.model_ms, limits.model),
-        (&mut timeouts.page_ms, limits.page),
-        (&mut timeouts.run_ms, limits.run),
-    ] {
-        if let Some(seconds) = seconds {
-            *slot = SuiteTimeouts::millis(seconds);
-        }
-    }
-    Ok(spec)
-}
-
-/// Overwrites `slot` with `value` when a flag gave one.
-fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
-    if let Some(value) = value {
-        *slot = value.clone();
+    CheckFlags {
+        spec: args.spec.clone(),
+        suite: args.suite.clone(),
+        baseline: args.baseline.clone(),
+        candidate: args.candidate.clone(),
+        pages: args.pages.clone(),
+        pages_file: args.pages_file.clone(),
+        viewports: args.viewports.clone(),
+        threshold: args.threshold,
+        delta_e: args.delta_e,
+        max_diff_pixels: args.max_diff_pixels,
+        max_diff_ratio: args.max_diff_ratio,
+        retries: args.retries,
+        backoff_ms: args.backoff_ms.clone(),
+        timeout_ms: args.timeout_ms,
+        masks: args.masks.clone(),
+        ready_selector: args.ready_selector.clone(),
+        viewport_only: args.viewport_only,
+        jobs: args.jobs,
+        out: args.out.clone(),
+        chromium: args.browser.chromium.path.clone(),
+        judge: args.judge,
+        context: args.context.clone(),
+        min_confidence: args.min_confidence,
+        judge_ceiling: args.judge_ceiling,
+        model_timeout_ms: args.model_timeout_ms,
+        login: login.login.clone(),
+        login_path: login.login_path.clone(),
+        storage_state: login.storage_state.clone(),
     }
 }
 
@@ -314,17 +247,16 @@ const EVENTS_LOG: &str = "events.jsonl";
 
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
-    let mut spec = spec_of(&args)?;
-    let (login_parameters, rerun_params) = args.login.parameters(&spec)?;
-    spec.login.rerun_params = rerun_params;
+    let mut plan = CheckPlan::from_flags(&flags_of(&args))?;
+    let login_parameters = args.login.parameters(&mut plan)?;
     // A launched browser is the spec's Chromium (a spec file may name it); --connect reaches
     // a running one as every browser command does.
     let browser = match &args.browser.connect {
         Some(_) => args.browser.config((0, 0)),
-        None => retrace_runner::BrowserConfig::launch(spec.chromium.clone(), (0, 0)),
+        None => plan.launched_browser(),
     };
     if args.action == Some(CheckAction::Approve) {
-        return approve(&spec, browser);
+        return approve(&plan, browser);
     }
     let tests = Arc::new(CheckTests::new());
     let mut events = Events::none().with(tests.clone());
@@ -335,25 +267,29 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         ));
     }
     // The judge's retries are the check's own (each attempt logged), so its client has none.
-    let judge = if spec.judge.when == JudgeWhen::Off {
-        None
-    } else {
+    let judge = if plan.judged() {
         Some(args.provider.config(true).build_unretried()?)
+    } else {
+        None
     };
     let shard = args.sharding.resolve()?;
     let job = CheckJob {
-        spec: &spec,
+        spec: plan.spec(),
         judge: judge.as_deref(),
         browser,
         shard: shard.clone(),
-        events_log: Some(spec.out_dir.join(EVENTS_LOG)),
+        events_log: Some(plan.out_dir().join(EVENTS_LOG)),
         login_parameters,
     };
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?
         .block_on(run_check_job(job, &events))?;
     let shard = shard.map(|selection| selection.shard);
-    let written = check_report::write(&tests, shard, &args.report, &spec.out_dir)?;
+    let written = crate::suite_reports::write(
+        &tests.report(shard, plan.out_dir()),
+        &args.report,
+        plan.out_dir(),
+    )?;
     if args.json {
         out!("{}", serde_json::to_string(&result)?);
     } else {
@@ -369,16 +305,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
 }
 
 /// `retrace check approve`: the candidate's shots stored as the baseline.
-fn approve(spec: &CheckSpec, browser: retrace_runner::BrowserConfig) -> anyhow::Result<Outcome> {
-    let Some(dir) = spec.stored_baseline() else {
-        anyhow::bail!(
-            "`retrace check approve` stores shots in a folder: give --baseline DIR, not the URL {}",
-            spec.baseline
-        );
-    };
+fn approve(plan: &CheckPlan, browser: retrace_runner::BrowserConfig) -> anyhow::Result<Outcome> {
     let written = retrace_runner::runtime()
         .context("cannot start the async runtime")?
-        .block_on(approve_check_baseline(spec, dir, browser))?;
+        .block_on(plan.approve(browser))?;
     for path in &written {
         out!("stored {}", path.display());
     }

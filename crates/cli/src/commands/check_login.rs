@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use retrace_check::CheckSpec;
+use retrace_runner::check_spec::CheckPlan;
 
 use super::replay::ParameterArgs;
 
@@ -34,17 +34,10 @@ pub struct LoginArgs {
 }
 
 impl LoginArgs {
-    /// The parameters of `spec`'s login flow (from the flags or a spec file) and the rerun
-    /// command's words for them, read as `retrace run` reads them.
-    pub fn parameters(
-        &self,
-        spec: &CheckSpec,
-    ) -> anyhow::Result<(retrace_runner::Parameters, Vec<String>)> {
-        let Some(flow) = &spec.login.flow else {
-            return Ok(Default::default());
-        };
-        Ok(retrace_runner::check_login::login_parameters(
-            flow,
+    /// The parameters of the plan's login flow (from the flags or a spec file), read as
+    /// `retrace run` reads them; the plan's rerun command names them too.
+    pub fn parameters(&self, plan: &mut CheckPlan) -> anyhow::Result<retrace_runner::Parameters> {
+        Ok(plan.login_parameters(
             &self.parameters.params,
             &self.parameters.secret,
             self.params_file.as_deref(),

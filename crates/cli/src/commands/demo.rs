@@ -5,12 +5,12 @@
 
 use std::path::PathBuf;
 
-use retrace_demo::Latency;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::SessionReport;
 use retrace_report::ConsoleSink;
 use retrace_runner::demo::Demo;
 use retrace_runner::demo::PHASES;
+use retrace_runner::demo_app::Latency;
 use serde_json::json;
 
 use super::browser_args::BrowserArgs;
@@ -38,7 +38,7 @@ pub struct DemoArgs {
     #[arg(long, default_value = "retrace-evidence")]
     pub out: PathBuf,
     /// The demo app's response latency, `MS` or a random range `A..B` (ms).
-    #[arg(long, default_value = "200..800", value_parser = |s: &str| s.parse::<Latency>().map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "200..800", value_parser = |s: &str| s.parse::<Latency>())]
     pub latency_ms: Latency,
     #[command(flatten)]
     pub browser: BrowserArgs,
@@ -62,7 +62,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
         out!("recorded the demo flow to {}", path.display());
         return Ok(Outcome::Pass);
     }
-    let demo = runtime.block_on(Demo::start(&args.out, args.latency_ms))?;
+    let demo = runtime.block_on(Demo::start(&args.out, args.latency_ms.clone()))?;
     if !args.json {
         out!(
             "retrace demo: the demo app runs at {} (latency {} ms)",

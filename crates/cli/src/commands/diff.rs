@@ -2,16 +2,10 @@
 //! areas, an optional diff image, and an exit code for CI.
 
 use std::io::Write;
-use std::path::Path;
 use std::path::PathBuf;
 
-use anyhow::Context;
-use retrace_vision::Diff;
-use retrace_vision::DiffOptions;
-use retrace_vision::Image;
-use retrace_vision::decode_png;
-use retrace_vision::diff;
-use retrace_vision::encode_png_rgba;
+use retrace_runner::diff::Compared;
+use retrace_runner::diff::DiffRequest;
 use serde_json::json;
 
 use crate::outcome::Outcome;
@@ -48,11 +42,6 @@ pub struct DiffArgs {
     pub json: bool,
 }
 
-fn load(path: &Path) -> anyhow::Result<Image> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    decode_png(&bytes).with_context(|| format!("cannot decode {}", path.display()))
-}
-
 /// Compares the two files and reports.
 pub fn run(args: DiffArgs) -> anyhow::Result<Outcome> {
     if !(0.0..=1.0).contains(&args.threshold) {
@@ -61,27 +50,20 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Outcome> {
             args.threshold
         );
     }
-    // Decode both files at once: decoding is most of the time.
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| load(&args.second));
-        let first = load(&args.first);
-        let second = second
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("decoder thread panicked")));
-        (first, second)
-    });
-    let (first, second) = (first?, second?);
-    let options = DiffOptions {
+    let result = retrace_runner::diff::compare(DiffRequest {
+        first: &args.first,
+        second: &args.second,
         threshold: args.threshold,
         include_aa: args.include_aa,
-        draw: args.out.is_some(),
-        ..DiffOptions::default()
-    };
-    let result = diff(&first, &second, &options);
+        out: args.out.as_deref(),
+    })?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let pixels = match result {
-        Diff::Layout { left, right } => {
+    let (width, height, diff_pixels, changed_areas) = match result {
+        Compared::Layout {
+            first: left,
+            second: right,
+        } => {
             if args.json {
                 let report = json!({
                     "result": "layout_different",
@@ -105,32 +87,27 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Outcome> {
             }
             return Ok(Outcome::CheckFailed);
         }
-        Diff::Pixels(pixels) => pixels,
+        Compared::Pixels {
+            width,
+            height,
+            diff_pixels,
+            changed_areas,
+        } => (width, height, diff_pixels, changed_areas),
     };
-    if let Some(path) = &args.out {
-        let png = encode_png_rgba(pixels.width, pixels.height, &pixels.diff_image)?;
-        retrace_files::write_atomic(path, &png)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    let total = u64::from(pixels.width) * u64::from(pixels.height);
-    let percentage = pixels.diff_pixels as f64 * 100.0 / total as f64;
-    let passed = pixels.diff_pixels <= args.max_diff_pixels;
+    let total = u64::from(width) * u64::from(height);
+    let percentage = diff_pixels as f64 * 100.0 / total as f64;
+    let passed = diff_pixels <= args.max_diff_pixels;
     if args.json {
-        let areas: Vec<[u32; 4]> = pixels
-            .changed_areas
-            .iter()
-            .map(|r| [r.left, r.top, r.right, r.bottom])
-            .collect();
         let report = json!({
             "result": if passed { "pass" } else { "different" },
             "first": args.first.display().to_string(),
             "second": args.second.display().to_string(),
-            "width": pixels.width,
-            "height": pixels.height,
-            "diff_pixels": pixels.diff_pixels,
+            "width": width,
+            "height": height,
+            "diff_pixels": diff_pixels,
             "diff_percentage": percentage,
             "max_diff_pixels": args.max_diff_pixels,
-            "changed_areas": areas,
+            "changed_areas": changed_areas,
             "out": args.out.as_ref().map(|p| p.display().to_string()),
         });
         writeln!(out, "{report}")?;
@@ -138,12 +115,12 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Outcome> {
         writeln!(
             out,
             "{} pixels differ ({percentage:.2}%), {} changed areas{}",
-            pixels.diff_pixels,
-            pixels.changed_areas.len(),
+            diff_pixels,
+            changed_areas.len(),
             if passed { "" } else { " — different" }
         )?;
-        for area in &pixels.changed_areas {
-            writeln!(out, "  changed: {area}")?;
+        for [left, top, right, bottom] in &changed_areas {
+            writeln!(out, "  changed: ({left}, {top}, {right}, {bottom})")?;
         }
     }
     Ok(if passed {

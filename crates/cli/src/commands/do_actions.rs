@@ -2,19 +2,9 @@
 //! the screenshot after each. Handy for trying actions and for debugging recordings.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use anyhow::Context;
-use anyhow::anyhow;
-use retrace_drive::Backend;
-use retrace_drive::computer::ComputerTool;
-use retrace_drive::computer::ComputerToolConfig;
-use retrace_drive::tool::Tool;
-use retrace_drive::tool::ToolError;
-
-use retrace_runner::browser::PageLoad;
-use retrace_runner::browser::open_page;
-use retrace_runner::browser::write_png;
+use retrace_runner::do_actions::ActionSession;
+use retrace_runner::do_actions::Where;
 
 use super::browser_args::BrowserArgs;
 use super::browser_args::parse_size;
@@ -72,71 +62,32 @@ pub fn run(mut args: DoArgs) -> anyhow::Result<Outcome> {
         anyhow::bail!("give at least one ACTION_JSON, such as '{{\"action\": \"screenshot\"}}'");
     }
     let desktop = args.desktop.config(args.url.as_deref())?;
-    let actions = args
-        .actions
-        .iter()
-        .enumerate()
-        .map(|(index, text)| {
-            let value: serde_json::Value = serde_json::from_str(text)
-                .with_context(|| format!("action {} is not JSON: {text}", index + 1))?;
-            retrace_drive::computer::action::parse(&value)
-                .map_err(|message| anyhow!("action {}: {message}", index + 1))?;
-            anyhow::Ok(value)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let actions = retrace_runner::do_actions::parse_actions(&args.actions)?;
     retrace_runner::runtime()?.block_on(async {
-        match desktop {
-            Some(desktop) => {
-                let events = super::desktop_args::notices();
-                let target = desktop.open(None, &events).await?;
-                let done = run_actions(&args, target.backend(), actions).await;
-                target.end(&events).await;
-                done
-            }
-            None => {
-                let url = args.url.clone().unwrap_or_default();
-                let browser = args.browser.config(args.size).open().await?;
-                let page = open_page(&browser, &url, PageLoad::Quiet).await?;
-                run_actions(&args, Arc::new(page), actions).await
-            }
-        }
+        let events = super::desktop_args::notices();
+        let url = args.url.clone().unwrap_or_default();
+        let place = match desktop {
+            Some(desktop) => Where::Desktop(desktop, &events),
+            None => Where::Page(args.browser.config(args.size), &url),
+        };
+        let session = ActionSession::open(place, args.model_size).await?;
+        let done = run_actions(&args, &session, actions).await;
+        session.end().await;
+        done
     })
 }
 
 async fn run_actions(
     args: &DoArgs,
-    backend: Arc<dyn Backend>,
+    session: &ActionSession<'_>,
     actions: Vec<serde_json::Value>,
 ) -> anyhow::Result<Outcome> {
-    let tool = ComputerTool::new(
-        backend,
-        ComputerToolConfig {
-            model_size: args.model_size,
-            screenshot_after_action: true,
-            ..ComputerToolConfig::default()
-        },
-    )
-    .await?;
     for (index, input) in actions.into_iter().enumerate() {
         let step = index + 1;
-        let name = input["action"].as_str().unwrap_or("action").to_owned();
-        let output = match tool.call(input.clone()).await {
-            Ok(output) => output,
-            Err(ToolError::ForModel(message)) => {
-                return Err(anyhow!("action {step} ({input}): {message}"));
-            }
-            Err(ToolError::Fatal(error)) => {
-                return Err(anyhow!(error).context(format!("action {step} ({input})")));
-            }
-        };
-        let saved = match (&args.screenshots, &output.screenshot) {
-            (Some(dir), Some(shot)) => {
-                let path = dir.join(format!("{step:03}-{name}.png"));
-                write_png(&path, &shot.png)?;
-                Some(path)
-            }
-            _ => None,
-        };
+        let done = session
+            .act(step, &input, args.screenshots.as_deref())
+            .await?;
+        let (output, saved) = (&done, &done.screenshot);
         if args.json {
             let line = serde_json::json!({
                 "step": step,

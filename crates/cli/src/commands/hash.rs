@@ -4,19 +4,12 @@
 
 use std::io::BufRead;
 use std::io::Write;
-use std::path::Path;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use anyhow::bail;
-use retrace_vision::Image;
-use retrace_vision::Method;
-use retrace_vision::Region;
-use retrace_vision::action_region;
-use retrace_vision::decode_png;
-use retrace_vision::region_hash;
-use serde::Deserialize;
-use serde::Serialize;
+use retrace_runner::hash::Area;
+use retrace_runner::hash::Batch;
+use retrace_runner::hash::Method;
 
 use crate::outcome::Outcome;
 
@@ -53,7 +46,7 @@ pub struct HashArgs {
     pub region: u32,
     /// Hash this crop box (`LEFT,TOP,RIGHT,BOTTOM`, right and bottom exclusive).
     #[arg(long, value_name = "L,T,R,B", value_parser = parse_crop)]
-    pub crop: Option<Region>,
+    pub crop: Option<[u32; 4]>,
     /// Print one JSON object per file (one per line) instead of `HASH  FILE`.
     #[arg(long)]
     pub json: bool,
@@ -64,7 +57,6 @@ pub struct HashArgs {
 
 fn parse_method(text: &str) -> Result<Method, String> {
     text.parse()
-        .map_err(|e: retrace_vision::VisionError| e.to_string())
 }
 
 fn numbers(text: &str, count: usize, what: &str) -> Result<Vec<i64>, String> {
@@ -80,51 +72,11 @@ fn parse_point(text: &str) -> Result<(i64, i64), String> {
     Ok((v[0], v[1]))
 }
 
-fn parse_crop(text: &str) -> Result<Region, String> {
+fn parse_crop(text: &str) -> Result<[u32; 4], String> {
     let v = numbers(text, 4, "LEFT,TOP,RIGHT,BOTTOM (four integers)")?;
     let edge =
         |i: usize| u32::try_from(v[i]).map_err(|_| format!("crop edge {} is negative", v[i]));
-    Ok(Region::new(edge(0)?, edge(1)?, edge(2)?, edge(3)?))
-}
-
-/// Where to hash inside an image.
-#[derive(Debug, Clone, Copy)]
-enum Area {
-    Full,
-    Point((i64, i64), u32),
-    Crop(Region),
-}
-
-/// One answer, as printed by `--json` and `--batch`.
-#[derive(Debug, Serialize)]
-struct Answer {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<serde_json::Value>,
-    image: String,
-    method: Method,
-    size: u32,
-    region: [u32; 4],
-    hash: String,
-}
-
-fn hash_image(
-    image: &Image,
-    area: Area,
-    method: Method,
-    size: u32,
-) -> anyhow::Result<(Region, String)> {
-    let region = match area {
-        Area::Full => Region::full(image.width(), image.height()),
-        Area::Point(point, side) => action_region(point, side, image.width(), image.height()),
-        Area::Crop(region) => region,
-    };
-    let hash = region_hash(image, region, method, size)?;
-    Ok((region, hash.to_string()))
-}
-
-fn load(path: &Path) -> anyhow::Result<Image> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    decode_png(&bytes).with_context(|| format!("cannot decode {}", path.display()))
+    Ok([edge(0)?, edge(1)?, edge(2)?, edge(3)?])
 }
 
 /// Hashes the files (or serves `--batch`).
@@ -140,60 +92,31 @@ pub fn run(args: HashArgs) -> anyhow::Result<Outcome> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for file in &args.files {
-        let image = load(file)?;
-        let (region, hash) = hash_image(&image, area, args.method, args.size)
-            .with_context(|| format!("cannot hash {}", file.display()))?;
+        let answer = retrace_runner::hash::hash_file(file, area, args.method, args.size)?;
         if args.json {
-            let answer = Answer {
-                id: None,
-                image: file.display().to_string(),
-                method: args.method,
-                size: args.size,
-                region: [region.left, region.top, region.right, region.bottom],
-                hash,
-            };
             writeln!(out, "{}", serde_json::to_string(&answer)?)?;
         } else {
-            writeln!(out, "{hash}  {}", file.display())?;
+            writeln!(out, "{}  {}", answer.hash, file.display())?;
         }
     }
     Ok(Outcome::Pass)
-}
-
-/// One `--batch` request line.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Request {
-    image: PathBuf,
-    #[serde(default)]
-    id: Option<serde_json::Value>,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(default)]
-    size: Option<u32>,
-    #[serde(default)]
-    crop: Option<[u32; 4]>,
-    #[serde(default)]
-    point: Option<[i64; 2]>,
-    #[serde(default)]
-    region: Option<u32>,
 }
 
 fn run_batch(default_method: Method, default_size: u32) -> anyhow::Result<Outcome> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    // Requests usually come grouped by image: keep the last one decoded.
-    let mut cached: Option<(PathBuf, Image)> = None;
+    let mut batch = Batch::new(default_method, default_size);
     let mut failed = false;
     for (number, line) in stdin.lock().lines().enumerate() {
         let line = line.context("cannot read stdin")?;
         if line.trim().is_empty() {
             continue;
         }
-        let answer = match answer_request(&line, default_method, default_size, &mut cached) {
+        let answer = match batch.answer(&line) {
             Ok(answer) => serde_json::to_value(answer)?,
             Err(error) => {
+                let error = anyhow::Error::from(error);
                 failed = true;
                 let id = serde_json::from_str::<serde_json::Value>(&line)
                     .ok()
@@ -215,44 +138,5 @@ fn run_batch(default_method: Method, default_size: u32) -> anyhow::Result<Outcom
         Outcome::Error
     } else {
         Outcome::Pass
-    })
-}
-
-fn answer_request(
-    line: &str,
-    default_method: Method,
-    default_size: u32,
-    cached: &mut Option<(PathBuf, Image)>,
-) -> anyhow::Result<Answer> {
-    let request: Request = serde_json::from_str(line).context("invalid request")?;
-    let method = match &request.method {
-        Some(name) => name.parse()?,
-        None => default_method,
-    };
-    let size = request.size.unwrap_or(default_size);
-    let area = match (request.crop, request.point) {
-        (Some(_), Some(_)) => bail!("give either \"crop\" or \"point\", not both"),
-        (Some([l, t, r, b]), None) => Area::Crop(Region::new(l, t, r, b)),
-        (None, Some([x, y])) => Area::Point((x, y), request.region.unwrap_or(100)),
-        (None, None) if request.region.is_some() => bail!("\"region\" needs a \"point\""),
-        (None, None) => Area::Full,
-    };
-    if cached
-        .as_ref()
-        .is_none_or(|(path, _)| *path != request.image)
-    {
-        *cached = Some((request.image.clone(), load(&request.image)?));
-    }
-    let Some((_, image)) = cached.as_ref() else {
-        bail!("no image decoded");
-    };
-    let (region, hash) = hash_image(image, area, method, size)?;
-    Ok(Answer {
-        id: request.id,
-        image: request.image.display().to_string(),
-        method,
-        size,
-        region: [region.left, region.top, region.right, region.bottom],
-        hash,
     })
 }

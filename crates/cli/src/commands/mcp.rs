@@ -1,11 +1,11 @@
 //! `retrace mcp`: retrace as an MCP server for coding agents, over stdio or Streamable HTTP.
-//! The server is `retrace_mcp`'s; this module parses flags and starts it.
+//! The server is `retrace_runner::mcp`'s; this module parses flags and starts it.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use retrace_mcp::HttpOptions;
-use retrace_mcp::ServerSettings;
+use retrace_runner::mcp::HttpOptions;
+use retrace_runner::mcp::ServerSettings;
 
 use super::browser_args::BrowserArgs;
 use crate::outcome::Outcome;
@@ -60,7 +60,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
     };
     let runtime = retrace_runner::runtime().context("cannot start the async runtime")?;
     let Some(address) = &args.http else {
-        let served = runtime.block_on(retrace_mcp::serve_stdio(settings));
+        let served = runtime.block_on(retrace_runner::mcp::serve_stdio(settings));
         // A call still running when the client went away (a suite replaying on its own
         // thread) is given a moment to end, not waited for.
         runtime.shutdown_timeout(SHUTDOWN_GRACE);
@@ -75,8 +75,11 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
             .await
             .with_context(|| format!("cannot listen on {address}"))?;
         let bound = listener.local_addr()?;
-        out!("serving MCP on http://{bound}{}", retrace_mcp::http::PATH);
-        let shutdown = retrace_mcp::http::Shutdown::new();
+        out!(
+            "serving MCP on http://{bound}{}",
+            retrace_runner::mcp::http::PATH
+        );
+        let shutdown = retrace_runner::mcp::http::Shutdown::new();
         let stop = shutdown.clone();
         tokio::spawn(async move {
             stop_signal().await;
@@ -86,7 +89,7 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
             token,
             allowed_hosts: args.allowed_hosts.clone(),
         };
-        retrace_mcp::serve_http(listener, settings, options, shutdown).await?;
+        retrace_runner::mcp::serve_http(listener, settings, options, shutdown).await?;
         anyhow::Ok(())
     })?;
     runtime.shutdown_timeout(SHUTDOWN_GRACE);

@@ -1,5 +1,7 @@
 //! The subcommands. Each module owns its clap `Args` and a `run` that returns an [`Outcome`].
-//! To add a command: a module here, a variant in [`Command`], an arm in [`run`].
+//! To add a command: its work in a runner module (arguments in, results out, in the runner's
+//! own types), then a module here that parses and prints, a variant in [`Command`], an arm
+//! in [`run`].
 
 use clap::Subcommand;
 
@@ -11,7 +13,6 @@ mod browser_args;
 mod cache;
 mod check;
 mod check_login;
-mod check_report;
 mod demo;
 mod desktop_args;
 mod diff;

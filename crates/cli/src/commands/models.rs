@@ -39,12 +39,9 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Outcome> {
         "$/Mtok in/out"
     );
     for model in &listing.models {
-        let info = model.info;
-        let price = info.pricing.map_or_else(
-            || "-".to_owned(),
-            |p| format!("{}/{}", p.input_per_mtok, p.output_per_mtok),
-        );
-        let tool = info.computer_tool.map_or("-", |form| form.name());
+        let info = model.row();
+        let price = info.price.unwrap_or_else(|| "-".to_owned());
+        let tool = info.computer_tool.unwrap_or("-");
         let end = match (info.end_of_life, model.retired) {
             (Some(date), true) => format!("{date} (retired)"),
             (Some(date), false) => date.to_string(),
@@ -57,8 +54,8 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Outcome> {
         };
         out!(
             "{name:<32} {:<18} {tool:<26} {:<16} {price:>14}  {end}",
-            info.provider.label(),
-            info.coordinates.to_string()
+            info.provider,
+            info.coordinates
         );
     }
     out!();

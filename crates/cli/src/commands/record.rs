@@ -106,7 +106,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
             chromium: args
                 .chromium
                 .clone()
-                .unwrap_or_else(|| PathBuf::from(retrace_drive::chromium::FULL_CHROMIUM)),
+                .unwrap_or_else(|| PathBuf::from(retrace_runner::chromium_path::FULL_CHROMIUM)),
             display: match args.desktop.display.clone() {
                 Some(display) => display,
                 None => std::env::var("DISPLAY").context(

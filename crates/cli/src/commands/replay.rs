@@ -5,13 +5,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use retrace_protocol::events::Events;
-use retrace_replay::OnMismatch;
-use retrace_replay::ReplaySettings;
-use retrace_replay::WaitMode;
 use retrace_report::ConsoleSink;
 use retrace_runner::Parameters;
 use retrace_runner::ReplayJob;
 use retrace_runner::parameters::parse_pair;
+use retrace_runner::replay_options::ReplayOptions;
+use retrace_runner::replay_options::Wait;
 use retrace_runner::store::Location;
 use retrace_runner::stored_replay::StoredTrajectory;
 use retrace_runner::suite::Interrupt;
@@ -70,8 +69,8 @@ pub struct ReplayArgs {
     pub threshold: u32,
     /// How to wait before each step: `visual` (until the screen matches), `stable` (until it
     /// stops changing) or `fixed:SECONDS`.
-    #[arg(long, default_value = "visual", value_parser = |s: &str| s.parse::<WaitMode>())]
-    pub wait: WaitMode,
+    #[arg(long, default_value = "visual", value_parser = |s: &str| s.parse::<Wait>())]
+    pub wait: Wait,
     /// The longest wait for one step's screen, in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub step_timeout: f64,
@@ -118,16 +117,15 @@ impl ParameterArgs {
 
 /// Replays the file and prints what happened.
 pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
-    let settings = ReplaySettings {
+    let settings = ReplayOptions {
         threshold: args.threshold,
         step_timeout: Duration::from_secs_f64(args.step_timeout.max(0.0)),
         wait: args.wait,
         visual: !args.no_visual,
         search_radius: args.search_radius,
-        on_mismatch: OnMismatch::Fail,
         write_metadata: args.write_metadata,
-        ..ReplaySettings::default()
-    };
+    }
+    .settings();
     let desktop = args.desktop.config(args.url.as_deref())?;
     let parameters = args.parameters.parameters();
     let runtime = retrace_runner::runtime()?;

@@ -3,17 +3,12 @@
 //! progress display and writes the reports.
 
 use std::io::IsTerminal;
-use std::path::Path;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
 use retrace_runner::desktop::DesktopConfig;
-use retrace_runner::store::Location;
-use retrace_runner::store::Store;
-use retrace_runner::stored_replay::download_suite;
 use retrace_runner::suite;
 use retrace_runner::suite::Interrupt;
 use retrace_runner::suite::Schedule;
@@ -150,14 +145,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     let download = tempfile::Builder::new()
         .prefix("retrace-suite-")
         .tempdir()?;
-    let remote = args
-        .paths
-        .iter()
-        .filter_map(|path| path.to_str())
-        .find(|text| Location::is_remote(text));
+    let remote = suite::remote::remote_path(&args.paths);
     let (paths, suite_file, state_store) = match remote {
         Some(url) => {
-            let (suite_file, store) = fetch_suite(&runtime, url, &args, download.path())?;
+            let (suite_file, store) = runtime.block_on(suite::remote::fetch_suite(
+                url,
+                args.paths.len(),
+                args.suite.is_some(),
+                download.path(),
+            ))?;
             (
                 vec![download.path().to_path_buf()],
                 Some(suite_file),
@@ -191,17 +187,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     };
     let mut loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
     if let Some(url) = remote {
-        // Reports and rerun commands name each file at its URL, not its private copy.
-        for plan in &mut loaded.plans {
-            plan.origin = Some(format!("{}/{}", url.trim_end_matches('/'), plan.id));
-        }
-        // Named after its prefix, not after the private folder it was read into.
-        let path = url.split_once("://").map_or(url, |(_, path)| path);
-        path.trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or(path)
-            .clone_into(&mut loaded.name);
+        suite::remote::name_after(&mut loaded, url);
     }
     if args.list {
         print_list(&loaded)?;
@@ -300,36 +286,6 @@ fn print_list(loaded: &suite::LoadedSuite) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Reads the suite at `url` (`s3://bucket/suite/`) into `dir`; returns its suite file (the
-/// store's `retrace.toml`, else an empty one, so test ids are paths inside the suite) and the
-/// store.
-fn fetch_suite(
-    runtime: &tokio::runtime::Runtime,
-    url: &str,
-    args: &RunArgs,
-    dir: &Path,
-) -> anyhow::Result<(PathBuf, Store)> {
-    if args.paths.len() != 1 {
-        anyhow::bail!("{url}: a suite in object storage is run alone; give no other paths");
-    }
-    if args.suite.is_some() {
-        anyhow::bail!(
-            "{url}: --suite does not apply to a suite in object storage; put its retrace.toml in the prefix"
-        );
-    }
-    let store = Store::open(url)?;
-    let copied = runtime.block_on(download_suite(&store, dir))?;
-    if copied == 0 {
-        anyhow::bail!("{url}: no files there");
-    }
-    let suite_file = dir.join(suite::config::SUITE_FILE);
-    if !suite_file.is_file() {
-        retrace_files::write_atomic(&suite_file, b"")
-            .with_context(|| format!("cannot write {}", suite_file.display()))?;
-    }
-    Ok((suite_file, store))
 }
 
 fn print_summary(report: &SuiteReport, written: &[PathBuf]) -> anyhow::Result<()> {

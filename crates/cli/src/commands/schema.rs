@@ -1,24 +1,12 @@
 //! `retrace schema`: print the JSON Schemas models answer in, and validate answers against
 //! them with field-level errors. A thin shell over `retrace-schema`.
 
-use std::collections::BTreeSet;
-use std::io::Read;
-use std::path::Path;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Subcommand;
-use retrace_schema::AnalysisOptions;
-use retrace_schema::AnalysisType;
-use retrace_schema::ComparisonOptions;
-use retrace_schema::ResponseOptions;
-use retrace_schema::SchemaKind;
-use retrace_schema::SchemaManager;
-use retrace_schema::ValidationContext;
-use retrace_schema::ValidationMode;
-use retrace_schema::ValidationResult;
-use retrace_schema::parse_model_answer;
-use retrace_schema::split_option;
+use retrace_runner::schema::SchemaRequest;
+use retrace_runner::schema::Target as SchemaTarget;
+use retrace_runner::schema::Validation;
 
 use crate::outcome::Outcome;
 use crate::output::out;
@@ -130,85 +118,29 @@ fn parse_size(text: &str) -> Result<(f64, f64), String> {
     }
 }
 
-/// Resolves the target and the `--option`s into a schema kind.
-fn kind_for(
-    target: &str,
-    analysis_type: Option<&str>,
-    options: &[String],
-    lenient: bool,
-) -> anyhow::Result<SchemaKind> {
-    let pairs = options
-        .iter()
-        .map(|pair| split_option(pair))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mode = if lenient {
-        Some(ValidationMode::Lenient)
-    } else {
-        None
-    };
-    Ok(match (target, analysis_type) {
-        ("response", _) => {
-            let mut o = ResponseOptions::default();
-            for (k, v) in pairs {
-                o.set(k, v)?;
-            }
-            o.validation_mode = mode.unwrap_or(o.validation_mode);
-            SchemaKind::Response(o)
-        }
-        ("analysis", Some(name)) => {
-            let kind: AnalysisType = name.parse()?;
-            let mut o = AnalysisOptions::default();
-            for (k, v) in pairs {
-                o.set(k, v)?;
-            }
-            o.validation_mode = mode.unwrap_or(o.validation_mode);
-            SchemaKind::Analysis(kind, o)
-        }
-        _ => {
-            let mut o = ComparisonOptions::default();
-            for (k, v) in pairs {
-                o.set(k, v)?;
-            }
-            o.validation_mode = mode.unwrap_or(o.validation_mode);
-            SchemaKind::Comparison(o)
-        }
-    })
-}
-
-fn read_answer(file: &Path) -> anyhow::Result<serde_json::Value> {
-    let text = if file == Path::new("-") {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("cannot read the answer from stdin")?;
-        text
-    } else {
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?
-    };
-    parse_model_answer(&text).with_context(|| format!("{}", file.display()))
-}
-
-fn print_human(result: &ValidationResult) -> std::io::Result<()> {
-    if result.valid {
+fn print_human(result: &Validation) -> std::io::Result<()> {
+    if result.valid() {
         out!("valid");
     } else {
-        let count = result.errors.len();
+        let errors = result.errors();
+        let count = errors.len();
         out!(
             "invalid: {count} error{}",
             if count == 1 { "" } else { "s" }
         );
-        for error in &result.errors {
+        for error in &errors {
             out!(
-                "  {error} (got {}, expected {})",
+                "  {} (got {}, expected {})",
+                error.text,
                 error.value,
                 error.expected_type
             );
         }
     }
-    for warning in &result.warnings {
+    for warning in result.warnings() {
         out!("warning: {warning}");
     }
-    if !result.executor_compatible {
+    if !result.executor_compatible() {
         out!("the command cannot be executed as written");
     }
     Ok(())
@@ -216,19 +148,21 @@ fn print_human(result: &ValidationResult) -> std::io::Result<()> {
 
 /// Runs `retrace schema`.
 pub fn run(args: SchemaArgs) -> anyhow::Result<Outcome> {
-    let mut manager = SchemaManager::new();
-    if let Some(version) = &args.schema_version {
-        manager.update_schema_version(version)?;
-    }
-    match args.action {
+    let request = |target| SchemaRequest {
+        target,
+        options: &args.options,
+        lenient: args.lenient,
+        version: args.schema_version.as_deref(),
+    };
+    match &args.action {
         SchemaAction::Generate { target } => {
-            let (name, analysis_type) = match &target {
-                Target::Response => ("response", None),
-                Target::Analysis { analysis_type } => ("analysis", Some(analysis_type.as_str())),
-                Target::Comparison => ("comparison", None),
+            let target = match target {
+                Target::Response => SchemaTarget::Response,
+                Target::Analysis { analysis_type } => SchemaTarget::Analysis(analysis_type),
+                Target::Comparison => SchemaTarget::Comparison,
             };
-            let kind = kind_for(name, analysis_type, &args.options, args.lenient)?;
-            out!("{}", serde_json::to_string_pretty(&*manager.schema(kind))?);
+            let schema = retrace_runner::schema::generate(&request(target))?;
+            out!("{}", serde_json::to_string_pretty(&schema)?);
             Ok(Outcome::Pass)
         }
         SchemaAction::Validate {
@@ -237,29 +171,26 @@ pub fn run(args: SchemaArgs) -> anyhow::Result<Outcome> {
             variables,
             image_size,
         } => {
-            let (name, analysis_type, file) = match &target {
-                FileTarget::Response { file } => ("response", None, file),
+            let (target, file) = match target {
+                FileTarget::Response { file } => (SchemaTarget::Response, file),
                 FileTarget::Analysis {
                     analysis_type,
                     file,
-                } => ("analysis", Some(analysis_type.as_str()), file),
-                FileTarget::Comparison { file } => ("comparison", None, file),
+                } => (SchemaTarget::Analysis(analysis_type), file),
+                FileTarget::Comparison { file } => (SchemaTarget::Comparison, file),
             };
-            let kind = kind_for(name, analysis_type, &args.options, args.lenient)?;
-            let answer = read_answer(file)?;
-            let context = ValidationContext {
-                known_variables: (!variables.is_empty())
-                    .then(|| variables.into_iter().collect::<BTreeSet<_>>()),
-                image_size,
-                ..ValidationContext::default()
-            };
-            let result = manager.validate(kind, &answer, &context)?;
-            if json {
+            let result = retrace_runner::schema::validate(
+                &request(target),
+                file,
+                variables.clone(),
+                *image_size,
+            )?;
+            if *json {
                 out!("{}", serde_json::to_string_pretty(&result)?);
             } else {
                 print_human(&result)?;
             }
-            Ok(if result.valid {
+            Ok(if result.valid() {
                 Outcome::Pass
             } else {
                 Outcome::CheckFailed

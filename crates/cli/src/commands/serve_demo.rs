@@ -1,14 +1,18 @@
-//! `retrace serve-demo`: serves the bundled demo app (retrace-demo) until Ctrl-C.
+//! `retrace serve-demo`: serves the bundled demo app (`retrace_runner::demo_app`) until Ctrl-C.
 
 use std::net::IpAddr;
 use std::net::SocketAddr;
 
 use anyhow::Context;
-use retrace_demo::DemoConfig;
-use retrace_demo::Faults;
-use retrace_demo::Latency;
-use retrace_demo::Layout;
-use retrace_demo::Variant;
+use retrace_runner::demo_app::DEMO_PASSWORD;
+use retrace_runner::demo_app::DEMO_USERNAME;
+use retrace_runner::demo_app::DemoApp;
+use retrace_runner::demo_app::DemoSettings;
+use retrace_runner::demo_app::Faults;
+use retrace_runner::demo_app::Latency;
+use retrace_runner::demo_app::Layout;
+use retrace_runner::demo_app::MAX_SCRIPT_DELAY_MS;
+use retrace_runner::demo_app::Variant;
 
 use crate::outcome::Outcome;
 use crate::output::out;
@@ -45,7 +49,7 @@ pub struct ServeDemoArgs {
     pub mark_sent: bool,
     /// Load the login page's and the dashboard's scripts after the `load` event, answered this
     /// many ms later (`?script_delay_ms=` overrides it).
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=retrace_demo::MAX_SCRIPT_DELAY_MS))]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=MAX_SCRIPT_DELAY_MS))]
     pub script_delay_ms: Option<u64>,
     /// The content site's variant under `/site/`: `baseline`, `identical-markup`, `shift`,
     /// `text`, `colour`, `overlay`, `removed`, `console-error`, `never-loads` (`?variant=` overrides it).
@@ -68,19 +72,16 @@ pub fn run(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
 }
 
 async fn serve(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
-    let config = DemoConfig {
-        latency: args.latency_ms,
-        layout: args.layout,
+    let settings = DemoSettings {
+        latency: args.latency_ms.clone(),
+        layout: args.layout.clone(),
         faults: args.fault.clone(),
         mark_sent: args.mark_sent,
         script_delay_ms: args.script_delay_ms,
-        variant: args.variant,
-        ..DemoConfig::default()
+        variant: args.variant.clone(),
     };
     let addr = SocketAddr::new(args.host, args.port);
-    let mut server = retrace_demo::start(config, addr)
-        .await
-        .with_context(|| format!("cannot serve the demo app on {addr}"))?;
+    let mut server = DemoApp::start(settings, addr).await?;
     // Listening before the URL is printed: a Ctrl-C sent as soon as it is read stops the
     // server cleanly instead of killing the process before a handler is in place.
     let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
@@ -102,16 +103,16 @@ async fn serve(args: ServeDemoArgs) -> anyhow::Result<Outcome> {
             args.layout,
             args.latency_ms,
             args.variant,
-            retrace_demo::DEMO_USERNAME,
-            retrace_demo::DEMO_PASSWORD,
+            DEMO_USERNAME,
+            DEMO_PASSWORD,
         );
     }
     tokio::select! {
         _ = interrupt.recv() => {
-            server.shutdown().await.context("stopping the demo app")?;
+            server.shutdown().await?;
         }
         ended = server.wait() => {
-            ended.context("the demo app stopped")?;
+            ended?;
         }
     }
     Ok(Outcome::Pass)

@@ -5,6 +5,7 @@
 //! - [`junit`]: `junit.xml` for CI services;
 //! - [`html`]: `report.html`, one self-contained file that opens offline;
 //! - [`merge`]: shards' `report.json` added up into one report;
+//! - [`check_tests::CheckTests`]: a visual check's pages collected as a suite's tests;
 //! - [`sink::SuiteReportSink`]: the event stream's `TestFinished`/`SuiteFinished` collected
 //!   into the report (and, when asked, the reports written as the suite finishes).
 //!
@@ -15,6 +16,7 @@
 //! temporary file beside it and renamed into place, so a report is whole or absent, never
 //! half-written. Artefact paths in the report are relative to that directory.
 
+pub mod check_tests;
 mod error;
 pub mod html;
 mod html_images;

@@ -47,7 +47,7 @@ use retrace_replay::WaitMode;
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::config_read::BadSection;
+use super::bad_section::BadSection;
 use super::error::SuiteError;
 use super::timeouts::SuiteTimeouts;
 
@@ -249,16 +249,6 @@ pub struct SuiteFile {
 }
 
 impl SuiteFile {
-    /// Reads `path`, naming the file and the field of any problem, and refusing secret values;
-    /// a bad `[[files]]` section becomes one of [`SuiteFile::bad_sections`] (see
-    /// [`super::config_read`]).
-    pub fn load(path: &Path) -> Result<SuiteFile, SuiteError> {
-        if !path.is_file() {
-            return Err(SuiteError::config(path, "no such suite file"));
-        }
-        super::config_read::load(path)
-    }
-
     /// Whether `name` is a secret parameter of this suite.
     pub fn is_secret(&self, name: &str) -> bool {
         retrace_report::secrets::is_secret_name(name) || self.secrets.iter().any(|s| s == name)

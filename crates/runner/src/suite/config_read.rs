@@ -13,6 +13,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::bad_section::BadSection;
 use super::config::Defaults;
 use super::config::FileSection;
 use super::config::ParameterSource;
@@ -20,16 +21,6 @@ use super::config::SuiteFile;
 use super::discover::glob_matcher;
 use super::error::SuiteError;
 use super::timeouts::SuiteTimeouts;
-
-/// A `[[files]]` section that cannot be used: the tests whose path its pattern matches are
-/// errors, with [`BadSection::problem`] as their reason.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BadSection {
-    /// The section's `match`.
-    pub pattern: String,
-    /// What is wrong: the file, the section, the field, the value and where it was written.
-    pub problem: String,
-}
 
 /// The suite file with its sections not yet read (each is read on its own).
 #[derive(Deserialize)]
@@ -75,8 +66,20 @@ enum SectionError {
     Unusable(String),
 }
 
+impl SuiteFile {
+    /// Reads `path`, naming the file and the field of any problem, and refusing secret values;
+    /// a bad `[[files]]` section becomes one of [`SuiteFile::bad_sections`] (see the module
+    /// docs).
+    pub fn load(path: &Path) -> Result<SuiteFile, SuiteError> {
+        if !path.is_file() {
+            return Err(SuiteError::config(path, "no such suite file"));
+        }
+        read(path)
+    }
+}
+
 /// Reads the suite file at `path` (see the module docs).
-pub fn load(path: &Path) -> Result<SuiteFile, SuiteError> {
+fn read(path: &Path) -> Result<SuiteFile, SuiteError> {
     let fail = |message: String| SuiteError::config(path, message);
     let bytes = std::fs::read(path).map_err(|error| fail(error.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|error| {

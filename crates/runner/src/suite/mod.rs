@@ -4,10 +4,12 @@
 //! The pieces, each in its own module, in the order a run uses them:
 //! - [`discover`]: files, folders and globs to a sorted list of trajectory files;
 //! - [`config`]: the suite file `retrace.toml` and the `RETRACE_*`/flag layers over it;
-//! - [`config_read`]: reading that file, where a bad `[[files]]` section spoils only its tests;
+//! - [`config_read`]: reading that file, where a bad `[[files]]` section spoils only its tests
+//!   ([`bad_section`]);
 //! - [`plan`]: one [`plan::TestPlan`] per file (url, size, settings, parameters, tags);
 //! - [`shard`]: which tests belong to `--shard I/N` (or the CI's shard variables);
 //! - [`load`]: all of the above, plus `--grep`/`--tag`: [`load::load_suite`];
+//! - [`remote`]: a suite in object storage, read into a private folder first;
 //! - [`state`]: `.retrace_state/`, what runs learn about each file, read by validators;
 //! - [`suite_state`]: that state on disk, or as run records in the suite's [`Store`];
 //! - [`schedule`]: running the tests (jobs, retries, interrupt) in a [`browsers::BrowserPool`];
@@ -17,6 +19,7 @@
 //! [`run_suite`] ties them together and ends with [`Event::SuiteFinished`]. It never prints;
 //! the CLI subscribes its progress display and writes the reports.
 
+pub mod bad_section;
 pub mod browsers;
 pub mod config;
 pub mod config_read;
@@ -25,6 +28,7 @@ pub mod error;
 pub mod interrupt;
 pub mod load;
 pub mod plan;
+pub mod remote;
 pub mod schedule;
 pub mod shard;
 pub mod state;

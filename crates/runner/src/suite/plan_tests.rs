@@ -196,7 +196,7 @@ fn a_bad_section_is_the_problem_of_the_tests_it_matches_only() {
         ..PlanInputs::default()
     };
     inputs.suite.defaults.url = Some("http://app/".into());
-    inputs.suite.bad_sections = vec![crate::suite::config_read::BadSection {
+    inputs.suite.bad_sections = vec![crate::suite::bad_section::BadSection {
         pattern: "v2/*.json".into(),
         problem: "retrace.toml: files[0].wait = \"soon\": unknown wait mode".into(),
     }];

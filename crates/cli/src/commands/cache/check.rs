@@ -3,11 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::bail;
-use retrace_cache::DEFAULT_MAX_FILE_SIZE;
-use retrace_cache::check;
-use retrace_cache::read_cache_file;
-use serde_json::Value;
-use serde_json::json;
 
 use super::text::print_json;
 use crate::outcome::Outcome;
@@ -37,40 +32,37 @@ pub struct CheckArgs {
 
 /// Checks every file.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
-    let mut reports = Vec::new();
+    let mut checks = Vec::new();
     let mut unreadable = 0;
     let mut with_problems = 0;
     for path in &args.files {
-        let shown = path.display().to_string();
-        match read_cache_file(path, DEFAULT_MAX_FILE_SIZE) {
-            Ok(file) => {
-                let problems = check(&file);
-                if !problems.is_empty() {
+        let checked = retrace_runner::cache::check::check(path);
+        match &checked.error {
+            None => {
+                if !checked.problems.is_empty() {
                     with_problems += 1;
                 }
                 if !args.json {
-                    if problems.is_empty() {
-                        out!("{shown}: ok ({} steps)", file.trajectory.len());
+                    let shown = &checked.file;
+                    if checked.problems.is_empty() {
+                        out!("{shown}: ok ({} steps)", checked.steps);
                     }
-                    for problem in &problems {
+                    for problem in &checked.problems {
                         out!("{shown}: {problem}");
                     }
                 }
-                reports.push(json!({"file": shown, "ok": problems.is_empty(), "problems": problems, "error": Value::Null}));
             }
-            Err(error) => {
+            Some(error) => {
                 unreadable += 1;
                 if !args.json {
                     eprintln!("retrace: {error}");
                 }
-                reports.push(
-                    json!({"file": shown, "ok": false, "problems": [], "error": error.to_string()}),
-                );
             }
         }
+        checks.push(checked);
     }
     if args.json {
-        print_json(&json!({"files": reports}))?;
+        print_json(&retrace_runner::cache::check::to_json(&checks))?;
     }
     if unreadable > 0 {
         if args.files.len() == 1 && !args.json {

@@ -1,16 +1,9 @@
 //! `retrace cache export --askui`: a trajectory rewritten in askui 0.48's tool vocabulary
-//! (`retrace_cache::export_askui`), so askui's own cache executor replays it.
+//! (`retrace_runner::cache::export`), so askui's own cache executor replays it.
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use anyhow::bail;
-use retrace_cache::DEFAULT_MAX_FILE_SIZE;
-use retrace_cache::RECORDING_INDENT;
-use retrace_cache::atomic_write;
-use retrace_cache::export_askui;
-use retrace_cache::read_cache_file;
-use retrace_cache::to_askui_json;
 
 use crate::outcome::Outcome;
 use crate::output::out;
@@ -44,24 +37,21 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     if !args.askui {
         bail!("say which format to export to: --askui (askui 0.48's tool vocabulary)");
     }
-    let file = read_cache_file(&args.file, DEFAULT_MAX_FILE_SIZE)?;
-    let export = export_askui(&file)
-        .with_context(|| format!("{} cannot be written for askui", args.file.display()))?;
-    let bytes = to_askui_json(&export.file.to_json(), RECORDING_INDENT)?;
+    let export = retrace_runner::cache::export::export_for_askui(&args.file)?;
     for note in &export.notes {
         eprintln!("retrace: {}: {note}", args.file.display());
     }
     match &args.out {
         Some(path) => {
-            atomic_write(path, &bytes)?;
+            retrace_runner::cache::export::write(path, &export.bytes)?;
             eprintln!(
                 "retrace: wrote {} ({} steps for askui, from {})",
                 path.display(),
-                export.file.trajectory.len(),
-                file.trajectory.len()
+                export.steps,
+                export.from_steps
             );
         }
-        None => out!("{}", String::from_utf8_lossy(&bytes).trim_end()),
+        None => out!("{}", String::from_utf8_lossy(&export.bytes).trim_end()),
     }
     Ok(Outcome::Pass)
 }

@@ -2,12 +2,6 @@
 
 use std::path::PathBuf;
 
-use retrace_cache::CacheStore;
-use retrace_cache::ListEntry;
-use retrace_cache::format_timestamp;
-use serde_json::Value;
-use serde_json::json;
-
 use super::text::print_json;
 use super::text::shorten;
 use crate::outcome::Outcome;
@@ -36,15 +30,9 @@ pub struct ListArgs {
 
 /// Lists the directory.
 pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
-    let store = CacheStore::new(&args.dir);
-    let listed = store.list(args.include_invalid)?;
+    let listed = retrace_runner::cache::list::list(&args.dir, args.include_invalid)?;
     if args.json {
-        print_json(&json!({
-            "dir": args.dir.display().to_string(),
-            "entries": listed.entries.iter().map(entry_json).collect::<Vec<_>>(),
-            "hidden_invalid": listed.hidden_invalid,
-            "problems": listed.problems.iter().map(|p| Value::String(p.to_string())).collect::<Vec<_>>(),
-        }))?;
+        print_json(&listed.to_json(&args.dir))?;
         return Ok(Outcome::Pass);
     }
     for problem in &listed.problems {
@@ -70,23 +58,16 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
             "STATUS"
         );
         for entry in &listed.entries {
-            let meta = &entry.file.metadata;
-            let hashed = entry
-                .file
-                .trajectory
-                .iter()
-                .filter(|s| s.visual_representation.is_some())
-                .count();
-            let status = if meta.is_valid { "valid" } else { "invalid" };
+            let status = if entry.valid { "valid" } else { "invalid" };
             out!(
                 "{:<width$}  {:>5}  {:>6}  {:>8}  {:>8}  {:<7}  {}",
                 entry.name,
-                entry.file.trajectory.len(),
-                hashed,
-                meta.execution_attempts,
-                meta.failures.len(),
+                entry.steps,
+                entry.hashed,
+                entry.attempts,
+                entry.failures,
                 status,
-                shorten(meta.goal.as_deref().unwrap_or("-"), 60),
+                shorten(entry.goal.as_deref().unwrap_or("-"), 60),
             );
         }
     }
@@ -97,25 +78,4 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
         );
     }
     Ok(Outcome::Pass)
-}
-
-fn entry_json(entry: &ListEntry) -> Value {
-    let file = &entry.file;
-    let meta = &file.metadata;
-    json!({
-        "name": entry.name,
-        "path": entry.path.display().to_string(),
-        "format": file.format,
-        "version": meta.version,
-        "goal": meta.goal,
-        "created_at": format_timestamp(meta.created_at),
-        "last_executed_at": meta.last_executed_at.map(format_timestamp),
-        "steps": file.trajectory.len(),
-        "hashed_steps": file.trajectory.iter().filter(|s| s.visual_representation.is_some()).count(),
-        "parameters": file.cache_parameters.keys().collect::<Vec<_>>(),
-        "execution_attempts": meta.execution_attempts,
-        "failures": meta.failures.len(),
-        "is_valid": meta.is_valid,
-        "invalidation_reason": meta.invalidation_reason,
-    })
 }

@@ -4,10 +4,8 @@
 use std::path::PathBuf;
 
 use anyhow::bail;
-use retrace_cache::DEFAULT_MAX_FILE_SIZE;
-use retrace_cache::MetadataUpdate;
-use retrace_cache::Validators;
-use retrace_cache::update_file;
+use retrace_runner::cache::mark;
+use retrace_runner::cache::mark::Validity;
 use serde_json::json;
 
 use super::text::print_json;
@@ -51,24 +49,17 @@ pub fn run_invalidate(args: InvalidateArgs) -> anyhow::Result<Outcome> {
     if args.reason.trim().is_empty() {
         bail!("--reason must say why the cache is invalidated");
     }
-    let update = MetadataUpdate::Invalidate {
-        reason: args.reason.clone(),
-    };
-    apply(&args.file, &update, args.json)
+    let validity = mark::invalidate(&args.file, &args.reason)?;
+    print(&args.file, &validity, args.json)
 }
 
 /// Revalidates the file.
 pub fn run_revalidate(args: RevalidateArgs) -> anyhow::Result<Outcome> {
-    apply(&args.file, &MetadataUpdate::Revalidate, args.json)
+    let validity = mark::revalidate(&args.file)?;
+    print(&args.file, &validity, args.json)
 }
 
-fn apply(
-    path: &std::path::Path,
-    update: &MetadataUpdate,
-    as_json: bool,
-) -> anyhow::Result<Outcome> {
-    let outcome = update_file(path, DEFAULT_MAX_FILE_SIZE, update, &Validators::none())?;
-    let meta = &outcome.metadata;
+fn print(path: &std::path::Path, meta: &Validity, as_json: bool) -> anyhow::Result<Outcome> {
     if as_json {
         print_json(&json!({
             "file": path.display().to_string(),

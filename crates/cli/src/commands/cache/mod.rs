@@ -1,5 +1,5 @@
 //! `retrace cache`: list, show, check, export, invalidate and revalidate trajectory cache files
-//! (askui v0.2/v0.3 files and legacy lists included). The work is done by `retrace-cache`;
+//! (askui v0.2/v0.3 files and legacy lists included). The work is `retrace_runner::cache`'s;
 //! this module parses arguments and prints.
 
 mod check;

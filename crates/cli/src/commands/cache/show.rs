@@ -3,13 +3,7 @@
 
 use std::path::PathBuf;
 
-use retrace_cache::CacheFile;
-use retrace_cache::CacheFormat;
-use retrace_cache::DEFAULT_MAX_FILE_SIZE;
-use retrace_cache::format_timestamp;
-use retrace_cache::read_cache_file;
-use retrace_cache::summarize;
-use serde_json::json;
+use retrace_runner::cache::show::Shown;
 
 use super::text::print_json;
 use super::text::shorten;
@@ -35,48 +29,40 @@ pub struct ShowArgs {
 
 /// Shows the file.
 pub fn run(args: ShowArgs) -> anyhow::Result<Outcome> {
-    let file = read_cache_file(&args.file, DEFAULT_MAX_FILE_SIZE)?;
+    let file = retrace_runner::cache::show::show(&args.file)?;
     if args.json {
-        print_json(&json!({
-            "file": args.file.display().to_string(),
-            "format": file.format,
-            "metadata": file.metadata,
-            "cache_parameters": file.cache_parameters,
-            "steps": summarize(&file.trajectory),
-        }))?;
+        print_json(file.to_json())?;
     } else {
         print_text(&args.file, &file)?;
     }
     Ok(Outcome::Pass)
 }
 
-fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
-    let meta = &file.metadata;
+fn print_text(path: &std::path::Path, meta: &Shown) -> std::io::Result<()> {
     out!("file:              {}", path.display());
-    match file.format {
-        CacheFormat::Object => out!("format:            version {}", meta.version),
-        CacheFormat::LegacyList => out!(
+    if meta.legacy_list {
+        out!(
             "format:            legacy list (read as version {}, no metadata)",
             meta.version
-        ),
+        );
+    } else {
+        out!("format:            version {}", meta.version);
     }
     out!("goal:              {}", meta.goal.as_deref().unwrap_or("-"));
-    if file.format == CacheFormat::Object {
-        out!("created:           {}", format_timestamp(meta.created_at));
+    if !meta.legacy_list {
+        out!("created:           {}", meta.created);
     }
     out!(
         "last replay:       {}",
-        meta.last_executed_at
-            .map_or_else(|| "never".to_owned(), format_timestamp)
+        meta.last_replay.as_deref().unwrap_or("never")
     );
     out!(
         "last passed:       {}",
-        retrace_cache::fields::last_passed_at(meta)
-            .map_or_else(|| "not recorded".to_owned(), format_timestamp)
+        meta.last_passed.as_deref().unwrap_or("not recorded")
     );
     out!(
         "attempts:          {} ({} failures)",
-        meta.execution_attempts,
+        meta.attempts,
         meta.failures.len()
     );
     match (&meta.is_valid, &meta.invalidation_reason) {
@@ -87,12 +73,10 @@ fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
         ),
     }
     match &meta.visual_validation {
-        Some(vv) if vv.enabled => out!(
-            "visual validation: {}, region {} px",
-            vv.method,
-            vv.region_size
-        ),
-        _ => out!("visual validation: off"),
+        Some((method, region_size)) => {
+            out!("visual validation: {}, region {} px", method, region_size)
+        }
+        None => out!("visual validation: off"),
     }
     if let Some(usage) = &meta.token_usage {
         out!(
@@ -103,11 +87,11 @@ fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
             usage.cache_read_input_tokens
         );
     }
-    if file.cache_parameters.is_empty() {
+    if meta.parameters.is_empty() {
         out!("parameters:        none");
     } else {
         out!("parameters:");
-        for (name, description) in &file.cache_parameters {
+        for (name, description) in &meta.parameters {
             out!("  {{{{{name}}}}}  {description}");
         }
     }
@@ -116,14 +100,14 @@ fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
         for failure in &meta.failures {
             out!(
                 "  {}  step {} (#{} there): {}",
-                format_timestamp(failure.timestamp),
+                failure.timestamp,
                 failure.step_index,
                 failure.failure_count_at_step,
                 failure.error_message
             );
         }
     }
-    let steps = summarize(&file.trajectory);
+    let steps = &meta.steps;
     let hashed = steps.iter().filter(|s| s.hash.is_some()).count();
     out!(
         "steps:             {} ({} with a hash)",
@@ -143,7 +127,7 @@ fn print_text(path: &std::path::Path, file: &CacheFile) -> std::io::Result<()> {
         "ACTION",
         "POINT"
     );
-    for step in &steps {
+    for step in steps {
         let point = step
             .point
             .map_or_else(|| "-".to_owned(), |(x, y)| format!("{x},{y}"));

@@ -6,10 +6,10 @@
 //! previous one ends with its last run). A remote browser (`--connect`) is not kept: its
 //! sessions are a farm's to count, so every call opens one and ends it.
 
+use crate::BrowserConfig;
+use crate::BrowserTarget;
+use crate::RunnerError;
 use retrace_drive::chromium::ChromiumBrowser;
-use retrace_runner::BrowserConfig;
-use retrace_runner::BrowserTarget;
-use retrace_runner::RunnerError;
 use tokio::sync::Mutex;
 
 /// The server's browser, launched on first use.

@@ -1,21 +1,21 @@
 //! `run`: a suite of trajectory files replayed in parallel, as `retrace run` does
-//! (`retrace_runner::suite`), with a progress notification as each test finishes; cancelling
+//! (`crate::suite`), with a progress notification as each test finishes; cancelling
 //! the call interrupts the suite, which closes its browsers before it returns.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::suite;
+use crate::suite::Interrupt;
+use crate::suite::Schedule;
+use crate::suite::SuiteJob;
+use crate::suite::SuiteRequest;
+use crate::suite::SuiteVerdict;
+use crate::suite::config::Defaults;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::SuiteReport;
 use retrace_protocol::events::TestReport;
-use retrace_runner::suite;
-use retrace_runner::suite::Interrupt;
-use retrace_runner::suite::Schedule;
-use retrace_runner::suite::SuiteJob;
-use retrace_runner::suite::SuiteRequest;
-use retrace_runner::suite::SuiteVerdict;
-use retrace_runner::suite::config::Defaults;
 use rmcp::model::CallToolResult;
 use rmcp::model::Tool;
 use schemars::JsonSchema;
@@ -24,12 +24,12 @@ use serde::Serialize;
 
 use super::declaration::declare;
 use super::shared_args::shown;
-use crate::call::CallContext;
-use crate::call::ToolError;
-use crate::call::on_own_thread;
-use crate::call::parse_size;
-use crate::call::wire_name;
-use crate::state::SharedState;
+use crate::mcp::call::CallContext;
+use crate::mcp::call::ToolError;
+use crate::mcp::call::on_own_thread;
+use crate::mcp::call::parse_size;
+use crate::mcp::call::wire_name;
+use crate::mcp::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "run";
@@ -215,7 +215,7 @@ pub async fn call(
             retries: loaded.retries,
             write_metadata: false,
             out_dir: Some(out.clone()),
-            desktop: retrace_runner::desktop::DesktopConfig::default(),
+            desktop: crate::desktop::DesktopConfig::default(),
             allow_app_commands: false,
         },
         suite: loaded,
@@ -223,7 +223,7 @@ pub async fn call(
         browser: shared.settings.browser.clone(),
         state_store: None,
     };
-    let (sink, notifier) = crate::progress::forward(&context, total, |event| match event {
+    let (sink, notifier) = crate::mcp::progress::forward(&context, total, |event| match event {
         Event::TestFinished(test) => Some(line(test)),
         _ => None,
     });

@@ -1,5 +1,5 @@
 //! `replay`: one trajectory replayed against a URL with no model, as `retrace replay` does
-//! (`retrace_runner::run_replay_in`, in a run of its own in the server's browser): passed, or
+//! (`crate::run_replay_in`, in a run of its own in the server's browser): passed, or
 //! the step that failed and why. A progress notification as each step is acted on (when the
 //! call asks for progress); cancelling the call stops the replay.
 
@@ -8,11 +8,11 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::ReplayJob;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::SessionReport;
 use retrace_replay::ReplaySettings;
-use retrace_runner::ReplayJob;
 use rmcp::model::CallToolResult;
 use rmcp::model::Tool;
 use schemars::JsonSchema;
@@ -22,12 +22,12 @@ use serde::Serialize;
 use super::declaration::declare;
 use super::shared_args::parameters;
 use super::shared_args::shown;
-use crate::call::CallContext;
-use crate::call::ToolError;
-use crate::call::on_own_thread;
-use crate::call::parse_size;
-use crate::call::wire_name;
-use crate::state::SharedState;
+use crate::mcp::call::CallContext;
+use crate::mcp::call::ToolError;
+use crate::mcp::call::on_own_thread;
+use crate::mcp::call::parse_size;
+use crate::mcp::call::wire_name;
+use crate::mcp::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "replay";
@@ -168,12 +168,12 @@ pub async fn call(
     let steps = retrace_cache::read_cache_file(&job.file, retrace_cache::DEFAULT_MAX_FILE_SIZE)
         .map(|file| file.trajectory.len())
         .map_err(ToolError::failed)?;
-    let (sink, notifier) = crate::progress::forward(&context, steps, step_line);
+    let (sink, notifier) = crate::mcp::progress::forward(&context, steps, step_line);
     let cancel = context.cancel.clone();
     let replayed = on_own_thread(move || async move {
         let events = Events::none().with(sink);
         tokio::select! {
-            report = retrace_runner::run_replay_in(&job, &browser, &events) => Some(report),
+            report = crate::run_replay_in(&job, &browser, &events) => Some(report),
             () = cancel.cancelled() => None,
         }
     })
@@ -183,7 +183,7 @@ pub async fn call(
     };
     let _ = notifier.await;
     // The run happened whatever the state says: a state that cannot be written is logged.
-    if let Err(error) = retrace_runner::record_replay_state(Path::new(&input.file), &report) {
+    if let Err(error) = crate::record_replay_state(Path::new(&input.file), &report) {
         tracing::warn!("could not record the run state of {}: {error}", input.file);
     }
     let images = report
@@ -193,7 +193,7 @@ pub async fn call(
             path.to_str()
                 .is_some_and(|p| p.ends_with("-expected.png") || p.ends_with("-actual.png"))
         })
-        .filter_map(|path| crate::images::image_block(path))
+        .filter_map(|path| crate::mcp::images::image_block(path))
         .collect();
     context.result(&output(&report, &input), images)
 }

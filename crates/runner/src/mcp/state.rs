@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use retrace_runner::BrowserConfig;
+use crate::BrowserConfig;
 
-use crate::warm::WarmBrowser;
+use crate::mcp::warm::WarmBrowser;
 
 /// What the server is started with.
 #[derive(Debug, Clone)]

@@ -1,11 +1,11 @@
-//! retrace-mcp: retrace as a Model Context Protocol server, so a coding agent can ask "does
+//! retrace as a Model Context Protocol server (`retrace mcp`), so a coding agent can ask "does
 //! this page still look and behave as it did?" after every step of a refactoring.
 //!
 //! [`RetraceServer`] answers `tools/list` and `tools/call` for six tools, each declared once
 //! in its own module under [`tools`] (name, description, input and output types whose JSON
 //! Schemas schemars generates, and the call): `check`, `replay`, `run`, `screenshot`,
 //! `list_trajectories` and `approve`. Every tool calls the runner functions the CLI commands
-//! call (`retrace_runner`), never the binary. A bad argument is a tool error naming it
+//! call (the rest of this crate), never the binary. A bad argument is a tool error naming it
 //! ([`call::ToolError`]); nothing a caller sends ends the server. The values of secret
 //! parameters are scrubbed from every result and progress message ([`call::CallContext`]).
 //!
@@ -14,7 +14,6 @@
 //! stdin and stdout; [`http::serve_http`] serves Streamable HTTP behind a bearer token.
 //!
 //! It does not print: stdout is the protocol's channel. Its warnings go to `tracing`.
-#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod call;
 mod error;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use retrace_runner::Parameters;
+use crate::Parameters;
 
 /// The runner's parameters from a call's `params` (values by name) and `secret` (names to
 /// treat as secret whatever their name).

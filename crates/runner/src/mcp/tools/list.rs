@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 
+use crate::suite;
+use crate::suite::SuiteRequest;
+use crate::suite::state::FileState;
+use crate::suite::state::StateStore;
+use crate::suite::suite_state::SuiteState;
 use retrace_cache::Severity;
-use retrace_runner::suite;
-use retrace_runner::suite::SuiteRequest;
-use retrace_runner::suite::state::FileState;
-use retrace_runner::suite::state::StateStore;
-use retrace_runner::suite::suite_state::SuiteState;
 use rmcp::model::CallToolResult;
 use rmcp::model::Tool;
 use schemars::JsonSchema;
@@ -18,8 +18,8 @@ use serde::Serialize;
 
 use super::declaration::declare;
 use super::shared_args::shown;
-use crate::call::CallContext;
-use crate::call::ToolError;
+use crate::mcp::call::CallContext;
+use crate::mcp::call::ToolError;
 
 /// The tool's name.
 pub const NAME: &str = "list_trajectories";
@@ -114,7 +114,7 @@ pub async fn call(input: Input, context: &CallContext) -> Result<CallToolResult,
     // Reading files is blocking work; a suite may hold many.
     let trajectories = tokio::task::spawn_blocking(move || {
         let loaded = suite::load_suite(&request, &|name| std::env::var(name).ok())?;
-        Ok::<_, retrace_runner::suite::SuiteError>(
+        Ok::<_, crate::suite::SuiteError>(
             loaded
                 .plans
                 .iter()

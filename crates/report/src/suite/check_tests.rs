@@ -1,7 +1,8 @@
-//! The reports `retrace check --report html,junit,json` writes into `--out`: each page check
-//! is a suite test (`TestFinished` with its `PageCheck`), collected here into a
-//! [`SuiteReport`] and written by `retrace-report`'s suite reports, beside the evidence. Paths
-//! are made relative to `--out`, so the folder can be moved or archived whole.
+//! [`CheckTests`]: a visual check's pages as a suite, for the reports `retrace check --report
+//! html,junit,json` writes into its `--out`: each page check is a suite test (`TestFinished`
+//! with its `PageCheck`), collected here into a [`SuiteReport`] (written by
+//! [`super::write_reports`], beside the evidence). Paths are made relative to `--out`, so the
+//! folder can be moved or archived whole.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -14,7 +15,6 @@ use retrace_protocol::events::Shard;
 use retrace_protocol::events::SuiteReport;
 use retrace_protocol::events::TestReport;
 use retrace_protocol::events::Totals;
-use retrace_report::suite::ReportKind;
 
 /// Collects every page check's test report as it finishes.
 #[derive(Debug)]
@@ -22,6 +22,12 @@ pub struct CheckTests {
     started_at: String,
     started: Instant,
     tests: Mutex<Vec<TestReport>>,
+}
+
+impl Default for CheckTests {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl CheckTests {
@@ -78,15 +84,4 @@ fn relative_paths(paths: &mut [PathBuf], out: &Path) {
             *path = relative.to_owned();
         }
     }
-}
-
-/// Writes `kinds` of the collected checks (of `shard`, when sharded: the files are named
-/// after it, as `retrace run`'s are) into `out`; the files written.
-pub fn write(
-    tests: &CheckTests,
-    shard: Option<Shard>,
-    kinds: &[ReportKind],
-    out: &Path,
-) -> anyhow::Result<Vec<PathBuf>> {
-    crate::suite_reports::write(&tests.report(shard, out), kinds, out)
 }

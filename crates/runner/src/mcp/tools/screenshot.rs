@@ -1,12 +1,12 @@
 //! `screenshot`: a PNG of a page as the server's browser renders it, as `retrace screenshot`
-//! does (`retrace_runner::browser::open_page`, then a capture), written to a file and sent
+//! does (`crate::browser::open_page`, then a capture), written to a file and sent
 //! back shrunk as image content.
 
 use std::path::PathBuf;
 
-use retrace_runner::browser::PageLoad;
-use retrace_runner::browser::open_page;
-use retrace_runner::browser::write_png;
+use crate::browser::PageLoad;
+use crate::browser::open_page;
+use crate::browser::write_png;
 use rmcp::model::CallToolResult;
 use rmcp::model::Tool;
 use schemars::JsonSchema;
@@ -15,10 +15,10 @@ use serde::Serialize;
 
 use super::declaration::declare;
 use super::shared_args::shown;
-use crate::call::CallContext;
-use crate::call::ToolError;
-use crate::call::parse_size;
-use crate::state::SharedState;
+use crate::mcp::call::CallContext;
+use crate::mcp::call::ToolError;
+use crate::mcp::call::parse_size;
+use crate::mcp::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "screenshot";
@@ -68,7 +68,7 @@ pub async fn call(
 ) -> Result<CallToolResult, ToolError> {
     let size = match &input.size {
         Some(text) => parse_size("size", text)?,
-        None => retrace_runner::replay::DEFAULT_SIZE,
+        None => crate::replay::DEFAULT_SIZE,
     };
     let path = input
         .output
@@ -89,15 +89,15 @@ pub async fn call(
             let page = open_page(&browser, &input.url, PageLoad::Quiet).await?;
             let shot = page.capture(input.full_page).await;
             drop(page);
-            Ok::<_, retrace_runner::RunnerError>(shot?)
+            Ok::<_, crate::RunnerError>(shot?)
         } => shot,
         () = context.cancel.cancelled() => return Err(ToolError::Failed("cancelled".into())),
     };
     let _ = tokio::time::timeout(std::time::Duration::from_secs(10), browser.close()).await;
     let shot = shot.map_err(ToolError::failed)?;
     write_png(&path, &shot.png).map_err(ToolError::failed)?;
-    let image = crate::images::downscale_png(&shot.png, crate::images::MAX_SIDE)
-        .map(|png| crate::images::png_block(&png))
+    let image = crate::mcp::images::downscale_png(&shot.png, crate::mcp::images::MAX_SIDE)
+        .map(|png| crate::mcp::images::png_block(&png))
         .map_err(ToolError::failed)?;
     let output = Output {
         path: shown(&path),

@@ -21,10 +21,10 @@ use tokio_util::sync::CancellationToken;
 /// What stops [`serve_http`] when cancelled.
 pub type Shutdown = CancellationToken;
 
-use crate::error::McpError;
-use crate::server::RetraceServer;
-use crate::state::ServerSettings;
-use crate::state::SharedState;
+use crate::mcp::error::McpError;
+use crate::mcp::server::RetraceServer;
+use crate::mcp::state::ServerSettings;
+use crate::mcp::state::SharedState;
 
 /// The path the server answers at.
 pub const PATH: &str = "/mcp";

@@ -15,10 +15,10 @@ use rmcp::model::CallToolResult;
 use rmcp::model::JsonObject;
 use rmcp::model::Tool;
 
-use crate::call::CallContext;
-use crate::call::ToolError;
-use crate::call::parse_arguments;
-use crate::state::SharedState;
+use crate::mcp::call::CallContext;
+use crate::mcp::call::ToolError;
+use crate::mcp::call::parse_arguments;
+use crate::mcp::state::SharedState;
 
 /// Every tool the server offers.
 pub fn all() -> Vec<Tool> {

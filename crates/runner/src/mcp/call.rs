@@ -86,8 +86,7 @@ fn field_in(message: &str) -> Option<String> {
 
 /// Parses `WxH` (both 1..=10000) for the argument `name`.
 pub fn parse_size(name: &str, text: &str) -> Result<(u32, u32), ToolError> {
-    retrace_runner::suite::config::parse_size(text)
-        .map_err(|message| ToolError::argument(name, message))
+    crate::suite::config::parse_size(text).map_err(|message| ToolError::argument(name, message))
 }
 
 /// One call in progress: who asked, whether they still want the answer, and what must not

@@ -1,13 +1,13 @@
 //! `approve`: an intended change accepted, as `retrace approve` and `retrace check approve`
 //! do: a trajectory's failed step re-recorded from its last failed run
-//! (`retrace_runner::approve`), or the candidate's shots stored as a check's baseline
-//! (`retrace_runner::check::approve_check_baseline`).
+//! (`crate::approve`), or the candidate's shots stored as a check's baseline
+//! (`crate::check::approve_check_baseline`).
 
 use std::path::Path;
 use std::path::PathBuf;
 
-use retrace_runner::ApproveRequest;
-use retrace_runner::suite::config::suite_file_path;
+use crate::ApproveRequest;
+use crate::suite::config::suite_file_path;
 use rmcp::model::CallToolResult;
 use rmcp::model::Tool;
 use schemars::JsonSchema;
@@ -17,9 +17,9 @@ use serde::Serialize;
 use super::check;
 use super::declaration::declare;
 use super::shared_args::shown;
-use crate::call::CallContext;
-use crate::call::ToolError;
-use crate::state::SharedState;
+use crate::mcp::call::CallContext;
+use crate::mcp::call::ToolError;
+use crate::mcp::state::SharedState;
 
 /// The tool's name.
 pub const NAME: &str = "approve";
@@ -108,13 +108,13 @@ pub async fn call(
 
 async fn approve_step(file: &str, input: &Input) -> Result<Output, ToolError> {
     let suite = suite_file_path(input.suite.as_deref().map(Path::new));
-    let root = retrace_runner::replay_state::state_root_in_suite(suite.as_deref(), Path::new(file));
+    let root = crate::replay_state::state_root_in_suite(suite.as_deref(), Path::new(file));
     let request = ApproveRequest {
         file: PathBuf::from(file),
         root,
         step: input.step,
     };
-    let approved = tokio::task::spawn_blocking(move || retrace_runner::approve(&request))
+    let approved = tokio::task::spawn_blocking(move || crate::approve(&request))
         .await
         .map_err(ToolError::failed)?
         .map_err(ToolError::failed)?;
@@ -154,7 +154,7 @@ async fn approve_baseline(
         storage_state: None,
     };
     let spec = check::spec_of(shared, &check_input)?;
-    let stored = retrace_runner::check::approve_check_baseline(
+    let stored = crate::check::approve_check_baseline(
         &spec,
         Path::new(dir),
         shared.settings.browser.clone(),

@@ -1,4 +1,4 @@
-//! [`RetraceServer`]: the MCP handler. It lists the tools ([`crate::tools::all`]) and hands
+//! [`RetraceServer`]: the MCP handler. It lists the tools ([`crate::mcp::tools::all`]) and hands
 //! each call to its tool with a [`CallContext`]; whatever the tool returns, a result or a
 //! tool error, goes back as a tool result, so no argument a caller sends ends the server.
 
@@ -16,9 +16,9 @@ use rmcp::model::ServerCapabilities;
 use rmcp::model::ServerConfig;
 use rmcp::service::RequestContext;
 
-use crate::call::CallContext;
-pub use crate::state::ServerSettings;
-pub use crate::state::SharedState;
+use crate::mcp::call::CallContext;
+pub use crate::mcp::state::ServerSettings;
+pub use crate::mcp::state::SharedState;
 
 /// The MCP handler over shared state.
 #[derive(Debug, Clone)]
@@ -58,7 +58,7 @@ impl ServerHandler for RetraceServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(crate::tools::all()))
+        Ok(ListToolsResult::with_all_items(crate::mcp::tools::all()))
     }
 
     async fn call_tool(
@@ -71,7 +71,8 @@ impl ServerHandler for RetraceServer {
             context.meta.get_progress_token(),
             context.ct.clone(),
         );
-        let result = crate::tools::call(&self.shared, &request.name, request.arguments, call).await;
+        let result =
+            crate::mcp::tools::call(&self.shared, &request.name, request.arguments, call).await;
         Ok(result.into())
     }
 }

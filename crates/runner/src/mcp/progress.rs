@@ -10,7 +10,7 @@ use retrace_protocol::events::EventSink;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::call::CallContext;
+use crate::mcp::call::CallContext;
 
 /// The line for an event that finishes a piece of work; `None` for the others.
 pub type LineOf = fn(&Event) -> Option<String>;

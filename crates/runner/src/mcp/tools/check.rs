@@ -1,10 +1,13 @@
 //! `check`: candidate pages against a baseline, pixel by pixel, in the server's browser, as
-//! `retrace check` does (`retrace_runner::check`): a verdict per page, its typed differences,
+//! `retrace check` does (`crate::check`): a verdict per page, its typed differences,
 //! its evidence files, and each failed page's diff image as image content.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::BrowserTarget;
+use crate::check::CheckJob;
+use crate::check::run_check_job_in;
 use futures::future::BoxFuture;
 use retrace_check::BrowserSource;
 use retrace_check::CheckSpec;
@@ -14,9 +17,6 @@ use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
 use retrace_protocol::events::PageCheck;
 use retrace_protocol::events::Verdict;
-use retrace_runner::BrowserTarget;
-use retrace_runner::check::CheckJob;
-use retrace_runner::check::run_check_job_in;
 use rmcp::model::CallToolResult;
 use rmcp::model::Tool;
 use schemars::JsonSchema;
@@ -25,12 +25,12 @@ use serde::Serialize;
 
 use super::declaration::declare;
 use super::shared_args::shown;
-use crate::call::CallContext;
-use crate::call::ToolError;
-use crate::call::on_own_thread;
-use crate::call::wire_name;
-use crate::state::SharedState;
-use crate::warm::WarmBrowser;
+use crate::mcp::call::CallContext;
+use crate::mcp::call::ToolError;
+use crate::mcp::call::on_own_thread;
+use crate::mcp::call::wire_name;
+use crate::mcp::state::SharedState;
+use crate::mcp::warm::WarmBrowser;
 
 /// The tool's name.
 pub const NAME: &str = "check";
@@ -167,7 +167,7 @@ impl BrowserSource for WarmSource<'_> {
     }
 
     fn describe(&self) -> String {
-        retrace_runner::check::CheckBrowsers(self.0.config().clone(), Events::none()).describe()
+        crate::check::CheckBrowsers(self.0.config().clone(), Events::none()).describe()
     }
 }
 
@@ -223,19 +223,17 @@ pub async fn call(
 ) -> Result<CallToolResult, ToolError> {
     let mut spec = spec_of(shared, &input)?;
     let (login_parameters, rerun_params) = match &spec.login.flow {
-        Some(flow) => {
-            retrace_runner::check_login::login_parameters(flow, &[], &[], None, &|name| {
-                std::env::var(name).ok()
-            })
-            .map_err(|error| ToolError::argument("login", error.to_string()))?
-        }
+        Some(flow) => crate::check_login::login_parameters(flow, &[], &[], None, &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|error| ToolError::argument("login", error.to_string()))?,
         None => Default::default(),
     };
     spec.login.rerun_params = rerun_params;
     let browser = shared.settings.browser.clone();
     let warm = Arc::clone(&shared.warm);
     let total = spec.pages.len() * spec.viewports.len();
-    let (sink, notifier) = crate::progress::forward(context, total, |event| match event {
+    let (sink, notifier) = crate::mcp::progress::forward(context, total, |event| match event {
         Event::TestFinished(test) => test.check.as_ref().map(page_line),
         _ => None,
     });
@@ -270,7 +268,7 @@ pub async fn call(
         .iter()
         .filter(|page| page.verdict == "FAIL")
         .filter_map(|page| page.diff_image.as_deref())
-        .filter_map(|path| crate::images::image_block(std::path::Path::new(path)))
+        .filter_map(|path| crate::mcp::images::image_block(std::path::Path::new(path)))
         .collect();
     let output = Output {
         verdict: label(run.verdict()).to_owned(),
