@@ -390,6 +390,9 @@ async def over_http():
                 ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
                 refused = await plain.post(url, json=ping, headers={"Accept": "application/json, text/event-stream"})
                 require(refused.status_code == 401, "no token: 401", refused.status_code)
+                # Its body unread, the connection is closed: the client must not send the next
+                # request there (it would be dropped unanswered).
+                require(refused.headers.get("connection") == "close", "a 401 closes its connection", dict(refused.headers))
                 wrong = await plain.post(url, json=ping, headers={"Authorization": "Bearer nope", "Accept": "application/json, text/event-stream"})
                 require(wrong.status_code == 401, "a wrong token: 401", wrong.status_code)
             headers = {"Authorization": f"Bearer {CFG['token']}"}

@@ -90,7 +90,9 @@ pub async fn serve_http(
     served
 }
 
-/// Refuses a request without the bearer token with 401.
+/// Refuses a request without the bearer token with 401, closing the connection: the
+/// request's body is left unread, so the server cannot read the next request on it, and a
+/// client told so does not send one there (without the header it may, and see it dropped).
 async fn require_token(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
     let given = request
         .headers()
@@ -101,7 +103,10 @@ async fn require_token(State(token): State<Arc<str>>, request: Request, next: Ne
         Some(given) if same(given.trim().as_bytes(), token.as_bytes()) => next.run(request).await,
         _ => (
             StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
+            [
+                (header::WWW_AUTHENTICATE, "Bearer"),
+                (header::CONNECTION, "close"),
+            ],
             "retrace mcp: a bearer token is required (Authorization: Bearer <token>)\n",
         )
             .into_response(),
