@@ -101,8 +101,20 @@ fn demonstrate(recorder: &mut Recorder, screen: &Screen) -> ImageHash {
 }
 
 /// The app's own record of the drafts saved (its "Recently saved" card, as the server renders
-/// it): how many were saved, and the newest as the card lists it.
-fn saved_drafts(demo: &DemoThread) -> (usize, String) {
+/// it) once it holds `count`: how many were saved, and the newest as the card lists it. The
+/// page sends a draft as it saves it, so the server may get it a moment after the screen
+/// showed the save: it is asked until then.
+fn saved_drafts(demo: &DemoThread, count: usize) -> (usize, String) {
+    let mut last = (0, String::new());
+    let reached = retrace_test_support::cli::poll(support::DEADLINE, || {
+        last = drafts_now(demo);
+        (last.0 >= count).then_some(())
+    });
+    assert!(reached.is_some(), "never {count} drafts saved: {last:?}");
+    last
+}
+
+fn drafts_now(demo: &DemoThread) -> (usize, String) {
     let page = demo.signed_in_dashboard();
     let saved = page
         .split_once("data-saved=\"")
@@ -191,7 +203,7 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
     );
     // The person's draft, saved in the currency chosen.
     assert_eq!(
-        saved_drafts(&demo),
+        saved_drafts(&demo, 1),
         (1, "New customer &middot; €0.00".to_owned())
     );
 
@@ -254,7 +266,7 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
         assert_eq!(summary["status"], "passed", "replay {attempt}: {summary}");
         assert_eq!(summary["replay"]["steps_replayed"], 11, "{summary}");
         assert_eq!(
-            saved_drafts(&demo),
+            saved_drafts(&demo, 1 + attempt),
             (1 + attempt, "New customer &middot; €0.00".to_owned()),
             "replay {attempt}"
         );
