@@ -62,7 +62,7 @@ pub(crate) fn session_user(headers: &HeaderMap, state: &AppState) -> Option<Stri
         .map(|(_, value)| value.to_owned())
 }
 
-/// `POST /api/drafts` `{customer, amount}`: stores a draft; 401 when not signed in.
+/// `POST /api/drafts` `{customer, amount, currency}`: stores a draft; 401 when not signed in.
 async fn save_draft(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -1,6 +1,7 @@
 //! The dashboard at `/dashboard`: a welcome line, the invoice table with its search box and
-//! "New invoice" modal (with the optional "Mark as sent" checkbox), the slow "Generate report"
-//! action and the animated sync panel. Its script is in `dashboard_script`.
+//! "New invoice" modal (with its currency dropdown and the optional "Mark as sent" checkbox),
+//! the slow "Generate report" action and the animated sync panel. Its script is in
+//! `dashboard_script`.
 
 use crate::config::Layout;
 use crate::dashboard_script;
@@ -88,6 +89,7 @@ pub fn render(options: &PageOptions, username: &str, recent: &str) -> String {
     let report_label = report_button_label(layout);
     let new_invoice_label = new_invoice_button_content(layout);
     let mark_sent = mark_sent_field(options);
+    let currency = crate::currency::dropdown();
     let body = format!(
         "<header class=\"topbar\"><div class=\"topbar-inner\">{brand}\
          <nav><span class=\"current\">Dashboard</span><span>Invoices</span>\
@@ -127,8 +129,9 @@ pub fn render(options: &PageOptions, username: &str, recent: &str) -> String {
          aria-modal=\"true\" aria-labelledby=\"modal-title\"><h2 id=\"modal-title\">New invoice</h2>\
          <form id=\"modal-form\"><div class=\"field\"><label for=\"modal-customer\">Customer</label>\
          <input class=\"input\" id=\"modal-customer\" type=\"text\" autocomplete=\"off\"></div>\
-         <div class=\"field\"><label for=\"modal-amount\">Amount (USD)</label>\
-         <input class=\"input\" id=\"modal-amount\" type=\"text\" autocomplete=\"off\"></div>\
+         <div class=\"field\"><label for=\"modal-amount\">Amount</label>\
+         <div class=\"amount-row\"><input class=\"input\" id=\"modal-amount\" type=\"text\" \
+         autocomplete=\"off\">{currency}</div></div>\
          {mark_sent}<div class=\"modal-actions\">\
          <button class=\"btn secondary\" id=\"modal-close\" type=\"button\">Close</button>\
          <button class=\"btn\" id=\"modal-save\" type=\"submit\">Save draft</button></div>\

@@ -24,7 +24,8 @@ pub fn script(faults: &Faults, shared: bool) -> String {
     script
 }
 
-/// What every dashboard does. A saved row is "Pending" when "Mark as sent" was checked.
+/// What every dashboard does. A saved row is "Pending" when "Mark as sent" was checked; its
+/// amount has the sign of the currency chosen (the option's `data-sign`).
 const BASE: &str = r#"
 (function(){
 var byId=function(id){return document.getElementById(id);};
@@ -47,9 +48,11 @@ byId('modal-form').addEventListener('submit',function(e){
   var customer=byId('modal-customer').value.trim()||'New customer';
   var amount=byId('modal-amount').value.trim()||'0.00';
   var sent=byId('modal-sent'),isSent=!!(sent&&sent.checked);
+  var currency=byId('modal-currency'),chosen=currency.options[currency.selectedIndex];
+  var sign=(chosen&&chosen.getAttribute('data-sign'))||'$';
   var number='INV-'+(1041+rows().length);
   var tr=document.createElement('tr');tr.setAttribute('data-invoice',number);
-  [number,customer,'2026-11-21','$'+amount].forEach(function(text,i){var td=document.createElement('td');if(i===3){td.className='num';}td.textContent=text;tr.appendChild(td);});
+  [number,customer,'2026-11-21',sign+amount].forEach(function(text,i){var td=document.createElement('td');if(i===3){td.className='num';}td.textContent=text;tr.appendChild(td);});
   var td=document.createElement('td');td.innerHTML=isSent?'<span class="badge pending">Pending</span>':'<span class="badge draft">Draft</span>';tr.appendChild(td);
   tbody.insertBefore(tr,empty);closeModal();filter();
 });

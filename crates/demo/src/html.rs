@@ -55,7 +55,7 @@ const STYLE: &str = r#"
 *{box-sizing:border-box;margin:0;padding:0}
 html{background:#eef1f5}
 body{font-family:sans-serif;font-size:14px;line-height:20px;color:#1f2933;background:#eef1f5}
-button,input{font-family:inherit;font-size:14px}
+button,input,select{font-family:inherit;font-size:14px}
 a{color:#1d4ed8;text-decoration:none}
 h1{font-size:22px;line-height:28px;font-weight:700;color:#111827}
 h2{font-size:16px;line-height:24px;font-weight:700;color:#111827}
@@ -142,6 +142,9 @@ td.num,th.num{text-align:right}
 .overlay[hidden]{display:none}
 .modal{width:440px;margin:160px auto 0;padding:24px;background:#fff;border-radius:8px}
 .modal form{margin-top:16px}
+.amount-row{display:flex}
+#modal-amount{flex:1 1 auto;width:auto;min-width:0}
+#modal-currency{flex:none;width:96px;margin-left:12px;padding:0 8px}
 .modal-actions{display:flex;justify-content:flex-end;margin-top:24px}
 .modal-actions .btn{margin-left:12px}
 .field label.check{display:flex;align-items:center;margin-bottom:0;font-size:14px;line-height:24px;cursor:pointer}

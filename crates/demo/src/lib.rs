@@ -22,7 +22,10 @@
 //!   invoices synced"); and a modal `#modal` opened by `#new-invoice` "New invoice" (its
 //!   customer field `#modal-customer` takes the focus) and closed by `#modal-close` "Close"
 //!   or `#modal-save` "Save draft", which appends a draft row numbered after the last one
-//!   (`INV-1049` first) with the customer and `$` + the amount as typed.
+//!   (`INV-1049` first) with the customer and the amount as typed after the sign of the
+//!   currency chosen in the native dropdown `#modal-currency` "Currency" beside the amount
+//!   field ([`CURRENCIES`]: `USD` `$`, the default, `EUR` `€`, `GBP` `£`). At 1280x800 the
+//!   amount field is x 444..728 and the dropdown x 740..836, both y 324..364.
 //! - `/logout` clears the cookie; `/healthz` answers `ok`.
 //! - Every page's script ends by setting `window.ledgerlineReady = true`, so a test can tell
 //!   it has run.
@@ -55,7 +58,8 @@
 //! # Shared drafts
 //! With `recent_drafts`, "Save draft" also stores the draft on the server (`POST
 //! /api/drafts`), and every dashboard shows the latest three anyone saved in a "Recently
-//! saved" card `#recent-drafts`, fixed over the middle of the invoice table (x 300..640 from
+//! saved" card `#recent-drafts` (each amount with its currency's sign, and the number saved
+//! so far in its `data-saved` attribute), fixed over the middle of the invoice table (x 300..640 from
 //! y 440 at 1280x800, where the sign-in button was on the login page), once there is one: runs
 //! of one flow against one app see each other's records, as on a real server.
 //!
@@ -203,6 +207,7 @@
 mod app_routes;
 mod app_state;
 mod config;
+mod currency;
 mod dashboard_page;
 mod dashboard_script;
 mod faults;
@@ -225,6 +230,8 @@ pub use config::Latency;
 pub use config::LatencyParseError;
 pub use config::Layout;
 pub use config::LayoutParseError;
+pub use currency::CURRENCIES;
+pub use currency::with_sign;
 pub use dashboard_page::new_invoice_button_label;
 pub use dashboard_page::report_button_label;
 pub use faults::Fault;

@@ -1,5 +1,5 @@
 //! Shared drafts (opt-in, [`crate::DemoConfig::recent_drafts`]): "Save draft" also stores the
-//! draft on the server (`POST /api/drafts`, signed in only), and every dashboard shows the
+//! draft on the server (`POST /api/drafts` `{customer, amount, currency}`, signed in only), and every dashboard shows the
 //! last [`SHOWN`] drafts anyone saved in a "Recently saved" card, drawn over the middle of the
 //! invoice table (fixed at x 300..640, y 440..~520 at 1280x800) once there is one.
 //!
@@ -28,6 +28,9 @@ pub(crate) struct SavedDrafts(Arc<Mutex<Vec<Draft>>>);
 pub(crate) struct Draft {
     customer: String,
     amount: String,
+    /// The currency's code (the modal's dropdown); a client that sends none means the first.
+    #[serde(default = "crate::currency::default_code")]
+    currency: String,
 }
 
 impl SavedDrafts {
@@ -41,17 +44,21 @@ impl SavedDrafts {
         }
     }
 
-    /// The latest [`SHOWN`] drafts, newest first.
-    fn latest(&self) -> Vec<Draft> {
+    /// How many drafts were saved, and the latest [`SHOWN`] of them, newest first.
+    fn latest(&self) -> (usize, Vec<Draft>) {
         self.0
             .lock()
-            .map(|drafts| drafts.iter().rev().take(SHOWN).cloned().collect())
+            .map(|drafts| {
+                let latest = drafts.iter().rev().take(SHOWN).cloned().collect();
+                (drafts.len(), latest)
+            })
             .unwrap_or_default()
     }
 
-    /// The "Recently saved" card; empty when nothing was saved.
+    /// The "Recently saved" card, its `data-saved` attribute the number of drafts saved so far
+    /// (not drawn: a test reads it); empty when nothing was saved.
     pub(crate) fn card(&self) -> String {
-        let latest = self.latest();
+        let (saved, latest) = self.latest();
         if latest.is_empty() {
             return String::new();
         }
@@ -59,14 +66,14 @@ impl SavedDrafts {
             .iter()
             .map(|draft| {
                 format!(
-                    "<li>{} &middot; ${}</li>",
+                    "<li>{} &middot; {}</li>",
                     escape(&draft.customer),
-                    escape(&draft.amount)
+                    escape(&crate::currency::with_sign(&draft.currency, &draft.amount))
                 )
             })
             .collect();
         format!(
-            "<div class=\"card\" id=\"recent-drafts\" style=\"position: fixed; left: 300px; \
+            "<div class=\"card\" id=\"recent-drafts\" data-saved=\"{saved}\" style=\"position: fixed; left: 300px; \
              top: 440px; width: 340px; padding: 10px 16px; background: #fefce8; \
              border: 1px solid #ca8a04;\"><h2>Recently saved</h2><ul>{items}</ul></div>"
         )
@@ -78,7 +85,8 @@ pub(crate) const SCRIPT: &str = r#"
 document.getElementById('modal-form').addEventListener('submit',function(){
   var customer=document.getElementById('modal-customer').value.trim()||'New customer';
   var amount=document.getElementById('modal-amount').value.trim()||'0.00';
-  fetch('/api/drafts',{method:'POST',credentials:'same-origin',headers:{'content-type':'application/json'},body:JSON.stringify({customer:customer,amount:amount})});
+  var currency=document.getElementById('modal-currency').value;
+  fetch('/api/drafts',{method:'POST',credentials:'same-origin',headers:{'content-type':'application/json'},body:JSON.stringify({customer:customer,amount:amount,currency:currency})});
 },true);
 "#;
 
@@ -94,10 +102,27 @@ mod tests {
             drafts.push(Draft {
                 customer: format!("Customer <{index}>"),
                 amount: "120.00".into(),
+                currency: ["USD", "EUR", "GBP", "CHF"][index - 1].into(),
             });
         }
         let card = drafts.card();
-        assert!(card.contains("id=\"recent-drafts\""), "{card}");
+        assert!(
+            card.contains("id=\"recent-drafts\" data-saved=\"4\""),
+            "{card}"
+        );
+        // Each amount in its currency, newest first.
+        assert!(
+            card.contains("Customer &lt;4&gt; &middot; 120.00 CHF"),
+            "{card}"
+        );
+        assert!(
+            card.contains("Customer &lt;3&gt; &middot; £120.00"),
+            "{card}"
+        );
+        assert!(
+            card.contains("Customer &lt;2&gt; &middot; €120.00"),
+            "{card}"
+        );
         let shown: Vec<usize> = (1..=4)
             .filter_map(|index| card.find(&format!("Customer &lt;{index}&gt;")))
             .collect();

@@ -278,6 +278,197 @@ fn a_persons_xedit_session_is_recorded_and_replays_without_a_model() {
     assert_eq!(other.saved(), "another file, with a longer first line\n");
 }
 
+/// A note longer than xedit's window: its first two lines are edited, row 31 is below the
+/// fold until the wheel turns.
+fn long_note() -> String {
+    let mut note = String::from("alpha beta gamma\nsecond line here\n");
+    for row in 3..=60 {
+        note.push_str(&format!("row {row:02} of the note\n"));
+    }
+    note
+}
+
+/// In xedit's frame: "beta" on the first line; the second line from just before "line" to
+/// just before "here"; amid the rows; the end of the last row once they turned ten lines.
+const BETA: (i64, i64) = (73, 118);
+const DRAG_FROM: (i64, i64) = (66, 132);
+const DRAG_TO: (i64, i64) = (101, 132);
+const WHEEL_AT: (i64, i64) = (80, 250);
+const LAST_ROW_END: (i64, i64) = (300, 398);
+
+/// Runs one xdotool command and waits until the recorder announced one more input (the
+/// screen settled after it).
+fn act(server: &Xvfb, args: &[&str], events: &Path, recorder: &mut Child) {
+    let before = events_of(events, "input").len();
+    xdotool(server, args);
+    wait_inputs(events, before + 1, recorder);
+}
+
+/// Waits until the recorder announced step `step` as a summary starting with `summary`.
+fn wait_step(events: &Path, step: usize, summary: &str, recorder: &mut Child) {
+    let announced = poll(DEADLINE, || {
+        assert_eq!(recorder.try_wait().unwrap(), None, "retrace record ended");
+        events_of(events, "input")
+            .iter()
+            .any(|event| {
+                event["step"] == step
+                    && event["summary"]
+                        .as_str()
+                        .is_some_and(|text| text.starts_with(summary))
+            })
+            .then_some(())
+    });
+    assert!(
+        announced.is_some(),
+        "step {step} never announced as {summary:?}: {:?}",
+        std::fs::read_to_string(events)
+    );
+}
+
+/// Records: a double click on "beta" (xedit selects the word) and Ctrl+W (xedit's
+/// kill-selection), "delta" typed in its place; a drag across "line " on the second line and
+/// Ctrl+W; ten wheel notches down, one at a time; a click at the end of the row that came
+/// into view, " seen" typed; Save; SIGTERM.
+fn demonstrate_gestures(server: &Xvfb, editor: &Editor, out: &Path, events: &Path) {
+    let mut recorder = start(server, editor, out, events);
+    let [x, y] = [BETA.0.to_string(), BETA.1.to_string()];
+    let double = [
+        "mousemove",
+        &x,
+        &y,
+        "click",
+        "--repeat",
+        "2",
+        "--delay",
+        "60",
+        "1",
+    ];
+    xdotool(server, &double);
+    // Its first click may be announced on its own before the second makes it a double click.
+    wait_step(events, 1, "double_click at (73, 118)", &mut recorder);
+    act(server, &["key", "ctrl+w"], events, &mut recorder);
+    act(server, &["type", "delta"], events, &mut recorder);
+    let (from, to) = (
+        [DRAG_FROM.0.to_string(), DRAG_FROM.1.to_string()],
+        [DRAG_TO.0.to_string(), DRAG_TO.1.to_string()],
+    );
+    let drag = [
+        "mousemove",
+        &from[0],
+        &from[1],
+        "mousedown",
+        "1",
+        "mousemove",
+        "85",
+        "132",
+        "mousemove",
+        &to[0],
+        &to[1],
+        "mouseup",
+        "1",
+    ];
+    act(server, &drag, events, &mut recorder);
+    act(server, &["key", "ctrl+w"], events, &mut recorder);
+    let [x, y] = [WHEEL_AT.0.to_string(), WHEEL_AT.1.to_string()];
+    xdotool(server, &["mousemove", &x, &y]);
+    for _ in 0..10 {
+        act(server, &["click", "5"], events, &mut recorder);
+    }
+    let [x, y] = [LAST_ROW_END.0.to_string(), LAST_ROW_END.1.to_string()];
+    act(
+        server,
+        &["mousemove", &x, &y, "click", "1"],
+        events,
+        &mut recorder,
+    );
+    act(server, &["type", " seen"], events, &mut recorder);
+    let [x, y] = [SAVE.0.to_string(), SAVE.1.to_string()];
+    act(
+        server,
+        &["mousemove", &x, &y, "click", "1"],
+        events,
+        &mut recorder,
+    );
+    let pid = recorder.id().to_string();
+    let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(term.success());
+    let status = recorder.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "{:?}",
+        std::fs::read_to_string(out.with_extension("stderr"))
+    );
+}
+
+#[test]
+fn a_double_click_a_drag_and_wheel_turns_in_xedit_are_recorded_and_replay_green() {
+    if !Path::new("/usr/bin/xedit").is_file() || !Path::new("/usr/bin/xdotool").is_file() {
+        retrace_test_support::requirements::missing(Need::Xvfb);
+        return;
+    }
+    let Some(server) = Xvfb::start(SCREEN.0, SCREEN.1, 24) else {
+        retrace_test_support::requirements::missing(Need::Xvfb);
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (file, events) = (
+        dir.path().join("gestures.json"),
+        dir.path().join("events.jsonl"),
+    );
+    let recorded = Editor::new(&long_note());
+    demonstrate_gestures(&server, &recorded, &file, &events);
+    // What xedit saved proves each gesture did its part: the word the double click chose,
+    // the text the drag chose, the row the wheel brought into view.
+    let expected = long_note()
+        .replacen("alpha beta gamma", "alpha delta gamma", 1)
+        .replacen("second line here", "second here", 1)
+        .replacen("row 31 of the note", "row 31 of the note seen", 1);
+    assert_eq!(recorded.saved(), expected, "what the person saved");
+
+    let trajectory: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let inputs: Vec<&Value> = trajectory["trajectory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| &step["input"])
+        .collect();
+    assert_eq!(
+        inputs,
+        [
+            &json!({"action": "double_click", "coordinate": [BETA.0, BETA.1]}),
+            &json!({"action": "key", "text": "ctrl+w"}),
+            &json!({"action": "type", "text": "delta"}),
+            &json!({"action": "left_click_drag", "start_coordinate": [DRAG_FROM.0, DRAG_FROM.1],
+                "coordinate": [DRAG_TO.0, DRAG_TO.1]}),
+            &json!({"action": "key", "text": "ctrl+w"}),
+            &json!({"action": "scroll", "coordinate": [WHEEL_AT.0, WHEEL_AT.1],
+                "scroll_direction": "down", "scroll_amount": 10}),
+            &json!({"action": "left_click", "coordinate": [LAST_ROW_END.0, LAST_ROW_END.1]}),
+            &json!({"action": "type", "text": " seen"}),
+            &json!({"action": "left_click", "coordinate": [SAVE.0, SAVE.1]}),
+        ]
+    );
+    let check = run_retrace(RETRACE, &["cache", "check", file.to_str().unwrap()], None);
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+
+    // Replayed on a fresh xedit with no model: the same edits saved.
+    let fresh = Editor::new(&long_note());
+    let output = replay(&file, &server.display(), &fresh);
+    let summary = summary_after_exit(&output, 0);
+    assert_eq!(summary["replay"]["steps_replayed"], 9, "{summary}");
+    assert_eq!(
+        fresh.saved(),
+        expected,
+        "the replay saved what the person saved"
+    );
+}
+
 #[test]
 fn closing_the_window_stops_the_recording_without_the_input_that_closed_it() {
     if !Path::new("/usr/bin/xedit").is_file() || !Path::new("/usr/bin/xdotool").is_file() {

@@ -12,6 +12,7 @@ use crate::common::latency_header;
 use crate::common::login;
 use crate::common::serve;
 use crate::common::session_cookie;
+use crate::common::text;
 
 #[tokio::test]
 async fn login_page_has_the_form_and_no_external_resources() {
@@ -76,6 +77,49 @@ async fn right_credentials_lead_to_the_dashboard() {
     }
     assert!(body.contains("Generate report"));
     assert!(body.contains(">New invoice</button>"));
+}
+
+#[tokio::test]
+async fn the_modal_offers_currencies_and_saved_drafts_show_theirs() {
+    let server = serve(DemoConfig {
+        recent_drafts: true,
+        ..DemoConfig::default()
+    })
+    .await;
+    let cookie = session_cookie(&server).await;
+    let body = text(&server, "dashboard", Some(&cookie)).await;
+    assert!(
+        body.contains(
+            "<select class=\"input\" id=\"modal-currency\" name=\"currency\" \
+             aria-label=\"Currency\"><option value=\"USD\" data-sign=\"$\">USD</option>\
+             <option value=\"EUR\" data-sign=\"€\">EUR</option>\
+             <option value=\"GBP\" data-sign=\"£\">GBP</option></select>"
+        ),
+        "{body}"
+    );
+    assert!(!body.contains("id=\"recent-drafts\""));
+    let save = |draft: serde_json::Value| {
+        client()
+            .post(format!("{}api/drafts", server.url()))
+            .header(header::COOKIE, &cookie)
+            .json(&draft)
+            .send()
+    };
+    let saved =
+        save(serde_json::json!({"customer": "Acme", "amount": "120.00", "currency": "EUR"}));
+    assert_eq!(saved.await.unwrap().status(), StatusCode::OK);
+    // A client that names no currency saves in the default one.
+    let saved = save(serde_json::json!({"customer": "Globex", "amount": "5.00"}));
+    assert_eq!(saved.await.unwrap().status(), StatusCode::OK);
+    let body = text(&server, "dashboard", Some(&cookie)).await;
+    assert!(
+        body.contains("id=\"recent-drafts\" data-saved=\"2\""),
+        "{body}"
+    );
+    assert!(
+        body.contains("<ul><li>Globex &middot; $5.00</li><li>Acme &middot; €120.00</li></ul>"),
+        "{body}"
+    );
 }
 
 #[tokio::test]

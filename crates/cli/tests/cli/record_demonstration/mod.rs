@@ -1,9 +1,11 @@
 //! `retrace record` end to end: the real binary opens a headed Chromium under Xvfb on the demo
 //! app, the test acts on the window with `xdotool` as a person would (pointer moves, clicks,
-//! typing with a correction, Tab, Enter, wheel turns, the modal's checkbox), stops it with
-//! SIGINT, and checks the file it wrote: `cache check` passes, it replays green with no model,
-//! fails on the `v2` layout at the changed button, holds no password anywhere, and a click's
-//! before-hash is the hash of the screen the test itself saw just before clicking.
+//! typing with a correction, Tab, Enter, wheel turns, the modal's currency dropdown and its
+//! checkbox, Save draft), stops it with SIGINT, and checks the file it wrote: `cache check`
+//! passes, it replays green with no model (each replay saving the draft in the currency
+//! chosen, as the app's own state shows), fails on the `v2` layout at the changed button,
+//! holds no password anywhere, and a click's before-hash is the hash of the screen the test
+//! itself saw just before clicking.
 //!
 //! The test never sleeps to wait: it polls the recorder's line for each input and the screen
 //! for each reaction, with deadlines.
@@ -35,12 +37,16 @@ const USERNAME: (i64, i64) = (640, 311);
 const SIGN_IN: (i64, i64) = (551, 467);
 const NEW_INVOICE: (i64, i64) = (761, 203);
 const TABLE: (i64, i64) = (300, 600);
+const CURRENCY: (i64, i64) = (788, 344);
+/// Below the currency dropdown: where the browser draws its list when open.
+const CURRENCY_LIST: (i64, i64) = (788, 400);
 const MARK_AS_SENT: (i64, i64) = (454, 392);
-const CLOSE: (i64, i64) = (682, 448);
+const SAVE_DRAFT: (i64, i64) = (784, 448);
 
-/// Signs in as a person would (a typo in the password, corrected), opens the modal, ticks
-/// its checkbox and closes it. Returns the hash of the checkbox's region the test saw just
-/// before clicking it.
+/// Signs in as a person would (a typo in the password, corrected), opens the modal, chooses
+/// EUR in its currency dropdown (in the list the browser draws outside the page, with the
+/// keys), ticks its checkbox and saves the draft. Returns the hash of the checkbox's region
+/// the test saw just before clicking it.
 fn demonstrate(recorder: &mut Recorder, screen: &Screen) -> ImageHash {
     let display = screen.display.as_str();
     // The login page is drawn once the "Sign in" button's region is no longer blank.
@@ -71,17 +77,55 @@ fn demonstrate(recorder: &mut Recorder, screen: &Screen) -> ImageHash {
     let modal_closed = screen.settled(MARK_AS_SENT);
     screen.click(NEW_INVOICE, "1");
     recorder.wait_line("step   8  left_click at (761, 203) on button 'New invoice'");
-    // What the person sees before ticking the box: the modal, settled.
     let _ = screen.changed(MARK_AS_SENT, &modal_closed);
+    // The click opens the dropdown's list (drawn by the browser over the page); Down and
+    // Return choose the option after USD.
+    let list_closed = screen.settled(CURRENCY_LIST);
+    screen.click(CURRENCY, "1");
+    let _ = screen.changed(CURRENCY_LIST, &list_closed);
+    let list_open = screen.settled(CURRENCY);
+    xdotool(display, &["key", "Down"]);
+    xdotool(display, &["key", "Return"]);
+    recorder.wait_line("step   9  select_option at (788, 344) 'EUR' on combobox 'Currency'");
+    let _ = screen.changed(CURRENCY, &list_open);
+    // What the person sees before ticking the box: the modal, settled.
     let before_tick = screen.settled(MARK_AS_SENT);
     screen.click(MARK_AS_SENT, "1");
-    recorder.wait_line("step   9  left_click at (454, 392) on checkbox 'Mark as sent'");
+    recorder.wait_line("step  10  left_click at (454, 392) on checkbox 'Mark as sent'");
     let _ticked = screen.changed(MARK_AS_SENT, &before_tick);
-    let modal_open = screen.settled(CLOSE);
-    screen.click(CLOSE, "1");
-    recorder.wait_line("step  10  left_click at (682, 448) on button 'Close'");
-    let _ = screen.changed(CLOSE, &modal_open);
+    let modal_open = screen.settled(SAVE_DRAFT);
+    screen.click(SAVE_DRAFT, "1");
+    recorder.wait_line("step  11  left_click at (784, 448) on button 'Save draft'");
+    let _ = screen.changed(SAVE_DRAFT, &modal_open);
     before_tick
+}
+
+/// The app's own record of the drafts saved (its "Recently saved" card, as the server renders
+/// it) once it holds `count`: how many were saved, and the newest as the card lists it. The
+/// page sends a draft as it saves it, so the server may get it a moment after the screen
+/// showed the save: it is asked until then.
+fn saved_drafts(demo: &DemoThread, count: usize) -> (usize, String) {
+    let mut last = (0, String::new());
+    let reached = retrace_test_support::cli::poll(support::DEADLINE, || {
+        last = drafts_now(demo);
+        (last.0 >= count).then_some(())
+    });
+    assert!(reached.is_some(), "never {count} drafts saved: {last:?}");
+    last
+}
+
+fn drafts_now(demo: &DemoThread) -> (usize, String) {
+    let page = demo.signed_in_dashboard();
+    let saved = page
+        .split_once("data-saved=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map_or(0, |(count, _)| count.parse().unwrap());
+    let newest = page
+        .split_once("<li>")
+        .and_then(|(_, rest)| rest.split_once("</li>"))
+        .map(|(item, _)| item.to_owned())
+        .unwrap_or_default();
+    (saved, newest)
 }
 
 #[test]
@@ -90,6 +134,7 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
     retrace_test_support::require!(Xvfb);
     let demo = DemoThread::start(DemoConfig {
         mark_sent: true,
+        recent_drafts: true,
         ..DemoConfig::default()
     });
     let Session {
@@ -105,7 +150,7 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
     let (code, stdout) = recorder.interrupt();
     assert_eq!(code, Some(0), "{stdout}\n{}", read(&stderr));
     assert!(
-        stdout.contains("stopped (interrupted): recorded 10 steps to"),
+        stdout.contains("stopped (interrupted): recorded 11 steps to"),
         "{stdout}"
     );
     assert!(
@@ -133,8 +178,9 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
             json!({"action": "scroll", "coordinate": [300, 600], "scroll_direction": "down", "scroll_amount": 2}),
             json!({"action": "scroll", "coordinate": [300, 600], "scroll_direction": "up", "scroll_amount": 1}),
             json!({"action": "left_click", "coordinate": [761, 203]}),
+            json!({"action": "select_option", "coordinate": [788, 344], "text": "EUR"}),
             json!({"action": "left_click", "coordinate": [454, 392]}),
-            json!({"action": "left_click", "coordinate": [682, 448]}),
+            json!({"action": "left_click", "coordinate": [784, 448]}),
         ]
     );
     let metadata = &recording["metadata"];
@@ -146,9 +192,24 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
         json!({"password": "Parameter for password", "username": "Parameter for username"})
     );
 
+    // The choice in the dropdown: one step on the dropdown, the list's click and keys folded
+    // into it; the region around it shows the choice.
+    let choice = &recording["trajectory"][8];
+    assert_eq!(choice["element"]["role"], "combobox", "{choice}");
+    assert_eq!(choice["element"]["name"], "Currency", "{choice}");
+    assert_ne!(
+        choice["visual_representation"], choice["visual_representation_after"],
+        "{choice}"
+    );
+    // The person's draft, saved in the currency chosen.
+    assert_eq!(
+        saved_drafts(&demo, 1),
+        (1, "New customer &middot; €0.00".to_owned())
+    );
+
     // The checkbox click: its before-hash is the screen the test saw before clicking, its
     // after-hash differs (the box is ticked), and the element says so.
-    let tick = &recording["trajectory"][8];
+    let tick = &recording["trajectory"][9];
     assert_eq!(tick["element"]["role"], "checkbox");
     assert_eq!(tick["element"]["checked"], false);
     assert_eq!(tick["element_after"]["checked"], true);
@@ -193,7 +254,8 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
 
     support::passes_cache_check(&file);
 
-    // Headless replays, no model: green every time, 10 of 10.
+    // Headless replays, no model: green every time, 10 of 10, each saving one more draft in
+    // the currency chosen.
     for attempt in 1..=10 {
         let output = retrace_test_support::cli::demo_replay(RETRACE, &file, demo.url())
             .env_remove("ANTHROPIC_API_KEY")
@@ -202,7 +264,12 @@ fn a_demonstration_under_xvfb_records_a_file_that_replays_without_a_model() {
             .unwrap();
         let summary = retrace_test_support::cli::summary_after_exit(&output, 0);
         assert_eq!(summary["status"], "passed", "replay {attempt}: {summary}");
-        assert_eq!(summary["replay"]["steps_replayed"], 10, "{summary}");
+        assert_eq!(summary["replay"]["steps_replayed"], 11, "{summary}");
+        assert_eq!(
+            saved_drafts(&demo, 1 + attempt),
+            (1 + attempt, "New customer &middot; €0.00".to_owned()),
+            "replay {attempt}"
+        );
     }
 
     // And as a suite, with `retrace run`.
