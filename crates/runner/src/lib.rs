@@ -15,7 +15,8 @@
 //! Trajectories and run state can live in a [`store`] (a directory, or object storage such
 //! as `s3://bucket/prefix`); [`stored_replay`] replays a trajectory kept there. Visual
 //! checks ([`check`]) are scheduled here too, each side signed in first by a login flow the
-//! replay engine replays ([`check_login`]) when asked.
+//! replay engine replays ([`check_login`]) when asked; a desktop window's check
+//! ([`desktop_check`]) brings each side's application to its state by replaying a flow.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod act;
@@ -29,6 +30,7 @@ pub mod demo;
 pub mod demonstrate;
 pub mod desktop;
 mod desktop_a11y;
+pub mod desktop_check;
 pub mod desktop_record;
 mod desktop_run;
 pub mod error;

@@ -26,6 +26,7 @@ use super::browser_args::BrowserArgs;
 use super::check_login::LoginArgs;
 use super::check_report;
 use super::check_report::CheckTests;
+use super::check_window::WindowArgs;
 use super::provider_args::ProviderArgs;
 use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
@@ -78,8 +79,20 @@ use crate::output::out;
 /// elsewhere (its login page) is an ERROR. Secret values reach no output, report or rerun
 /// command.
 ///
+/// A desktop window instead of pages (--display :N or --desktop): each side is a run of an
+/// application (--app for both sides, or --baseline-app and --candidate-app; --baseline-env
+/// and --candidate-env add to each one's environment), brought to the same state by --flow
+/// (a desktop trajectory replayed with no model), its --window captured once still and
+/// compared: pixels, then the accessibility tree (AT-SPI: roles, names, states, text). The
+/// same verdicts, typed differences, reports and exit codes; a side whose window never shows
+/// or whose flow fails at a step is an ERROR naming the side and the step. Every process a
+/// side started ends with it.
+///
 /// Example: `retrace check --baseline https://prod.example --candidate http://localhost:8000
 /// --page / --page /pricing --jobs 4 --report html,junit`
+///
+/// Example: `retrace check --display :99 --app "mousepad --disable-server" --window Mousepad
+/// --candidate-env GTK_THEME=Adwaita:dark --flow note.json`
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// `approve`: store the candidate's shots (and this environment's fingerprint) in the
@@ -196,6 +209,8 @@ pub struct CheckArgs {
     pub login: LoginArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 /// What `retrace check` does besides checking.
@@ -310,10 +325,14 @@ fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
 }
 
 /// The check's log in `--out`: every event, one JSON object per line.
-const EVENTS_LOG: &str = "events.jsonl";
+pub(super) const EVENTS_LOG: &str = "events.jsonl";
 
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
+    if args.window.asked() {
+        return super::check_window::run(&args);
+    }
+    args.window.refuse_on_pages()?;
     let mut spec = spec_of(&args)?;
     let (login_parameters, rerun_params) = args.login.parameters(&spec)?;
     spec.login.rerun_params = rerun_params;

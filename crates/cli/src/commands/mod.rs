@@ -12,6 +12,7 @@ mod cache;
 mod check;
 mod check_login;
 mod check_report;
+mod check_window;
 mod demo;
 mod desktop_args;
 mod diff;

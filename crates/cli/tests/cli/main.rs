@@ -42,6 +42,8 @@ mod browser_commands;
 #[cfg(feature = "e2e")]
 mod check_login;
 #[cfg(feature = "e2e")]
+mod check_window;
+#[cfg(feature = "e2e")]
 mod check_reports;
 #[cfg(feature = "e2e")]
 mod check_scale;

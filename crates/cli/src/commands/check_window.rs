@@ -1,0 +1,288 @@
+//! `retrace check --display :N`: a desktop window instead of pages. Each side is a run of an
+//! application (`--app` for both, or `--baseline-app` / `--candidate-app`, each with
+//! `--baseline-env` / `--candidate-env`), brought to the same state by the same `--flow`
+//! (replayed with no model), then captured and compared: pixels, then the accessibility tree.
+//! The flags become a runner job; the runner wires, this module prints.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use anyhow::bail;
+use retrace_check::Thresholds;
+use retrace_check::WindowCheck;
+use retrace_protocol::events::Events;
+use retrace_protocol::events::Verdict;
+use retrace_report::ConsoleSink;
+use retrace_report::console::ConsoleView;
+use retrace_runner::desktop_check::WindowCheckJob;
+use retrace_runner::desktop_check::WindowSide;
+use retrace_runner::desktop_check::run_window_check_job;
+
+use super::check::CheckArgs;
+use super::check_report;
+use super::check_report::CheckTests;
+use super::desktop_args::DesktopArgs;
+use crate::outcome::Outcome;
+use crate::output::out;
+
+/// The flags of a window check (with the desktop flags `--display`, `--app`, `--window`).
+#[derive(Debug, clap::Args)]
+pub struct WindowArgs {
+    #[command(flatten)]
+    pub desktop: DesktopArgs,
+    /// A window check: the baseline's application command, in place of --app on that side.
+    #[arg(long, value_name = "COMMAND")]
+    pub baseline_app: Option<String>,
+    /// A window check: the candidate's application command (another build), in place of
+    /// --app on that side.
+    #[arg(long, value_name = "COMMAND")]
+    pub candidate_app: Option<String>,
+    /// A window check: NAME=VALUE added to the baseline application's environment
+    /// (repeatable).
+    #[arg(long = "baseline-env", value_name = "NAME=VALUE", value_parser = parse_env)]
+    pub baseline_env: Vec<(String, String)>,
+    /// A window check: NAME=VALUE added to the candidate application's environment
+    /// (repeatable), e.g. `GTK_THEME=Adwaita:dark`.
+    #[arg(long = "candidate-env", value_name = "NAME=VALUE", value_parser = parse_env)]
+    pub candidate_env: Vec<(String, String)>,
+    /// A window check: the desktop trajectory both sides replay, with no model and all of
+    /// replay's checks, before their windows are captured (default: captured as they start).
+    /// Its parameters from --param, --params-file and RETRACE_PARAM_<NAME>.
+    #[arg(long, value_name = "FLOW.json")]
+    pub flow: Option<PathBuf>,
+    /// A window check: let the flow's own app command start on a side no --app names.
+    #[arg(long)]
+    pub allow_app_commands: bool,
+    /// A window check: how long, in seconds, the flow's replay waits for a step's screen
+    /// (default 10).
+    #[arg(long, value_name = "SECONDS")]
+    pub step_timeout: Option<f64>,
+}
+
+impl WindowArgs {
+    /// Whether these flags ask for a window check.
+    pub fn asked(&self) -> bool {
+        self.desktop.display.is_some() || self.desktop.desktop
+    }
+
+    /// The window flags given without a display, by name.
+    fn given(&self) -> Vec<&'static str> {
+        [
+            ("--app", self.desktop.app.is_some()),
+            ("--window", self.desktop.window.is_some()),
+            ("--baseline-app", self.baseline_app.is_some()),
+            ("--candidate-app", self.candidate_app.is_some()),
+            ("--baseline-env", !self.baseline_env.is_empty()),
+            ("--candidate-env", !self.candidate_env.is_empty()),
+            ("--flow", self.flow.is_some()),
+            ("--allow-app-commands", self.allow_app_commands),
+            ("--step-timeout", self.step_timeout.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
+
+    /// Refuses window flags on a page check.
+    pub fn refuse_on_pages(&self) -> anyhow::Result<()> {
+        if let Some(flag) = self.given().first() {
+            bail!("{flag} is for a window check: add --display :N (or --desktop)");
+        }
+        Ok(())
+    }
+}
+
+/// `NAME=VALUE`, NAME not empty.
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() && !name.contains(char::is_whitespace) => {
+            Ok((name.to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("expected NAME=VALUE, got {text:?}")),
+    }
+}
+
+/// The page check's flags given with a window check, by name.
+fn page_flags(args: &CheckArgs) -> Vec<&'static str> {
+    [
+        ("approve", args.action.is_some()),
+        ("--spec", args.spec.is_some()),
+        ("--baseline", args.baseline.is_some()),
+        ("--candidate", args.candidate.is_some()),
+        ("--page", !args.pages.is_empty()),
+        ("--pages", args.pages_file.is_some()),
+        ("--viewport", !args.viewports.is_empty()),
+        ("--mask", !args.masks.is_empty()),
+        ("--ready-selector", args.ready_selector.is_some()),
+        ("--viewport-only", args.viewport_only),
+        ("--jobs", args.jobs.is_some()),
+        ("--judge", args.judge.is_some()),
+        ("--login", args.login.login.is_some()),
+        ("--storage-state", args.login.storage_state.is_some()),
+        ("--connect", args.browser.connect.is_some()),
+        ("--retries", args.retries.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect()
+}
+
+/// The thresholds the flags set.
+fn thresholds(args: &CheckArgs) -> Thresholds {
+    let mut t = Thresholds::default();
+    let flags = [
+        (&mut t.pixel_threshold, args.threshold),
+        (&mut t.delta_e, args.delta_e),
+        (&mut t.max_diff_ratio, args.max_diff_ratio),
+    ];
+    for (slot, value) in flags {
+        if let Some(value) = value {
+            *slot = value;
+        }
+    }
+    if let Some(pixels) = args.max_diff_pixels {
+        t.max_diff_pixels = pixels;
+    }
+    t
+}
+
+/// The desktop flags as given, for the rerun command.
+fn target_words(args: &WindowArgs) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut flag = |name: &str, value: &str| words.extend([name.to_owned(), value.to_owned()]);
+    let desktop = &args.desktop;
+    if let Some(display) = &desktop.display {
+        flag("--display", display);
+    }
+    for (name, value) in [
+        ("--app", &desktop.app),
+        ("--baseline-app", &args.baseline_app),
+        ("--candidate-app", &args.candidate_app),
+        ("--window", &desktop.window),
+    ] {
+        if let Some(value) = value {
+            flag(name, value);
+        }
+    }
+    for (name, pairs) in [
+        ("--baseline-env", &args.baseline_env),
+        ("--candidate-env", &args.candidate_env),
+    ] {
+        for (key, value) in pairs {
+            flag(name, &format!("{key}={value}"));
+        }
+    }
+    if let Some(flow) = &args.flow {
+        flag("--flow", &flow.display().to_string());
+    }
+    if args.allow_app_commands {
+        words.push("--allow-app-commands".to_owned());
+    }
+    if desktop.desktop {
+        words.push("--desktop".to_owned());
+    }
+    words
+}
+
+/// Runs a window check (`args.window.asked()`).
+pub fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
+    let window = &args.window;
+    if let Some(flag) = page_flags(args).first() {
+        bail!("{flag} is for pages: a window check (--display) compares one window");
+    }
+    let Some(mut desktop) = window.desktop.config(None)? else {
+        bail!("a window check needs --display :N or --desktop");
+    };
+    let app = desktop.app.take();
+    let side = |own: &Option<String>, env: &[(String, String)]| WindowSide {
+        app: own.clone().or_else(|| app.clone()),
+        env: env.to_vec(),
+    };
+    let baseline = side(&window.baseline_app, &window.baseline_env);
+    let candidate = side(&window.candidate_app, &window.candidate_env);
+    let (parameters, params_words) = match &window.flow {
+        Some(flow) => retrace_runner::check_login::login_parameters(
+            flow,
+            &args.login.parameters.params,
+            &args.login.parameters.secret,
+            args.login.params_file.as_deref(),
+            &|name| std::env::var(name).ok(),
+        )?,
+        None => Default::default(),
+    };
+    let mut settings = retrace_replay::ReplaySettings::default();
+    if let Some(seconds) = window.step_timeout {
+        let Ok(timeout) = Duration::try_from_secs_f64(seconds) else {
+            bail!("--step-timeout {seconds}: expected a number of seconds, 0 or more");
+        };
+        settings.step_timeout = timeout;
+    }
+    let thresholds = thresholds(args);
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| retrace_check::CheckSpec::default().out_dir);
+    let check = WindowCheck {
+        window: desktop.window.clone().unwrap_or_default(),
+        flow: window.flow.clone(),
+        rerun: retrace_check::window_rerun_command(
+            &target_words(window),
+            &thresholds,
+            &params_words,
+        ),
+        thresholds,
+        out_dir: out_dir.clone(),
+    };
+    let job = WindowCheckJob {
+        desktop,
+        baseline,
+        candidate,
+        flow: window.flow.clone(),
+        parameters,
+        allow_app_commands: window.allow_app_commands,
+        settings,
+        check,
+        events_log: Some(out_dir.join(super::check::EVENTS_LOG)),
+    };
+    let tests = Arc::new(CheckTests::new());
+    let mut events = Events::none().with(tests.clone());
+    if !args.json {
+        let secrets = job.parameters.secrets();
+        events.subscribe(ConsoleSink::stdout_for(ConsoleView::Check, secrets));
+    }
+    let result = retrace_runner::runtime()
+        .context("cannot start the async runtime")?
+        .block_on(run_window_check_job(job, &events))?;
+    let written = check_report::write(&tests, None, &args.report, &out_dir)?;
+    if args.json {
+        out!("{}", serde_json::to_string(&result)?);
+    } else {
+        for path in written {
+            out!("report: {}", path.display());
+        }
+    }
+    Ok(match result.verdict() {
+        Verdict::Pass => Outcome::Pass,
+        Verdict::Fail => Outcome::CheckFailed,
+        Verdict::Error => Outcome::Error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_env;
+
+    #[test]
+    fn an_environment_variable_is_name_equals_value() {
+        assert_eq!(
+            parse_env("GTK_THEME=Adwaita:dark"),
+            Ok(("GTK_THEME".into(), "Adwaita:dark".into()))
+        );
+        assert_eq!(parse_env("EMPTY="), Ok(("EMPTY".into(), String::new())));
+        for bad in ["=x", "NOEQUALS", "A B=c"] {
+            assert!(parse_env(bad).unwrap_err().contains("NAME=VALUE"), "{bad}");
+        }
+    }
+}
