@@ -55,6 +55,13 @@ pub struct WindowArgs {
     /// A window check: let the flow's own app command start on a side no --app names.
     #[arg(long)]
     pub allow_app_commands: bool,
+    /// A window check: the flow's replay checks the region hashes around each step too. By
+    /// default it checks each step's element (AT-SPI: role, name, state) and not its pixels:
+    /// pixels are what the check compares, with typed differences, once both sides are there
+    /// (a dark theme would otherwise stop the candidate's flow at its first click). An
+    /// application without accessibility always has its hashes checked.
+    #[arg(long)]
+    pub flow_hashes: bool,
     /// A window check: how long, in seconds, the flow's replay waits for a step's screen
     /// (default 10).
     #[arg(long, value_name = "SECONDS")]
@@ -79,6 +86,7 @@ impl WindowArgs {
             ("--flow", self.flow.is_some()),
             ("--allow-app-commands", self.allow_app_commands),
             ("--step-timeout", self.step_timeout.is_some()),
+            ("--flow-hashes", self.flow_hashes),
         ]
         .into_iter()
         .filter_map(|(flag, given)| given.then_some(flag))
@@ -177,8 +185,13 @@ fn target_words(args: &WindowArgs) -> Vec<String> {
     if let Some(flow) = &args.flow {
         flag("--flow", &flow.display().to_string());
     }
-    if args.allow_app_commands {
-        words.push("--allow-app-commands".to_owned());
+    for (flag, given) in [
+        ("--allow-app-commands", args.allow_app_commands),
+        ("--flow-hashes", args.flow_hashes),
+    ] {
+        if given {
+            words.push(flag.to_owned());
+        }
     }
     if desktop.desktop {
         words.push("--desktop".to_owned());
@@ -212,7 +225,10 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
         )?,
         None => Default::default(),
     };
-    let mut settings = retrace_replay::ReplaySettings::default();
+    let mut settings = retrace_replay::ReplaySettings {
+        visual: window.flow_hashes,
+        ..retrace_replay::ReplaySettings::default()
+    };
     if let Some(seconds) = window.step_timeout {
         let Ok(timeout) = Duration::try_from_secs_f64(seconds) else {
             bail!("--step-timeout {seconds}: expected a number of seconds, 0 or more");

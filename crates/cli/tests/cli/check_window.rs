@@ -142,7 +142,7 @@ fn two_runs_of_a_gtk_window_are_checked_by_their_pixels_and_accessibility_trees(
     assert_eq!(dark["verdict"], "FAIL", "{summary}");
     let colours = changes(dark, "colour");
     assert!(!colours.is_empty(), "{summary}");
-    assert_eq!(colours[0]["kind"], "styling", "{summary}");
+    assert_eq!(colours[0]["type"], "styling", "{summary}");
     assert!(
         colours[0]["description"]
             .as_str()
