@@ -387,7 +387,10 @@ fn differences(
 /// tolerance): what a page and a desktop window (module `window_check`) share.
 pub(crate) fn typed_differences(
     thresholds: &crate::spec::Thresholds,
-    (baseline, candidate): (&[crate::elements::PageElement], &[crate::elements::PageElement]),
+    (baseline, candidate): (
+        &[crate::elements::PageElement],
+        &[crate::elements::PageElement],
+    ),
     comparison: &PixelComparison,
     accessibility: &[AxChange],
 ) -> Vec<Difference> {

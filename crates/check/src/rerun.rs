@@ -129,7 +129,10 @@ fn threshold_flags(t: &Thresholds) -> Vec<String> {
         }
     }
     if t.max_diff_pixels != default.max_diff_pixels {
-        args.extend(["--max-diff-pixels".to_owned(), t.max_diff_pixels.to_string()]);
+        args.extend([
+            "--max-diff-pixels".to_owned(),
+            t.max_diff_pixels.to_string(),
+        ]);
     }
     args
 }
@@ -137,7 +140,11 @@ fn threshold_flags(t: &Thresholds) -> Vec<String> {
 /// `retrace check ...` reproducing a window check: its desktop flags and values as given
 /// (`--display`, the apps, `--window`, `--flow`...), its thresholds that differ from the
 /// defaults, then `params` (already shell words: a secret is the variable it is read from).
-pub fn window_rerun_command(target: &[String], thresholds: &Thresholds, params: &[String]) -> String {
+pub fn window_rerun_command(
+    target: &[String],
+    thresholds: &Thresholds,
+    params: &[String],
+) -> String {
     let mut args: Vec<String> = vec!["retrace".into(), "check".into()];
     args.extend(target.iter().cloned());
     args.extend(threshold_flags(thresholds));

@@ -117,7 +117,10 @@ pub async fn run_window_check(
         viewport,
         attempt: Box::new(page.attempts[0].clone()),
     });
-    let file = check.flow.clone().unwrap_or_else(|| page.path.clone().into());
+    let file = check
+        .flow
+        .clone()
+        .unwrap_or_else(|| page.path.clone().into());
     let wall_ms = started.elapsed().as_millis() as u64;
     let report = crate::run::check_report(id, &page, file, check.rerun.clone(), wall_ms);
     events.emit(Event::TestFinished(Box::new(report)));
@@ -180,7 +183,8 @@ fn compare_shots(
     baseline: &WindowShot,
     candidate: &WindowShot,
 ) -> (Attempt, (u32, u32)) {
-    let decoded = Frame::from_png(&baseline.png).and_then(|b| Ok((b, Frame::from_png(&candidate.png)?)));
+    let decoded =
+        Frame::from_png(&baseline.png).and_then(|b| Ok((b, Frame::from_png(&candidate.png)?)));
     let (before, mut after) = match decoded {
         Ok(frames) => frames,
         Err(error) => return (Attempt::error(format!("a screenshot: {error}")), (0, 0)),
@@ -194,7 +198,10 @@ fn compare_shots(
     }
     let elements = |shot: &WindowShot, frame: &Frame| {
         let elements = shot.elements.as_deref().unwrap_or_default();
-        (window_tree::ax_tree(elements), window_tree::page_elements(elements, frame))
+        (
+            window_tree::ax_tree(elements),
+            window_tree::page_elements(elements, frame),
+        )
     };
     let (before_tree, before_elements) = elements(baseline, &before);
     let (after_tree, after_elements) = elements(candidate, &after);
@@ -216,10 +223,15 @@ fn compare_shots(
         &comparison,
         &changes,
     );
-    let dir = evidence::attempt_dir(&check.out_dir, &check.id(), Viewport {
-        width: size.0,
-        height: size.1,
-    }, 1);
+    let dir = evidence::attempt_dir(
+        &check.out_dir,
+        &check.id(),
+        Viewport {
+            width: size.0,
+            height: size.1,
+        },
+        1,
+    );
     let written = evidence::write_images(&dir, &baseline.png, &candidate.png, &comparison);
     let mut paths = match written {
         Ok(paths) => paths,
@@ -312,8 +324,11 @@ fn copy_boxes(from: &Frame, to: &mut Frame, boxes: &[PixelBox]) {
     for area in boxes {
         for y in area.y..area.bottom().min(from.height) {
             let start = (y as usize * from.width as usize + area.x as usize) * 4;
-            let end = (y as usize * from.width as usize + area.right().min(from.width) as usize) * 4;
-            if let (Some(source), Some(target)) = (from.rgba.get(start..end), to.rgba.get_mut(start..end)) {
+            let end =
+                (y as usize * from.width as usize + area.right().min(from.width) as usize) * 4;
+            if let (Some(source), Some(target)) =
+                (from.rgba.get(start..end), to.rgba.get_mut(start..end))
+            {
                 target.copy_from_slice(source);
             }
         }

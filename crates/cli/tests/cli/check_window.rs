@@ -7,7 +7,7 @@
 //! - The same window twice, in the same state: PASS (the caret blinking in the focused field
 //!   is no difference).
 //! - The candidate in a dark theme (`--candidate-env GTK_THEME=Adwaita:dark`): FAIL, the
-//!   window's background typed as a colour change.
+//!   window's background typed as a colour change, in the JUnit and HTML reports too.
 //! - A button renamed so slightly that its pixels stay under the tolerance ("Save" to
 //!   "Sava", compared as the windows start): FAIL through the accessibility tree, a text
 //!   change naming both names.
@@ -117,7 +117,10 @@ fn two_runs_of_a_gtk_window_are_checked_by_their_pixels_and_accessibility_trees(
     ));
     let result: Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
     assert!(
-        result["accessibility"]["nodes"]["candidate"].as_u64().unwrap() > 3,
+        result["accessibility"]["nodes"]["candidate"]
+            .as_u64()
+            .unwrap()
+            > 3,
         "the accessibility tree was read: {result}"
     );
     assert_nothing_left(&display);
@@ -135,6 +138,8 @@ fn two_runs_of_a_gtk_window_are_checked_by_their_pixels_and_accessibility_trees(
             flow,
             "--step-timeout",
             "20",
+            "--report",
+            "html,junit",
         ],
     );
     let summary = summary_after_exit(&output, 1);
@@ -149,6 +154,15 @@ fn two_runs_of_a_gtk_window_are_checked_by_their_pixels_and_accessibility_trees(
             .unwrap()
             .contains("background"),
         "{summary}"
+    );
+    // The suite reports as for pages: the JUnit failure, the HTML with both screenshots.
+    let junit = std::fs::read_to_string(path("dark").join("junit.xml")).unwrap();
+    assert!(junit.contains("<failure"), "{junit}");
+    assert!(junit.contains("the background of frame"), "{junit}");
+    let html = std::fs::read_to_string(path("dark").join("report.html")).unwrap();
+    assert!(
+        html.matches("data:image/png;base64,").count() >= 2,
+        "both shots inlined"
     );
     assert_nothing_left(&display);
 
@@ -221,7 +235,13 @@ fn two_runs_of_a_gtk_window_are_checked_by_their_pixels_and_accessibility_trees(
     let output = check(
         &display,
         &path("own"),
-        &["--flow", flow, "--allow-app-commands", "--step-timeout", "20"],
+        &[
+            "--flow",
+            flow,
+            "--allow-app-commands",
+            "--step-timeout",
+            "20",
+        ],
     );
     let summary = summary_after_exit(&output, 0);
     assert_eq!(window_check(&summary)["verdict"], "PASS", "{summary}");

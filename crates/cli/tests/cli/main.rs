@@ -42,11 +42,11 @@ mod browser_commands;
 #[cfg(feature = "e2e")]
 mod check_login;
 #[cfg(feature = "e2e")]
-mod check_window;
-#[cfg(feature = "e2e")]
 mod check_reports;
 #[cfg(feature = "e2e")]
 mod check_scale;
+#[cfg(feature = "e2e")]
+mod check_window;
 #[cfg(feature = "e2e")]
 mod demo_replay;
 #[cfg(feature = "e2e")]
