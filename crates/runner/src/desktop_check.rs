@@ -90,6 +90,10 @@ pub async fn run_window_check_job(
 struct Sides {
     job: WindowCheckJob,
     events: Events,
+    /// A connection to the display, open for the whole check: an X server whose last client
+    /// leaves resets (Xvfb does, unless started with `-noreset`) and refuses connections
+    /// meanwhile, which would fail the next side's start.
+    _held: Arc<X11Backend>,
 }
 
 impl Sides {
@@ -97,14 +101,18 @@ impl Sides {
     async fn prepared(job: WindowCheckJob) -> Result<Self, RunnerError> {
         job.desktop.check()?;
         let display = job.desktop.display_name();
-        if let Err(error) = X11Backend::connect(Some(&display)).await {
-            return Err(RunnerError::Input(format!(
-                "--display {display}: the X server does not answer: {error}"
-            )));
-        }
+        let held = match X11Backend::connect(Some(&display)).await {
+            Ok(connection) => connection,
+            Err(error) => {
+                return Err(RunnerError::Input(format!(
+                    "--display {display}: the X server does not answer: {error}"
+                )));
+            }
+        };
         let sides = Self {
             job,
             events: Events::none(),
+            _held: Arc::new(held),
         };
         for (name, side) in [
             ("baseline", &sides.job.baseline),
