@@ -26,7 +26,9 @@ use super::browser_args::BrowserArgs;
 use super::check_login::LoginArgs;
 use super::check_report;
 use super::check_report::CheckTests;
+use super::check_report::EVENTS_LOG;
 use super::check_window::WindowArgs;
+use super::check_window::WindowRun;
 use super::provider_args::ProviderArgs;
 use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
@@ -324,13 +326,18 @@ fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
     }
 }
 
-/// The check's log in `--out`: every event, one JSON object per line.
-pub(super) const EVENTS_LOG: &str = "events.jsonl";
-
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     if args.window.asked() {
-        return super::check_window::run(&args);
+        return super::check_window::run(WindowRun {
+            window: &args.window,
+            page_flags: page_flags(&args),
+            thresholds: thresholds(&args),
+            login: &args.login,
+            out: args.out.clone(),
+            json: args.json,
+            report: &args.report,
+        });
     }
     args.window.refuse_on_pages()?;
     let mut spec = spec_of(&args)?;
@@ -385,6 +392,50 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         Verdict::Fail => Outcome::CheckFailed,
         Verdict::Error => Outcome::Error,
     })
+}
+
+/// The page check's flags given with a window check, by name.
+fn page_flags(args: &CheckArgs) -> Vec<&'static str> {
+    [
+        ("approve", args.action.is_some()),
+        ("--spec", args.spec.is_some()),
+        ("--baseline", args.baseline.is_some()),
+        ("--candidate", args.candidate.is_some()),
+        ("--page", !args.pages.is_empty()),
+        ("--pages", args.pages_file.is_some()),
+        ("--viewport", !args.viewports.is_empty()),
+        ("--mask", !args.masks.is_empty()),
+        ("--ready-selector", args.ready_selector.is_some()),
+        ("--viewport-only", args.viewport_only),
+        ("--jobs", args.jobs.is_some()),
+        ("--judge", args.judge.is_some()),
+        ("--login", args.login.login.is_some()),
+        ("--storage-state", args.login.storage_state.is_some()),
+        ("--connect", args.browser.connect.is_some()),
+        ("--retries", args.retries.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect()
+}
+
+/// The thresholds the flags set.
+fn thresholds(args: &CheckArgs) -> retrace_check::Thresholds {
+    let mut t = retrace_check::Thresholds::default();
+    let flags = [
+        (&mut t.pixel_threshold, args.threshold),
+        (&mut t.delta_e, args.delta_e),
+        (&mut t.max_diff_ratio, args.max_diff_ratio),
+    ];
+    for (slot, value) in flags {
+        if let Some(value) = value {
+            *slot = value;
+        }
+    }
+    if let Some(pixels) = args.max_diff_pixels {
+        t.max_diff_pixels = pixels;
+    }
+    t
 }
 
 /// `retrace check approve`: the candidate's shots stored as the baseline.

@@ -16,11 +16,12 @@ use retrace_protocol::events::Events;
 use retrace_protocol::events::Verdict;
 use retrace_report::ConsoleSink;
 use retrace_report::console::ConsoleView;
+use retrace_report::suite::ReportKind;
 use retrace_runner::desktop_check::WindowCheckJob;
 use retrace_runner::desktop_check::WindowSide;
 use retrace_runner::desktop_check::run_window_check_job;
 
-use super::check::CheckArgs;
+use super::check_login::LoginArgs;
 use super::check_report;
 use super::check_report::CheckTests;
 use super::desktop_args::DesktopArgs;
@@ -112,50 +113,6 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
     }
 }
 
-/// The page check's flags given with a window check, by name.
-fn page_flags(args: &CheckArgs) -> Vec<&'static str> {
-    [
-        ("approve", args.action.is_some()),
-        ("--spec", args.spec.is_some()),
-        ("--baseline", args.baseline.is_some()),
-        ("--candidate", args.candidate.is_some()),
-        ("--page", !args.pages.is_empty()),
-        ("--pages", args.pages_file.is_some()),
-        ("--viewport", !args.viewports.is_empty()),
-        ("--mask", !args.masks.is_empty()),
-        ("--ready-selector", args.ready_selector.is_some()),
-        ("--viewport-only", args.viewport_only),
-        ("--jobs", args.jobs.is_some()),
-        ("--judge", args.judge.is_some()),
-        ("--login", args.login.login.is_some()),
-        ("--storage-state", args.login.storage_state.is_some()),
-        ("--connect", args.browser.connect.is_some()),
-        ("--retries", args.retries.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, given)| given.then_some(flag))
-    .collect()
-}
-
-/// The thresholds the flags set.
-fn thresholds(args: &CheckArgs) -> Thresholds {
-    let mut t = Thresholds::default();
-    let flags = [
-        (&mut t.pixel_threshold, args.threshold),
-        (&mut t.delta_e, args.delta_e),
-        (&mut t.max_diff_ratio, args.max_diff_ratio),
-    ];
-    for (slot, value) in flags {
-        if let Some(value) = value {
-            *slot = value;
-        }
-    }
-    if let Some(pixels) = args.max_diff_pixels {
-        t.max_diff_pixels = pixels;
-    }
-    t
-}
-
 /// The desktop flags as given, for the rerun command.
 fn target_words(args: &WindowArgs) -> Vec<String> {
     let mut words = Vec::new();
@@ -199,10 +156,28 @@ fn target_words(args: &WindowArgs) -> Vec<String> {
     words
 }
 
-/// Runs a window check (`args.window.asked()`).
-pub fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
-    let window = &args.window;
-    if let Some(flag) = page_flags(args).first() {
+/// What a window check takes from `retrace check`'s flags besides its own.
+pub struct WindowRun<'a> {
+    /// Its own flags.
+    pub window: &'a WindowArgs,
+    /// The page check's flags that were given, by name (refused).
+    pub page_flags: Vec<&'static str>,
+    /// The thresholds the flags set.
+    pub thresholds: Thresholds,
+    /// `--param`, `--secret`, `--params-file` (for the flow).
+    pub login: &'a LoginArgs,
+    /// `--out`.
+    pub out: Option<PathBuf>,
+    /// `--json`.
+    pub json: bool,
+    /// `--report`.
+    pub report: &'a [ReportKind],
+}
+
+/// Runs a window check (`window.asked()`).
+pub fn run(args: WindowRun<'_>) -> anyhow::Result<Outcome> {
+    let window = args.window;
+    if let Some(flag) = args.page_flags.first() {
         bail!("{flag} is for pages: a window check (--display) compares one window");
     }
     let Some(mut desktop) = window.desktop.config(None)? else {
@@ -235,7 +210,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
         };
         settings.step_timeout = timeout;
     }
-    let thresholds = thresholds(args);
+    let thresholds = args.thresholds;
     let out_dir = args
         .out
         .clone()
@@ -260,7 +235,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
         allow_app_commands: window.allow_app_commands,
         settings,
         check,
-        events_log: Some(out_dir.join(super::check::EVENTS_LOG)),
+        events_log: Some(out_dir.join(check_report::EVENTS_LOG)),
     };
     let tests = Arc::new(CheckTests::new());
     let mut events = Events::none().with(tests.clone());
@@ -271,7 +246,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?
         .block_on(run_window_check_job(job, &events))?;
-    let written = check_report::write(&tests, None, &args.report, &out_dir)?;
+    let written = check_report::write(&tests, None, args.report, &out_dir)?;
     if args.json {
         out!("{}", serde_json::to_string(&result)?);
     } else {
