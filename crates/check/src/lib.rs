@@ -73,6 +73,12 @@
 //!    Judgements are cached by (both screenshots, masks, model, prompt version, context), so
 //!    an unchanged page is never judged twice.
 //!
+//! **Desktop windows** (modules `window_check`, `window_tree`): [`run_window_check`] compares
+//! two captures of an application's window ([`WindowShot`]: its pixels and its AT-SPI
+//! elements), each brought to its state by the caller's [`WindowSource`] (the runner replays a
+//! flow on each side), with the same layers, verdicts, typed differences, evidence and events;
+//! the accessibility tree stands in for the DOM and its pixels give the elements' colours.
+//!
 //! One [`Timeouts`] holds every limit (navigation, readiness, stability, the model's answer,
 //! a page's total, the run's total) and each page's report echoes it.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -102,6 +108,8 @@ mod run;
 mod spec;
 mod stabilise;
 mod storage_state;
+mod window_check;
+mod window_tree;
 
 pub use baseline::FINGERPRINT_FILE;
 pub use baseline::Fingerprint;
@@ -136,6 +144,7 @@ pub use pages_file::load_pages;
 pub use pixels::Frame;
 pub use pixels::PixelComparison;
 pub use pixels::compare;
+pub use rerun::window_rerun_command;
 pub use run::CheckRun;
 pub use run::CheckSession;
 pub use run::run_check;
@@ -157,3 +166,7 @@ pub use spec::parse_spec;
 pub use stabilise::NotReady;
 pub use storage_state::StorageState;
 pub use storage_state::load_storage_state;
+pub use window_check::WindowCheck;
+pub use window_check::WindowShot;
+pub use window_check::WindowSource;
+pub use window_check::run_window_check;

@@ -362,8 +362,40 @@ fn differences(
     comparison: &PixelComparison,
     accessibility: &[AxChange],
 ) -> Vec<Difference> {
+    let mut found = typed_differences(
+        &spec.thresholds,
+        (&baseline.elements, &candidate.elements),
+        comparison,
+        accessibility,
+    );
+    for message in &candidate.console_errors {
+        if !baseline.console_errors.contains(message) {
+            found.push(Difference {
+                kind: DifferenceKind::ConsoleError,
+                severity: Severity::Major,
+                description: message.clone(),
+                region: None,
+                change: Some(ChangeKind::ConsoleError),
+            });
+        }
+    }
+    found
+}
+
+/// The pixel boxes (when above the thresholds) typed from both sides' elements, a changed
+/// size, and the accessibility tree's counting changes no box covers (whatever the pixels'
+/// tolerance): what a page and a desktop window (module `window_check`) share.
+pub(crate) fn typed_differences(
+    thresholds: &crate::spec::Thresholds,
+    (baseline, candidate): (
+        &[crate::elements::PageElement],
+        &[crate::elements::PageElement],
+    ),
+    comparison: &PixelComparison,
+    accessibility: &[AxChange],
+) -> Vec<Difference> {
     let mut found = Vec::new();
-    if comparison.exceeds(&spec.thresholds) {
+    if comparison.exceeds(thresholds) {
         if let Some((before, after)) = comparison.size_changed {
             found.push(Difference {
                 kind: DifferenceKind::Layout,
@@ -379,25 +411,14 @@ fn differences(
         for area in &comparison.boxes {
             found.push(classify_with_accessibility(
                 area,
-                &baseline.elements,
-                &candidate.elements,
+                baseline,
+                candidate,
                 accessibility,
             ));
         }
     }
     let unreported = accessibility_diff::unreported(accessibility, &found);
     found.extend(unreported);
-    for message in &candidate.console_errors {
-        if !baseline.console_errors.contains(message) {
-            found.push(Difference {
-                kind: DifferenceKind::ConsoleError,
-                severity: Severity::Major,
-                description: message.clone(),
-                region: None,
-                change: Some(ChangeKind::ConsoleError),
-            });
-        }
-    }
     found
 }
 

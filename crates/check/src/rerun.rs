@@ -33,19 +33,11 @@ pub fn rerun_command(spec: &CheckSpec, path: &str, viewport: Viewport) -> String
     if let Some(selector) = spec.ready_selector_for(path) {
         flag("--ready-selector", selector.to_owned());
     }
-    let (t, default) = (&spec.thresholds, Thresholds::default());
-    for (name, value, default) in [
-        ("--threshold", t.pixel_threshold, default.pixel_threshold),
-        ("--delta-e", t.delta_e, default.delta_e),
-        ("--max-diff-ratio", t.max_diff_ratio, default.max_diff_ratio),
-    ] {
-        if value != default {
-            flag(name, value.to_string());
-        }
-    }
-    if t.max_diff_pixels != default.max_diff_pixels {
-        flag("--max-diff-pixels", t.max_diff_pixels.to_string());
-    }
+    args.extend(threshold_flags(&spec.thresholds));
+    let mut flag = |name: &str, value: String| {
+        args.push(name.to_owned());
+        args.push(value);
+    };
     let retry = Retry::default();
     if spec.retry.retries != retry.retries {
         flag("--retries", spec.retry.retries.to_string());
@@ -121,6 +113,44 @@ pub fn rerun_command(spec: &CheckSpec, path: &str, viewport: Viewport) -> String
         ));
     }
     line
+}
+
+/// The flags of the thresholds that differ from the defaults.
+fn threshold_flags(t: &Thresholds) -> Vec<String> {
+    let default = Thresholds::default();
+    let mut args = Vec::new();
+    for (name, value, default) in [
+        ("--threshold", t.pixel_threshold, default.pixel_threshold),
+        ("--delta-e", t.delta_e, default.delta_e),
+        ("--max-diff-ratio", t.max_diff_ratio, default.max_diff_ratio),
+    ] {
+        if value != default {
+            args.extend([name.to_owned(), value.to_string()]);
+        }
+    }
+    if t.max_diff_pixels != default.max_diff_pixels {
+        args.extend([
+            "--max-diff-pixels".to_owned(),
+            t.max_diff_pixels.to_string(),
+        ]);
+    }
+    args
+}
+
+/// `retrace check ...` reproducing a window check: its desktop flags and values as given
+/// (`--display`, the apps, `--window`, `--flow`...), its thresholds that differ from the
+/// defaults, then `params` (already shell words: a secret is the variable it is read from).
+pub fn window_rerun_command(
+    target: &[String],
+    thresholds: &Thresholds,
+    params: &[String],
+) -> String {
+    let mut args: Vec<String> = vec!["retrace".into(), "check".into()];
+    args.extend(target.iter().cloned());
+    args.extend(threshold_flags(thresholds));
+    let mut words: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    words.extend(params.iter().cloned());
+    words.join(" ")
 }
 
 /// The settings of `spec` that differ from the default and that no flag of `retrace check`

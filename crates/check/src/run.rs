@@ -198,6 +198,20 @@ pub async fn run_session(
 
 /// The suite report of one page check.
 fn test_report(spec: &CheckSpec, id: String, check: &PageCheck, wall_ms: u64) -> TestReport {
+    let (width, height) = check.viewport;
+    let rerun = crate::rerun::rerun_command(spec, &check.path, Viewport { width, height });
+    check_report(id, check, check.path.clone().into(), rerun, wall_ms)
+}
+
+/// The suite report of a check (a page's, or a window's), with the file it names and the
+/// command that reruns it.
+pub(crate) fn check_report(
+    id: String,
+    check: &PageCheck,
+    file: std::path::PathBuf,
+    rerun: String,
+    wall_ms: u64,
+) -> TestReport {
     let passed_after_error = check.attempts.len() > 1;
     let status = match check.verdict {
         Verdict::Pass if passed_after_error => TestStatus::Flaky,
@@ -205,11 +219,10 @@ fn test_report(spec: &CheckSpec, id: String, check: &PageCheck, wall_ms: u64) ->
         Verdict::Fail => TestStatus::Failed,
         Verdict::Error => TestStatus::Error,
     };
-    let (width, height) = check.viewport;
     TestReport {
         id,
         kind: TestKind::Check,
-        file: check.path.clone().into(),
+        file,
         status,
         tags: Vec::new(),
         skip_reason: None,
@@ -221,7 +234,7 @@ fn test_report(spec: &CheckSpec, id: String, check: &PageCheck, wall_ms: u64) ->
             other: check.evidence.clone(),
             ..Artifacts::default()
         },
-        rerun: crate::rerun::rerun_command(spec, &check.path, Viewport { width, height }),
+        rerun,
         wall_ms,
     }
 }

@@ -44,6 +44,9 @@ pub struct DesktopConfig {
     pub window: Option<String>,
     /// How long to wait for the window to show and be still.
     pub timeout: Option<Duration>,
+    /// Environment variables the application gets besides the run's (`retrace check
+    /// --candidate-env GTK_THEME=Adwaita:dark`).
+    pub env: Vec<(String, String)>,
 }
 
 /// The target a trajectory says it was recorded on.
@@ -118,10 +121,11 @@ impl DesktopConfig {
             Some(_) => desktop_a11y::start_bus(&display, events).await,
             None => None,
         };
-        let env = bus
+        let mut env = bus
             .as_ref()
             .map(AccessibilityBus::app_env)
             .unwrap_or_default();
+        env.extend(self.env.iter().cloned());
         let mut app = match &self.app {
             Some(command) => Some(AppProcess::start_with_env(
                 command,
@@ -252,6 +256,11 @@ impl DesktopTarget {
             Some(window) => window.clone(),
             None => self.desktop.clone(),
         }
+    }
+
+    /// The targeted window, when one is.
+    pub fn window(&self) -> Option<&Arc<DesktopWindow>> {
+        self.window.as_ref()
     }
 
     /// The application's elements (its accessibility tree), when it publishes them.

@@ -90,10 +90,10 @@ pub(crate) async fn act_on_desktop(
 
 /// What a run acts on: the backend, the application's elements when it publishes them, the
 /// frame size.
-struct Target {
-    backend: Arc<dyn Backend>,
-    elements: Option<Arc<dyn ElementSource>>,
-    size: (u32, u32),
+pub(crate) struct Target {
+    pub(crate) backend: Arc<dyn Backend>,
+    pub(crate) elements: Option<Arc<dyn ElementSource>>,
+    pub(crate) size: (u32, u32),
 }
 
 async fn converse(
@@ -164,7 +164,7 @@ async fn converse(
 
 /// The desktop a replay of `job` runs on: the flags' target, the window the file recorded
 /// when none is given, the file's application command when `allow_app_commands`.
-fn replay_target(
+pub(crate) fn replay_target(
     job: &ReplayJob,
     desktop: &DesktopConfig,
 ) -> Result<(DesktopConfig, Option<(i32, i32)>), RunnerError> {
@@ -250,7 +250,7 @@ fn screen(
     screen.scaled(scaler)
 }
 
-async fn replay_with(
+pub(crate) async fn replay_with(
     job: &ReplayJob,
     target: Target,
     events: &Events,

@@ -15,7 +15,8 @@
 //! Trajectories and run state can live in a [`store`] (a directory, or object storage such
 //! as `s3://bucket/prefix`); [`stored_replay`] replays a trajectory kept there. Visual
 //! checks ([`check`]) are scheduled here too, each side signed in first by a login flow the
-//! replay engine replays ([`check_login`]) when asked.
+//! replay engine replays ([`check_login`]) when asked; a desktop window's check
+//! ([`desktop_check`]) brings each side's application to its state by replaying a flow.
 //!
 //! The work of every other command is here too, so the CLI only parses and prints: each
 //! takes arguments and returns results of this crate's own types (errors as a
@@ -41,6 +42,8 @@ pub mod demo_app;
 pub mod demonstrate;
 pub mod desktop;
 mod desktop_a11y;
+pub mod desktop_check;
+pub mod desktop_check_request;
 pub mod desktop_record;
 mod desktop_run;
 pub mod diff;

@@ -15,15 +15,19 @@ use retrace_report::Secrets;
 use retrace_report::console::ConsoleView;
 use retrace_report::suite::ReportKind;
 use retrace_report::suite::check_tests::CheckTests;
+use retrace_report::suite::check_tests::EVENTS_LOG;
 use retrace_runner::check::CheckJob;
 use retrace_runner::check::run_check_job;
 use retrace_runner::check_spec::CheckFlags;
 use retrace_runner::check_spec::CheckPlan;
 use retrace_runner::check_spec::JudgeWhen;
 use retrace_runner::check_spec::Viewport;
+use retrace_runner::desktop_check_request::ThresholdFlags;
 
 use super::browser_args::BrowserArgs;
 use super::check_login::LoginArgs;
+use super::check_window::WindowArgs;
+use super::check_window::WindowRun;
 use super::provider_args::ProviderArgs;
 use super::shard_args::ShardArgs;
 use crate::outcome::Outcome;
@@ -76,8 +80,20 @@ use crate::output::out;
 /// elsewhere (its login page) is an ERROR. Secret values reach no output, report or rerun
 /// command.
 ///
+/// A desktop window instead of pages (--display :N or --desktop): each side is a run of an
+/// application (--app for both sides, or --baseline-app and --candidate-app; --baseline-env
+/// and --candidate-env add to each one's environment), brought to the same state by --flow
+/// (a desktop trajectory replayed with no model), its --window captured once still and
+/// compared: pixels, then the accessibility tree (AT-SPI: roles, names, states, text). The
+/// same verdicts, typed differences, reports and exit codes; a side whose window never shows
+/// or whose flow fails at a step is an ERROR naming the side and the step. Every process a
+/// side started ends with it.
+///
 /// Example: `retrace check --baseline https://prod.example --candidate http://localhost:8000
 /// --page / --page /pricing --jobs 4 --report html,junit`
+///
+/// Example: `retrace check --display :99 --app "mousepad --disable-server" --window Mousepad
+/// --candidate-env GTK_THEME=Adwaita:dark --flow note.json`
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// `approve`: store the candidate's shots (and this environment's fingerprint) in the
@@ -194,6 +210,8 @@ pub struct CheckArgs {
     pub login: LoginArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 /// What `retrace check` does besides checking.
@@ -242,11 +260,20 @@ fn flags_of(args: &CheckArgs) -> CheckFlags {
     }
 }
 
-/// The check's log in `--out`: every event, one JSON object per line.
-const EVENTS_LOG: &str = "events.jsonl";
-
 /// Runs the check.
 pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
+    if args.window.asked() {
+        return super::check_window::run(WindowRun {
+            window: &args.window,
+            page_flags: page_flags(&args),
+            thresholds: thresholds(&args),
+            login: &args.login,
+            out: args.out.clone(),
+            json: args.json,
+            report: &args.report,
+        });
+    }
+    args.window.refuse_on_pages()?;
     let mut plan = CheckPlan::from_flags(&flags_of(&args))?;
     let login_parameters = args.login.parameters(&mut plan)?;
     // A launched browser is the spec's Chromium (a spec file may name it); --connect reaches
@@ -302,6 +329,41 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         Verdict::Fail => Outcome::CheckFailed,
         Verdict::Error => Outcome::Error,
     })
+}
+
+/// The page check's flags given with a window check, by name.
+fn page_flags(args: &CheckArgs) -> Vec<&'static str> {
+    [
+        ("approve", args.action.is_some()),
+        ("--spec", args.spec.is_some()),
+        ("--baseline", args.baseline.is_some()),
+        ("--candidate", args.candidate.is_some()),
+        ("--page", !args.pages.is_empty()),
+        ("--pages", args.pages_file.is_some()),
+        ("--viewport", !args.viewports.is_empty()),
+        ("--mask", !args.masks.is_empty()),
+        ("--ready-selector", args.ready_selector.is_some()),
+        ("--viewport-only", args.viewport_only),
+        ("--jobs", args.jobs.is_some()),
+        ("--judge", args.judge.is_some()),
+        ("--login", args.login.login.is_some()),
+        ("--storage-state", args.login.storage_state.is_some()),
+        ("--connect", args.browser.connect.is_some()),
+        ("--retries", args.retries.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect()
+}
+
+/// The thresholds the flags set.
+fn thresholds(args: &CheckArgs) -> ThresholdFlags {
+    ThresholdFlags {
+        threshold: args.threshold,
+        delta_e: args.delta_e,
+        max_diff_pixels: args.max_diff_pixels,
+        max_diff_ratio: args.max_diff_ratio,
+    }
 }
 
 /// `retrace check approve`: the candidate's shots stored as the baseline.

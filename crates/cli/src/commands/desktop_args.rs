@@ -65,6 +65,7 @@ impl DesktopArgs {
                     app: self.app.clone(),
                     window: self.window.clone(),
                     timeout: Some(timeout),
+                    env: Vec::new(),
                 }))
             }
         }

@@ -13,6 +13,7 @@ mod browser_args;
 mod cache;
 mod check;
 mod check_login;
+mod check_window;
 mod demo;
 mod desktop_args;
 mod diff;

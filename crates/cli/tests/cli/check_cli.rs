@@ -7,6 +7,8 @@
 //! Anthropic protocol (its verdict in the lines and the JSON, a rerun served from the cache),
 //! and `--judge` with no key refused before a browser starts; the suite file's `[timeouts]`
 //! under a spec file's, echoed in the JSON and HTML reports.
+//! A window check (`--display`) names a display with no X server, and flags of the other
+//! form, before anything starts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // What only its end-to-end tests use is unused in the fast tier (the e2e build lints it).
 #![cfg_attr(not(feature = "e2e"), allow(unused_imports, dead_code))]
@@ -490,4 +492,31 @@ fn a_judge_without_a_key_is_refused_before_any_browser_starts() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
     assert!(!stderr.contains("Chromium"), "{stderr}");
+}
+
+#[test]
+fn a_window_check_names_a_missing_display_and_flags_of_the_other_form() {
+    let window = ["check", "--window", "Probe", "--app", "true"];
+    let run = |extra: &[&str]| {
+        let mut args = window.to_vec();
+        args.extend_from_slice(extra);
+        let output = run_retrace(BIN, &args, None);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
+        stderr
+    };
+    // No X server on the display: said before any application starts.
+    let stderr = run(&["--display", ":4093"]);
+    assert!(
+        stderr.contains("--display :4093: the X server does not answer"),
+        "{stderr}"
+    );
+    // Page flags on a window check, window flags on a page check.
+    let stderr = run(&["--display", ":4093", "--page", "/pricing"]);
+    assert!(stderr.contains("--page is for pages"), "{stderr}");
+    let stderr = run(&["--baseline", "http://127.0.0.1:9/"]);
+    assert!(
+        stderr.contains("--app is for a window check: add --display"),
+        "{stderr}"
+    );
 }

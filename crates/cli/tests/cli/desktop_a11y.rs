@@ -30,12 +30,12 @@ use serde_json::Value;
 use serde_json::json;
 
 /// The screen: the model sees it at its own size (no scaling).
-const SCREEN: (u32, u32) = (1280, 800);
+pub(super) const SCREEN: (u32, u32) = (1280, 800);
 
 /// The check box (its box, the indicator at its left) and the button, as the probe window
 /// lays them out at (100, 100).
 const CHECK_BOX: [i64; 2] = [140, 135];
-const BUTTON: [i64; 2] = [157, 179];
+pub(super) const BUTTON: [i64; 2] = [157, 179];
 const FIELD: [i64; 2] = [280, 262];
 
 /// What the flow types into the field.
@@ -50,7 +50,7 @@ fn probe() -> PathBuf {
 }
 
 /// The `--app` command: the probe with `args`, writing its end state to `out`.
-fn probe_command(out: &Path, args: &str) -> String {
+pub(super) fn probe_command(out: &Path, args: &str) -> String {
     format!(
         "exec /usr/bin/python3 {} --out {} {args}",
         probe().display(),
@@ -77,7 +77,7 @@ fn script() -> Vec<ScriptStep> {
 
 /// Records the flow with `retrace act` and the scripted model on the probe `app` on
 /// `display`: the trajectory, read back.
-fn record(display: &str, app: &str, dir: &Path) -> (PathBuf, Value) {
+pub(super) fn record(display: &str, app: &str, dir: &Path) -> (PathBuf, Value) {
     let target = ["--display", display, "--app", app, "--window", "Probe"];
     let file = act_record_on(
         env!("CARGO_BIN_EXE_retrace"),
@@ -109,7 +109,7 @@ fn replay(file: &Path, display: &str, app: &str, step_timeout: &str) -> Output {
 }
 
 /// The recorded step (0-based in the trajectory) clicking at `at`, and its 1-based number.
-fn step_clicking(trajectory: &Value, at: [i64; 2]) -> (&Value, u64) {
+pub(super) fn step_clicking(trajectory: &Value, at: [i64; 2]) -> (&Value, u64) {
     let steps = trajectory["trajectory"].as_array().unwrap();
     let index = steps
         .iter()

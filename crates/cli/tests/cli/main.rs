@@ -46,6 +46,8 @@ mod check_reports;
 #[cfg(feature = "e2e")]
 mod check_scale;
 #[cfg(feature = "e2e")]
+mod check_window;
+#[cfg(feature = "e2e")]
 mod demo_replay;
 #[cfg(feature = "e2e")]
 mod desktop_a11y;

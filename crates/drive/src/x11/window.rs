@@ -148,6 +148,18 @@ impl DesktopWindow {
         Ok((accessibility, view.origin))
     }
 
+    /// Every shown element of the application (its accessibility tree), boxes relative to the
+    /// main window's top-left as [`Self::window_screenshot`] shows it; `None` when it
+    /// publishes none.
+    pub async fn window_elements(&self) -> Result<Option<Vec<ElementInfo>>, DriveError> {
+        let Some(accessibility) = &self.accessibility else {
+            return Ok(None);
+        };
+        let (view, _) = self.view().await?;
+        let origin = (view.origin.0 + self.anchor.x, view.origin.1 + self.anchor.y);
+        accessibility.elements(origin).await.map(Some)
+    }
+
     /// The main window as found.
     pub fn main_window(&self) -> &TopLevel {
         &self.main

@@ -16,6 +16,9 @@ use retrace_protocol::events::SuiteReport;
 use retrace_protocol::events::TestReport;
 use retrace_protocol::events::Totals;
 
+/// The check's log in `--out`: every event, one JSON object per line.
+pub const EVENTS_LOG: &str = "events.jsonl";
+
 /// Collects every page check's test report as it finishes.
 #[derive(Debug)]
 pub struct CheckTests {

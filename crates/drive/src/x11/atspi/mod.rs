@@ -170,6 +170,14 @@ impl AtSpi {
             .collect())
     }
 
+    /// Every shown node as an element, boxes moved by `offset`, fields with their text: the
+    /// whole tree, as a window check compares it.
+    pub async fn elements(&self, offset: (i32, i32)) -> Result<Vec<ElementInfo>, DriveError> {
+        let nodes = self.nodes().await?;
+        let read = nodes.iter().map(|node| self.element(node, offset));
+        futures::future::join_all(read).await.into_iter().collect()
+    }
+
     /// `node` as an element, with its text read when it is a field's, and how its text is
     /// drawn when it has text.
     async fn element(&self, node: &Node, offset: (i32, i32)) -> Result<ElementInfo, DriveError> {
