@@ -59,6 +59,7 @@ fn element(role: &str, name: &str, bounds: (f64, f64, f64, f64)) -> ElementInfo 
         receives_events: true,
         blocked_reason: None,
         listeners: None,
+        text_style: None,
     }
 }
 

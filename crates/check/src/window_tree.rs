@@ -190,6 +190,7 @@ mod tests {
             receives_events: true,
             blocked_reason: None,
             listeners: None,
+            text_style: None,
         }
     }
 
