@@ -4,7 +4,7 @@
 //!
 //! Everything for stdout goes through [`output`], so a reader that went away (`| head -1`)
 //! ends the command quietly instead of a panic of `println!`.
-#![deny(clippy::print_stdout)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
 mod outcome;
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
         // The reader went away (`retrace hash *.png | head -1`): nothing more to say.
         Err(error) if output::is_broken_pipe(&error) => outcome::Outcome::Pass.exit_code(),
         Err(error) => {
-            eprintln!("retrace: {}", retrace_report::error_chain(error.as_ref()));
+            output::note!("retrace: {}", retrace_report::error_chain(error.as_ref()));
             outcome::Outcome::Error.exit_code()
         }
     }
@@ -69,19 +69,18 @@ fn quiet_unless_named(directives: String, target: &str) -> String {
 /// retried) to stderr; `RETRACE_LOG` widens or narrows that. chromiumoxide and rmcp stay
 /// silent unless `RETRACE_LOG` names them ([`quiet_unless_named`]).
 fn init_logging() {
-    use std::io::IsTerminal;
     let directives = match std::env::var(LOG_ENV) {
         Ok(value) => quiet_unless_named(quiet_unless_named(value, "chromiumoxide"), "rmcp"),
         Err(_) => "retrace=warn".to_owned(),
     };
     let filter = tracing_subscriber::EnvFilter::try_new(&directives).unwrap_or_else(|error| {
-        eprintln!("retrace: ignoring {LOG_ENV}: {error}");
+        output::note!("retrace: ignoring {LOG_ENV}: {error}");
         tracing_subscriber::EnvFilter::new("retrace=warn")
     });
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal());
+        .with_writer(output::stderr_writer)
+        .with_ansi(output::colours());
     // Asked for more than warnings: someone is diagnosing, so say when and where.
     let _ = if std::env::var_os(LOG_ENV).is_some() {
         builder

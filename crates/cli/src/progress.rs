@@ -40,7 +40,7 @@ impl SuiteProgress {
             None => {
                 // A reader that went away is not this sink's business: the summary's write
                 // will end the command.
-                let mut stdout = std::io::stdout().lock();
+                let mut stdout = crate::output::stdout();
                 let _ = writeln!(stdout, "{line}");
                 let _ = stdout.flush();
             }

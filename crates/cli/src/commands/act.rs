@@ -187,7 +187,10 @@ pub fn run(args: ActArgs) -> anyhow::Result<Outcome> {
                 args.goal
             ),
         }
-        events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
+        events.subscribe(ConsoleSink::to_writer(
+            crate::output::stdout_writer(),
+            job.parameters.secrets(),
+        ));
     }
     let report = retrace_runner::runtime()?.block_on(async {
         let interrupt = Interrupt::new();

@@ -288,8 +288,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
     let tests = Arc::new(CheckTests::new());
     let mut events = Events::none().with(tests.clone());
     if !args.json {
-        events.subscribe(ConsoleSink::stdout_for(
+        events.subscribe(ConsoleSink::to_writer_for(
             ConsoleView::Check,
+            crate::output::stdout_writer(),
             Secrets::default(),
         ));
     }

@@ -205,7 +205,11 @@ pub fn run(args: WindowRun<'_>) -> anyhow::Result<Outcome> {
     let mut events = Events::none().with(tests.clone());
     if !args.json {
         let secrets = job.parameters.secrets();
-        events.subscribe(ConsoleSink::stdout_for(ConsoleView::Check, secrets));
+        events.subscribe(ConsoleSink::to_writer_for(
+            ConsoleView::Check,
+            crate::output::stdout_writer(),
+            secrets,
+        ));
     }
     let result = retrace_runner::runtime()
         .context("cannot start the async runtime")?

@@ -79,7 +79,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<Outcome> {
         let mut events = Events::none();
         if !args.json {
             out!("{title}");
-            events.subscribe(ConsoleSink::stdout(
+            events.subscribe(ConsoleSink::to_writer(
+                crate::output::stdout_writer(),
                 retrace_runner::demo::demo_parameters().secrets(),
             ));
         }

@@ -77,7 +77,7 @@ impl DesktopArgs {
 pub fn notices() -> Events {
     let mut events = Events::none();
     events.subscribe(ConsoleSink::to_writer(
-        Box::new(std::io::stderr()),
+        crate::output::stderr_writer(),
         Secrets::default(),
     ));
     events

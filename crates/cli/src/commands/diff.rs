@@ -57,8 +57,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Outcome> {
         include_aa: args.include_aa,
         out: args.out.as_deref(),
     })?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::output::stdout();
     let (width, height, diff_pixels, changed_areas) = match result {
         Compared::Layout {
             first: left,

@@ -27,7 +27,7 @@ pub fn print_session(report: &SessionReport, json: bool) -> anyhow::Result<Outco
         }
     }
     if let (SessionStatus::Error, Some(error)) = (report.status, &report.error) {
-        eprintln!("retrace: {error}");
+        crate::output::note!("retrace: {error}");
     }
     Ok(outcome_of(report))
 }

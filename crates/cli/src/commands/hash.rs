@@ -89,8 +89,7 @@ pub fn run(args: HashArgs) -> anyhow::Result<Outcome> {
         (None, Some(crop)) => Area::Crop(crop),
         (None, None) => Area::Full,
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::output::stdout();
     for file in &args.files {
         let answer = retrace_runner::hash::hash_file(file, area, args.method, args.size)?;
         if args.json {
@@ -104,8 +103,7 @@ pub fn run(args: HashArgs) -> anyhow::Result<Outcome> {
 
 fn run_batch(default_method: Method, default_size: u32) -> anyhow::Result<Outcome> {
     let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::output::stdout();
     let mut batch = Batch::new(default_method, default_size);
     let mut failed = false;
     for (number, line) in stdin.lock().lines().enumerate() {

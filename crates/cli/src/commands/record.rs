@@ -141,7 +141,10 @@ pub fn run(args: RecordArgs) -> anyhow::Result<Outcome> {
 /// values redacted from both).
 fn record_events(args: &RecordArgs) -> anyhow::Result<Events> {
     let secrets = Parameters::new(args.params.clone(), Vec::new()).secrets();
-    let mut events = Events::none().with(ConsoleSink::stdout(secrets.clone()));
+    let mut events = Events::none().with(ConsoleSink::to_writer(
+        crate::output::stdout_writer(),
+        secrets.clone(),
+    ));
     if let Some(path) = &args.events {
         let sink = JsonLinesSink::create(path, secrets)
             .with_context(|| format!("cannot write the events file {}", path.display()))?;

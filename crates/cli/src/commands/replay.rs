@@ -177,7 +177,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
                 );
             }
         }
-        events.subscribe(ConsoleSink::stdout(job.parameters.secrets()));
+        events.subscribe(ConsoleSink::to_writer(
+            crate::output::stdout_writer(),
+            job.parameters.secrets(),
+        ));
     }
     let report = runtime.block_on(async {
         let interrupt = Interrupt::new();
@@ -192,13 +195,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Outcome> {
         match runtime.block_on(stored.record_run(bytes, &report)) {
             Ok(key) if !args.json => out!("run state: {}/{key}", stored.store.name()),
             Ok(_) => {}
-            Err(error) => eprintln!("retrace: could not record the run state: {error}"),
+            Err(error) => crate::output::note!("retrace: could not record the run state: {error}"),
         }
     } else if !args.write_metadata {
         match retrace_runner::record_replay_state(&args.file, &report) {
             Ok(Some(path)) if !args.json => out!("run state: {}", path.display()),
             Ok(_) => {}
-            Err(error) => eprintln!("retrace: could not record the run state: {error}"),
+            Err(error) => crate::output::note!("retrace: could not record the run state: {error}"),
         }
     }
     print_session(&report, args.json)

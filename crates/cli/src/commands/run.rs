@@ -2,7 +2,6 @@
 //! work is `retrace_runner::suite`'s; this module parses flags, watches Ctrl-C, subscribes the
 //! progress display and writes the reports.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use retrace_protocol::events::Events;
@@ -195,7 +194,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     }
     let kinds = match &args.report {
         Some(kinds) => kinds.clone(),
-        None if std::io::stdout().is_terminal() && !args.json => vec![ReportKind::Html],
+        None if crate::output::stdout_is_terminal() && !args.json => vec![ReportKind::Html],
         None => Vec::new(),
     };
     let evidence = !kinds.is_empty();
@@ -220,7 +219,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     if !args.json {
         events.subscribe(SuiteProgress::new(
             job.suite.plans.len(),
-            std::io::stdout().is_terminal(),
+            crate::output::stdout_is_terminal(),
         ));
     }
     let report = runtime.block_on(async {

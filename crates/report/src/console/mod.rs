@@ -48,17 +48,8 @@ impl std::fmt::Debug for ConsoleSink {
 }
 
 impl ConsoleSink {
-    /// A sink printing a run's lines (replay, act, do, record) to stdout.
-    pub fn stdout(secrets: Secrets) -> std::sync::Arc<Self> {
-        Self::to_writer(Box::new(std::io::stdout()), secrets)
-    }
-
-    /// A sink printing `view`'s lines to stdout.
-    pub fn stdout_for(view: ConsoleView, secrets: Secrets) -> std::sync::Arc<Self> {
-        Self::to_writer_for(view, Box::new(std::io::stdout()), secrets)
-    }
-
-    /// A sink printing a run's lines to `out` (a buffer, in tests).
+    /// A sink printing a run's lines (replay, act, do, record) to `out`: the binary's stdout
+    /// writer, or a buffer in tests.
     pub fn to_writer(out: Box<dyn Write + Send>, secrets: Secrets) -> std::sync::Arc<Self> {
         Self::to_writer_for(ConsoleView::Run, out, secrets)
     }

@@ -55,7 +55,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
             Some(error) => {
                 unreadable += 1;
                 if !args.json {
-                    eprintln!("retrace: {error}");
+                    crate::output::note!("retrace: {error}");
                 }
             }
         }

@@ -39,12 +39,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     }
     let export = retrace_runner::cache::export::export_for_askui(&args.file)?;
     for note in &export.notes {
-        eprintln!("retrace: {}: {note}", args.file.display());
+        crate::output::note!("retrace: {}: {note}", args.file.display());
     }
     match &args.out {
         Some(path) => {
             retrace_runner::cache::export::write(path, &export.bytes)?;
-            eprintln!(
+            crate::output::note!(
                 "retrace: wrote {} ({} steps for askui, from {})",
                 path.display(),
                 export.steps,

@@ -36,7 +36,7 @@ pub fn run(args: ListArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Pass);
     }
     for problem in &listed.problems {
-        eprintln!("retrace: skipped: {problem}");
+        crate::output::note!("retrace: skipped: {problem}");
     }
     if listed.entries.is_empty() {
         out!("no cache files in {}", args.dir.display());
