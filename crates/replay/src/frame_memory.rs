@@ -287,7 +287,7 @@ mod tests {
     fn answers_asked_ahead_go_only_to_their_step_at_once() {
         let memory = FrameMemory::default();
         let screen = Arc::new(Image::new(2, 2, PixelLayout::Rgb, vec![0; 12]).unwrap());
-        let looks = vec![("semantic", crate::checks::pass())];
+        let looks = vec![("semantic", crate::checks::step_check::pass())];
         memory.remember(Shot {
             ahead: Some(AnswersAhead { step: 3, looks }),
             ..shot(&screen, None)

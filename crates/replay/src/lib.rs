@@ -43,6 +43,7 @@ pub mod ledger;
 pub mod messages;
 pub mod metadata;
 pub mod observe;
+pub mod page_location;
 pub mod plan;
 pub mod recorder;
 pub mod request;

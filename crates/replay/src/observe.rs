@@ -36,7 +36,7 @@ use retrace_protocol::computer_actions::ComputerAction;
 use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 
-use crate::checks::navigation::PageLocation;
+use crate::page_location::PageLocation;
 use crate::screen::ElementProbe;
 use crate::screen::PageProbe;
 

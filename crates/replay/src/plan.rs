@@ -26,7 +26,7 @@ use retrace_protocol::tool_input;
 use retrace_vision::ImageHash;
 use retrace_vision::Method;
 
-use crate::checks::navigation::PageLocation;
+use crate::page_location::PageLocation;
 use crate::request::ReplayRequest;
 
 /// How the file's regions are hashed.

@@ -17,7 +17,7 @@ use retrace_protocol::element::ElementInfo;
 use retrace_vision::Image;
 use retrace_vision::Region;
 
-use crate::checks::navigation::PageLocation;
+use crate::page_location::PageLocation;
 
 /// The browser page behind a screen, in the trajectory's coordinates: what checks ask besides
 /// the pixels. A desktop has none, and replays there check pixels only.

@@ -36,10 +36,10 @@ use retrace_drive::web::WebExecutorConfig;
 use retrace_protocol::events::DemonstrationEvent;
 use retrace_protocol::events::Event;
 use retrace_protocol::events::Events;
-use retrace_replay::checks::navigation::PageLocation;
 use retrace_replay::demonstration::Demonstration;
 use retrace_replay::demonstration::Noted;
 use retrace_replay::demonstration::build::demonstrated_file;
+use retrace_replay::page_location::PageLocation;
 use retrace_replay::recorder::RecordSettings;
 
 use crate::error::RunnerError;

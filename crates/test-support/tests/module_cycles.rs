@@ -19,11 +19,10 @@ use syn::visit::Visit;
 /// A module's path inside its crate (`[]` is the crate root).
 type ModulePath = Vec<String>;
 
-/// Cycles left to fold, one line per cycle: the crate, then its modules. The test fails on a
-/// cycle not listed here, and on a listed one that is gone (take it off the list).
-const KNOWN_CYCLES: &[&str] = &[
-    "replay: checks <-> checks::effect <-> checks::navigation <-> checks::semantic <-> checks::state <-> checks::visual <-> plan <-> screen <-> wait::listening",
-];
+/// Cycles left to fold, one line per cycle: the crate, then its modules (none left; the list
+/// stays for the day a fold must wait). The test fails on a cycle not listed here, and on a
+/// listed one that is gone (take it off the list).
+const KNOWN_CYCLES: &[&str] = &[];
 
 struct Module {
     syntax: syn::File,

@@ -1,7 +1,8 @@
 //! The navigation check (browsers): after a step that started a navigation when it was
 //! recorded (a link, a form's submit), did the page reach the document it reached then?
 //!
-//! The recording stores where the step led ([`PageLocation`], the step's `page_after`: the
+//! The recording stores where the step led (a
+//! [`PageLocation`](crate::page_location::PageLocation), the step's `page_after`: the
 //! document's URL path and title, read after the action, stored only when either differs
 //! from before the action). Replay waits for the page's path and title to be those: a login
 //! that fails stays on (or returns to) the form and fails at its own step, naming both paths,
@@ -20,14 +21,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
-use serde::Deserialize;
-use serde::Serialize;
 
-use super::CheckEnv;
-use super::Look;
-use super::StepCheck;
-use super::mismatch;
-use super::pass;
+use super::step_check::CheckEnv;
+use super::step_check::Look;
+use super::step_check::StepCheck;
+use super::step_check::mismatch;
+use super::step_check::pass;
 use crate::plan::PlannedStep;
 
 /// The navigation check.
@@ -36,27 +35,6 @@ pub struct NavigationCheck;
 
 /// Its name in events and reports.
 pub const NAVIGATION: &str = "navigation";
-
-/// Where a page is: its document's URL path and title (what a step that navigates is
-/// checked by; the query and fragment are left out, see the module docs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PageLocation {
-    /// The URL path (`/dashboard`).
-    pub path: String,
-    /// The document's title.
-    pub title: String,
-}
-
-impl PageLocation {
-    /// The JavaScript expression that reads it from a page.
-    pub const EXPRESSION: &'static str = "({path: location.pathname, title: document.title})";
-}
-
-impl std::fmt::Display for PageLocation {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(formatter, "{} (titled '{}')", self.path, self.title)
-    }
-}
 
 #[async_trait]
 impl StepCheck for NavigationCheck {

@@ -15,14 +15,14 @@ use retrace_protocol::element::ElementInfo;
 use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
 
-use super::CheckEnv;
-use super::Look;
-use super::StepCheck;
-use super::elements_answer;
-use super::mismatch;
-use super::pass;
 use super::semantic::describe;
-use super::unanswered;
+use super::step_check::CheckEnv;
+use super::step_check::Look;
+use super::step_check::StepCheck;
+use super::step_check::elements_answer;
+use super::step_check::mismatch;
+use super::step_check::pass;
+use super::step_check::unanswered;
 use crate::plan::PlannedStep;
 
 /// The after-action element state check.

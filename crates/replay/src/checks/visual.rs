@@ -10,13 +10,13 @@ use async_trait::async_trait;
 use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
 
-use super::CheckEnv;
-use super::Look;
-use super::Relocation;
-use super::StepCheck;
-use super::distance_look;
-use super::point;
-use super::region_distance;
+use super::step_check::CheckEnv;
+use super::step_check::Look;
+use super::step_check::Relocation;
+use super::step_check::StepCheck;
+use super::step_check::distance_look;
+use super::step_check::point;
+use super::step_check::region_distance;
 use crate::plan::PlannedStep;
 
 /// The pre-action hash check, with repair by nearby search.

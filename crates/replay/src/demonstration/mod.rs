@@ -32,7 +32,7 @@ use retrace_protocol::computer_actions::names;
 use retrace_protocol::element::ElementInfo;
 use serde_json::json;
 
-use crate::checks::navigation::PageLocation;
+use crate::page_location::PageLocation;
 
 pub mod build;
 pub mod desktop;

@@ -13,7 +13,7 @@ use serde_json::json;
 use super::Demonstration;
 use super::Noted;
 use super::step::DemonstratedStep;
-use crate::checks::navigation::PageLocation;
+use crate::page_location::PageLocation;
 
 /// The keys that put the focus in the address bar, in xdotool's names.
 const TO_ADDRESS_BAR: [&str; 3] = ["ctrl+l", "alt+d", "F6"];

@@ -10,7 +10,7 @@ use retrace_protocol::dialog::Dialog;
 use retrace_protocol::element::ElementInfo;
 use serde_json::Value;
 
-use crate::checks::navigation::PageLocation;
+use crate::page_location::PageLocation;
 
 /// One step of a demonstration: a `computer` tool input with what the page said about it
 /// and the frames around it.

@@ -18,12 +18,12 @@ use async_trait::async_trait;
 use retrace_protocol::events::CheckPhase;
 use retrace_vision::Image;
 
-use crate::checks::CheckEnv;
-use crate::checks::Look;
-use crate::checks::StepCheck;
-use crate::checks::mismatch;
-use crate::checks::pass;
 use crate::checks::semantic::describe;
+use crate::checks::step_check::CheckEnv;
+use crate::checks::step_check::Look;
+use crate::checks::step_check::StepCheck;
+use crate::checks::step_check::mismatch;
+use crate::checks::step_check::pass;
 use crate::plan::PlannedStep;
 use crate::request::ReplaySettings;
 
