@@ -318,14 +318,29 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         &args.report,
         plan.out_dir(),
     )?;
-    if args.json {
-        out!("{}", serde_json::to_string(&result)?);
-    } else {
-        for path in written {
-            out!("report: {}", path.display());
+    let json = args
+        .json
+        .then(|| serde_json::to_string(&result))
+        .transpose()?;
+    finish(json, &written, result.verdict())
+}
+
+/// Prints a check's end, page or window alike: its JSON document (`--json`) or where its
+/// reports are; its verdict as the exit.
+pub(super) fn finish(
+    json: Option<String>,
+    written: &[PathBuf],
+    verdict: Verdict,
+) -> anyhow::Result<Outcome> {
+    match json {
+        Some(document) => out!("{document}"),
+        None => {
+            for path in written {
+                out!("report: {}", path.display());
+            }
         }
     }
-    Ok(match result.verdict() {
+    Ok(match verdict {
         Verdict::Pass => Outcome::Pass,
         Verdict::Fail => Outcome::CheckFailed,
         Verdict::Error => Outcome::Error,

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use anyhow::bail;
 use retrace_protocol::events::Events;
-use retrace_protocol::events::Verdict;
 use retrace_report::ConsoleSink;
 use retrace_report::console::ConsoleView;
 use retrace_report::suite::ReportKind;
@@ -23,7 +22,6 @@ use retrace_runner::desktop_check_request::WindowCheckRequest;
 use super::check_login::LoginArgs;
 use super::desktop_args::DesktopArgs;
 use crate::outcome::Outcome;
-use crate::output::out;
 
 /// The flags of a window check (with the desktop flags `--display`, `--app`, `--window`).
 #[derive(Debug, clap::Args)]
@@ -216,18 +214,11 @@ pub fn run(args: WindowRun<'_>) -> anyhow::Result<Outcome> {
         .block_on(run_window_check_job(job, &events))?;
     let written =
         crate::suite_reports::write(&tests.report(None, &out_dir), args.report, &out_dir)?;
-    if args.json {
-        out!("{}", serde_json::to_string(&result)?);
-    } else {
-        for path in written {
-            out!("report: {}", path.display());
-        }
-    }
-    Ok(match result.verdict() {
-        Verdict::Pass => Outcome::Pass,
-        Verdict::Fail => Outcome::CheckFailed,
-        Verdict::Error => Outcome::Error,
-    })
+    let json = args
+        .json
+        .then(|| serde_json::to_string(&result))
+        .transpose()?;
+    super::check::finish(json, &written, result.verdict())
 }
 
 #[cfg(test)]
