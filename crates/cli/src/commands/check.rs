@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use retrace_protocol::events::Events;
-use retrace_protocol::events::Verdict;
 
 use retrace_report::ConsoleSink;
 use retrace_report::Secrets;
@@ -322,29 +321,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Outcome> {
         .json
         .then(|| serde_json::to_string(&result))
         .transpose()?;
-    finish(json, &written, result.verdict())
-}
-
-/// Prints a check's end, page or window alike: its JSON document (`--json`) or where its
-/// reports are; its verdict as the exit.
-pub(super) fn finish(
-    json: Option<String>,
-    written: &[PathBuf],
-    verdict: Verdict,
-) -> anyhow::Result<Outcome> {
-    match json {
-        Some(document) => out!("{document}"),
-        None => {
-            for path in written {
-                out!("report: {}", path.display());
-            }
-        }
-    }
-    Ok(match verdict {
-        Verdict::Pass => Outcome::Pass,
-        Verdict::Fail => Outcome::CheckFailed,
-        Verdict::Error => Outcome::Error,
-    })
+    super::check_end::finish(json, &written, result.verdict())
 }
 
 /// The page check's flags given with a window check, by name.

@@ -218,7 +218,7 @@ pub fn run(args: WindowRun<'_>) -> anyhow::Result<Outcome> {
         .json
         .then(|| serde_json::to_string(&result))
         .transpose()?;
-    super::check::finish(json, &written, result.verdict())
+    super::check_end::finish(json, &written, result.verdict())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod approve;
 mod browser_args;
 mod cache;
 mod check;
+mod check_end;
 mod check_login;
 mod check_window;
 mod demo;

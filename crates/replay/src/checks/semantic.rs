@@ -13,7 +13,9 @@
 //!
 //! Where the recording knows how the element's text was drawn (a desktop text widget's
 //! colours and font, [`retrace_protocol::text_style`]), the element must draw it alike: a
-//! dark theme keeps every widget, name and state, and changes only that.
+//! dark theme keeps every widget, name and state, and changes only that. How text is drawn
+//! is a visual property: it is compared when the visual checks run (not with `--no-visual`,
+//! nor in a window check's flow, where the pixels are what the check compares).
 //!
 //! A step acting on the focus (typing, keys) acts on no point: the keys go to the element
 //! with the focus, wherever it is drawn. Its check is that the focus is on the recorded
@@ -72,11 +74,13 @@ enum Place {
 }
 
 /// The mismatch when `found` (the element at the point, or with the focus) is not the enabled
-/// `recorded` element, naming both; `None` when it is.
+/// `recorded` element, naming both (and, when `styled`, drawing its text alike); `None` when it
+/// is.
 fn identity_mismatch(
     recorded: &ElementInfo,
     found: Option<&ElementInfo>,
     place: Place,
+    styled: bool,
 ) -> Option<Look> {
     let expected = describe(recorded);
     let Some(found) = found else {
@@ -91,7 +95,8 @@ fn identity_mismatch(
         (Place::Focus, false, _) => format!("expected the focus on {expected}, found it on {seen}"),
         (Place::Point, true, true) => format!("{seen} is disabled"),
         (Place::Focus, true, true) => format!("{seen} has the focus but is disabled"),
-        (_, true, false) => return style_mismatch(recorded, found, &expected),
+        (_, true, false) if styled => return style_mismatch(recorded, found, &expected),
+        (_, true, false) => return None,
     };
     Some(mismatch(detail).finding(found.clone()))
 }
@@ -143,16 +148,21 @@ impl StepCheck for SemanticCheck {
                 Ok(focused) => focused,
                 Err(error) => return unanswered(page, &error),
             };
-            return Ok(
-                identity_mismatch(recorded, focused.as_ref(), Place::Focus).unwrap_or_else(pass)
-            );
+            return Ok(identity_mismatch(
+                recorded,
+                focused.as_ref(),
+                Place::Focus,
+                env.settings.visual,
+            )
+            .unwrap_or_else(pass));
         }
         let at = point(at)?;
         let found = match page.element_at(at).await {
             Ok(found) => found,
             Err(error) => return unanswered(page, &error),
         };
-        if let Some(mismatch) = identity_mismatch(recorded, found.as_ref(), Place::Point) {
+        let styled = env.settings.visual;
+        if let Some(mismatch) = identity_mismatch(recorded, found.as_ref(), Place::Point, styled) {
             return Ok(mismatch);
         }
         Ok(match found {
@@ -216,8 +226,11 @@ mod tests {
     fn the_same_text_drawn_in_other_colours_fails_naming_them() {
         let light = text_area([0, 0, 0]);
         let dark = text_area([255, 255, 255]);
-        assert_eq!(identity_mismatch(&light, Some(&light), Place::Point), None);
-        let look = identity_mismatch(&light, Some(&dark), Place::Focus).unwrap();
+        assert_eq!(
+            identity_mismatch(&light, Some(&light), Place::Point, true),
+            None
+        );
+        let look = identity_mismatch(&light, Some(&dark), Place::Focus, true).unwrap();
         assert_eq!(
             look.detail.as_deref(),
             Some(
@@ -231,11 +244,23 @@ mod tests {
             text_style: None,
             ..light.clone()
         };
-        assert_eq!(identity_mismatch(&old, Some(&dark), Place::Point), None);
+        assert_eq!(
+            identity_mismatch(&old, Some(&dark), Place::Point, true),
+            None
+        );
         let unread = ElementInfo {
             text_style: Some(TextStyle::default()),
-            ..dark
+            ..dark.clone()
         };
-        assert_eq!(identity_mismatch(&light, Some(&unread), Place::Point), None);
+        assert_eq!(
+            identity_mismatch(&light, Some(&unread), Place::Point, true),
+            None
+        );
+        // With the visual checks off (`--no-visual`, a window check's flow) colours are the
+        // pixels' business.
+        assert_eq!(
+            identity_mismatch(&light, Some(&dark), Place::Point, false),
+            None
+        );
     }
 }
