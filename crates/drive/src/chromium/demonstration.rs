@@ -56,8 +56,11 @@ pub const CHECKPOINT_CHORD: &str = "ctrl+shift+k";
 /// The isolated world the page side runs in.
 const WORLD: &str = "retrace_demonstration";
 
-/// The longest wait for a frame drawn after an input (see `InputCapture::frames_up_to`).
-const FRAME_IN_FLIGHT: Duration = Duration::from_millis(250);
+/// The longest wait for a frame drawn after an input (see `InputCapture::frames_up_to`). A
+/// busy machine delivers the screencast's frames late: at 250 ms, a checkbox's tick drawn
+/// before the person's next click was sometimes still on its way, and the tick's step kept
+/// the frame without it as its after-frame. The person never waits for this.
+const FRAME_IN_FLIGHT: Duration = Duration::from_millis(1000);
 
 /// Between two looks for that frame.
 const FRAME_POLL: Duration = Duration::from_millis(5);
