@@ -243,7 +243,11 @@ pub(crate) async fn page_activity(
         .ok()
         .and_then(|document| document.leaving_for)
         .map(|leaving| asked.elapsed() + leaving);
-    let navigation_pending = loading || announced_unseen(announced_ago, tracked_quiet_for);
+    // A document request in flight is a navigation under way, even when the frame has not
+    // said it started loading (a busy browser may say so only once the response comes).
+    let navigation_pending = loading
+        || network.document_in_flight()
+        || announced_unseen(announced_ago, tracked_quiet_for);
     let navigation_quiet_for =
         announced_ago.map_or(tracked_quiet_for, |ago| ago.min(tracked_quiet_for));
     Ok(PageActivity {

@@ -1,7 +1,9 @@
 //! Network idleness of one page: requests in flight, tracked from CDP Network events.
 //!
 //! Long-lived connections (WebSocket, EventSource) and `data:` URLs never finish in the usual
-//! sense, so they are not counted.
+//! sense, so they are not counted. Document requests (a navigation's) are also told apart: one
+//! in flight is a navigation under way even before the frame says it started loading, which a
+//! busy browser may not say until the response comes.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -21,6 +23,8 @@ use futures::stream::BoxStream;
 #[derive(Debug)]
 struct NetState {
     in_flight: HashSet<String>,
+    /// The requests in flight that fetch a document (a frame's navigation).
+    documents: HashSet<String>,
     /// Requests whose end was seen before their start: the three event streams are separate
     /// channels, merged without their order, so on a busy machine `loadingFinished` can be
     /// handled before `requestWillBeSent`. Such a request must not then count as in flight
@@ -36,7 +40,8 @@ pub struct NetworkTracker {
 }
 
 enum NetEvent {
-    Started(String),
+    /// A request began; `true` when it fetches a document.
+    Started(String, bool),
     Ended(String),
 }
 
@@ -53,8 +58,9 @@ impl NetworkTracker {
                         event.r#type,
                         Some(ResourceType::WebSocket | ResourceType::EventSource)
                     );
+                    let document = event.r#type == Some(ResourceType::Document);
                     (!long_lived && !event.request.url.starts_with("data:"))
-                        .then(|| NetEvent::Started(event.request_id.inner().clone()))
+                        .then(|| NetEvent::Started(event.request_id.inner().clone(), document))
                 })
                 .boxed(),
             finished
@@ -67,6 +73,7 @@ impl NetworkTracker {
         let tracker = Self {
             state: Arc::new(Mutex::new(NetState {
                 in_flight: HashSet::new(),
+                documents: HashSet::new(),
                 ended_early: HashSet::new(),
                 last_change: Instant::now(),
             })),
@@ -79,12 +86,16 @@ impl NetworkTracker {
                     return;
                 };
                 match event {
-                    NetEvent::Started(id) => {
+                    NetEvent::Started(id, document) => {
                         if !state.ended_early.remove(&id) {
+                            if document {
+                                state.documents.insert(id.clone());
+                            }
                             state.in_flight.insert(id);
                         }
                     }
                     NetEvent::Ended(id) => {
+                        state.documents.remove(&id);
                         if !state.in_flight.remove(&id) {
                             state.ended_early.insert(id);
                         }
@@ -102,6 +113,13 @@ impl NetworkTracker {
             Ok(state) => (state.in_flight.len(), state.last_change.elapsed()),
             Err(_) => (0, Duration::MAX),
         }
+    }
+
+    /// Whether a document request (a navigation's) is in flight.
+    pub fn document_in_flight(&self) -> bool {
+        self.state
+            .lock()
+            .is_ok_and(|state| !state.documents.is_empty())
     }
 
     /// Marks activity now, so an idle wait that starts right after an action gives the page
